@@ -1,0 +1,205 @@
+"""Split criteria: small pure kernels over sufficient statistics.
+
+Statistics of a set of samples (``stats``, with its total weight ``weight``):
+
+- classification: ``stats[c]`` is the weight of class ``c``;
+- regression: ``stats[0] = sum(w * y)``, ``stats[1] = sum(w * y**2)``.
+
+Two kinds of function per criterion:
+
+- the *node impurity* (``gini``, ``entropy``, ...) of one set of samples; it fills
+  ``Tree.impurity``, drives ``impurity_threshold``, ``min_impurity_decrease`` and
+  ``feature_importances_``;
+- the *split score* of a candidate partition into left and right, to be maximised. For the
+  impurity criteria it is a proxy that orders splits like the impurity decrease does but is
+  cheaper (the parent's impurity is constant at a node).
+
+A new criterion is one function here and one entry in ``CRITERIA`` and the two dispatchers.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+
+GINI = 0
+ENTROPY = 1
+MISCLASSIFICATION = 2
+GAIN_RATIO = 3
+CART = 4
+TWOING = 5
+SQUARED_ERROR = 6
+
+CRITERIA = {
+    "gini": GINI,
+    "entropy": ENTROPY,
+    "log_loss": ENTROPY,
+    "misclassification": MISCLASSIFICATION,
+    "gain_ratio": GAIN_RATIO,
+    "cart": CART,
+    "twoing": TWOING,
+    "squared_error": SQUARED_ERROR,
+}
+CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification", "gain_ratio",
+                           "cart", "twoing")
+REGRESSION_CRITERIA = ("squared_error",)
+
+_LOG2 = math.log(2.0)
+
+
+@jit
+def gini(stats, weight):
+    """G = 1 - sum_c p_c**2 with p_c = stats[c] / weight."""
+    if weight <= 0.0:
+        return 0.0
+    total = 0.0
+    for c in range(stats.shape[0]):
+        total += stats[c] * stats[c]
+    return 1.0 - total / (weight * weight)
+
+
+@jit
+def entropy(stats, weight):
+    """H = -sum_c p_c log2 p_c (bits)."""
+    if weight <= 0.0:
+        return 0.0
+    total = 0.0
+    for c in range(stats.shape[0]):
+        if stats[c] > 0.0:
+            p = stats[c] / weight
+            total -= p * math.log(p)
+    return total / _LOG2
+
+
+@jit
+def misclassification(stats, weight):
+    """M = 1 - max_c p_c."""
+    if weight <= 0.0:
+        return 0.0
+    largest = 0.0
+    for c in range(stats.shape[0]):
+        if stats[c] > largest:
+            largest = stats[c]
+    return 1.0 - largest / weight
+
+
+@jit
+def squared_error(stats, weight):
+    """Weighted variance sum(w y**2)/W - (sum(w y)/W)**2, clipped at 0 against rounding."""
+    if weight <= 0.0:
+        return 0.0
+    mean = stats[0] / weight
+    variance = stats[1] / weight - mean * mean
+    return variance if variance > 0.0 else 0.0
+
+
+@jit
+def node_impurity(criterion, stats, weight):
+    """Impurity of a node under ``criterion``.
+
+    ``cart`` and ``twoing`` score splits directly and have no node measure of their own: their
+    nodes report the Gini index. ``gain_ratio`` nodes report entropy.
+    """
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        return entropy(stats, weight)
+    if criterion == MISCLASSIFICATION:
+        return misclassification(stats, weight)
+    if criterion == SQUARED_ERROR:
+        return squared_error(stats, weight)
+    return gini(stats, weight)
+
+
+@jit
+def _weighted_entropy_sum(stats, weight):
+    """weight * H(stats) in nats: sum_c -s_c log(s_c / weight)."""
+    total = 0.0
+    for c in range(stats.shape[0]):
+        if stats[c] > 0.0:
+            total -= stats[c] * math.log(stats[c] / weight)
+    return total
+
+
+@jit
+def _class_distance(left, right, weight_left, weight_right):
+    """sum_c |P(c | left) - P(c | right)|."""
+    total = 0.0
+    for c in range(left.shape[0]):
+        total += abs(left[c] / weight_left - right[c] / weight_right)
+    return total
+
+
+@jit
+def split_score(criterion, left, right, weight_left, weight_right, parent_entropy):
+    """Score of the partition (left, right); the best split maximises it.
+
+    - gini: sum_c l_c**2 / W_l + sum_c r_c**2 / W_r (= W - W_l G_l - W_r G_r)
+    - entropy: -(W_l H_l + W_r H_r)
+    - misclassification: max_c l_c + max_c r_c (weight classified correctly)
+    - gain_ratio: (H - (W_l H_l + W_r H_r) / W) / SplitInfo, SplitInfo = H(W_l/W, W_r/W)
+    - cart: 2 (W_l/W)(W_r/W) sum_c |P(c|l) - P(c|r)|
+    - twoing: (W_l/W)(W_r/W)/4 (sum_c |P(c|l) - P(c|r)|)**2
+    - squared_error: S_l**2 / W_l + S_r**2 / W_r with S = sum(w y) (= W - W_l V_l - W_r V_r, up to
+      a constant)
+
+    ``parent_entropy`` (bits) is used by gain_ratio only. Both weights must be positive.
+    """
+    if criterion == GINI:
+        left_sq = 0.0
+        right_sq = 0.0
+        for c in range(left.shape[0]):
+            left_sq += left[c] * left[c]
+            right_sq += right[c] * right[c]
+        return left_sq / weight_left + right_sq / weight_right
+    if criterion == SQUARED_ERROR:
+        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    if criterion == ENTROPY:
+        return -(_weighted_entropy_sum(left, weight_left)
+                 + _weighted_entropy_sum(right, weight_right))
+    if criterion == MISCLASSIFICATION:
+        left_max = 0.0
+        right_max = 0.0
+        for c in range(left.shape[0]):
+            if left[c] > left_max:
+                left_max = left[c]
+            if right[c] > right_max:
+                right_max = right[c]
+        return left_max + right_max
+    weight = weight_left + weight_right
+    fraction_left = weight_left / weight
+    fraction_right = weight_right / weight
+    if criterion == GAIN_RATIO:
+        children = (_weighted_entropy_sum(left, weight_left)
+                    + _weighted_entropy_sum(right, weight_right)) / (weight * _LOG2)
+        split_info = -(fraction_left * math.log(fraction_left)
+                       + fraction_right * math.log(fraction_right)) / _LOG2
+        return (parent_entropy - children) / split_info
+    distance = _class_distance(left, right, weight_left, weight_right)
+    if criterion == CART:
+        return 2.0 * fraction_left * fraction_right * distance
+    return fraction_left * fraction_right / 4.0 * distance * distance  # TWOING
+
+
+@jit
+def impurity_decrease(criterion, stats, weight, left, weight_left, right, weight_right):
+    """I(node) - W_l/W I(left) - W_r/W I(right), with the criterion's node impurity."""
+    return (node_impurity(criterion, stats, weight)
+            - weight_left / weight * node_impurity(criterion, left, weight_left)
+            - weight_right / weight * node_impurity(criterion, right, weight_right))
+
+
+@jit
+def node_impurities(criterion, stats, weights, out):
+    """out[j] = node_impurity(criterion, stats[j], weights[j]) for every row j."""
+    for j in range(stats.shape[0]):
+        out[j] = node_impurity(criterion, stats[j], weights[j])
+
+
+def criterion_code(name, task):
+    """Integer code of a criterion name for ``task`` ('classification' or 'regression')."""
+    allowed = CLASSIFICATION_CRITERIA if task == "classification" else REGRESSION_CRITERIA
+    if not isinstance(name, str) or name not in allowed:
+        raise ValueError(
+            f"criterion must be one of {', '.join(map(repr, allowed))} for {task}, got {name!r}"
+        )
+    return np.int64(CRITERIA[name])

@@ -1,0 +1,37 @@
+"""Per-node feature subsampling (``max_features``)."""
+
+import numpy as np
+
+from ._jit import jit
+from .random import stream_key, uniform
+
+
+@jit
+def select_features(seed, node_id, node_start, node_end, sorted_value, max_features,
+                    out_features, out_count):
+    """Draw, for each node, up to ``max_features`` features not constant in the node.
+
+    The features are visited in a random permutation (Fisher-Yates on the stream of
+    (seed, node)); the chosen ones are written in increasing index order to
+    ``out_features[j, :out_count[j]]`` so that the lowest-index tie rule still holds.
+    """
+    n_features = sorted_value.shape[0]
+    order = np.empty(n_features, dtype=np.int64)
+    for j in range(node_id.shape[0]):
+        key = stream_key(seed, node_id[j], -1)
+        for f in range(n_features):
+            order[f] = f
+        count = 0
+        for step in range(n_features):
+            pick = step + np.int64(uniform(key, step) * (n_features - step))
+            if pick >= n_features:
+                pick = n_features - 1
+            order[step], order[pick] = order[pick], order[step]
+            f = order[step]
+            if sorted_value[f, node_start[j]] < sorted_value[f, node_end[j] - 1]:
+                out_features[j, count] = f
+                count += 1
+                if count == max_features:
+                    break
+        out_features[j, :count].sort()
+        out_count[j] = count

@@ -1,0 +1,114 @@
+"""Impurity and split gain of labelled samples, with the same kernels the trees use."""
+
+import numpy as np
+
+from .kernels import criteria
+from .model.validation import check_sample_weight
+
+_ALL = criteria.CLASSIFICATION_CRITERIA + criteria.REGRESSION_CRITERIA
+
+
+def _criterion(name):
+    if not isinstance(name, str) or name not in _ALL:
+        raise ValueError(f"criterion must be one of {', '.join(map(repr, _ALL))}, got {name!r}")
+    return int(criteria.CRITERIA[name]), name in criteria.REGRESSION_CRITERIA
+
+
+def _labels(values, name):
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
+    if values.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN")
+    try:
+        _, index = np.unique(values, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"{name} mixes values that cannot be compared") from None
+    return index.reshape(-1)
+
+
+def _statistics(y, weight, is_regression, group_index, n_groups):
+    """Per-group sufficient statistics (n_groups, n_stats) and weights (n_groups,)."""
+    group_weight = np.bincount(group_index, weights=weight, minlength=n_groups)
+    if is_regression:
+        stats = np.zeros((n_groups, 2))
+        stats[:, 0] = np.bincount(group_index, weights=weight * y, minlength=n_groups)
+        stats[:, 1] = np.bincount(group_index, weights=weight * y * y, minlength=n_groups)
+    else:
+        n_classes = int(y.max()) + 1
+        stats = np.zeros((n_groups, n_classes))
+        np.add.at(stats, (group_index, y), weight)
+    return stats, group_weight
+
+
+def _target(y, is_regression):
+    if is_regression:
+        y = np.asarray(y)
+        if y.dtype.kind not in "biuf":
+            raise TypeError(f"y must be numeric for squared_error, got dtype {y.dtype}")
+        y = y.astype(np.float64)
+        if y.ndim != 1 or y.shape[0] == 0:
+            raise ValueError(f"y must be a non-empty 1-D array, got shape {y.shape}")
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinity")
+        return y
+    return _labels(y, "y")
+
+
+def impurity(y, criterion="entropy", sample_weight=None):
+    """Impurity of the samples ``y`` under ``criterion``.
+
+    Entropy in bits, Gini index, misclassification rate, or weighted variance
+    (``squared_error``). ``gain_ratio`` gives the entropy, ``cart`` and ``twoing`` the Gini
+    index (they score splits, not nodes).
+    """
+    code, is_regression = _criterion(criterion)
+    y = _target(y, is_regression)
+    weight = check_sample_weight(sample_weight, y.shape[0])
+    stats, total = _statistics(y, weight, is_regression, np.zeros(y.shape[0], np.intp), 1)
+    return float(criteria.node_impurity(code, stats[0], total[0]))
+
+
+def split_gain(y, groups, criterion="entropy", sample_weight=None):
+    """Decrease of impurity when the samples are partitioned by ``groups``.
+
+    ``groups`` gives one label per sample (two or more distinct labels: a binary test or a
+    multiway split). Returns ``I(D) - sum_g W_g / W I(D_g)`` for gini, entropy (information
+    gain, bits), misclassification and squared_error (variance reduction); the information
+    gain divided by the split information for gain_ratio; and for the two-way measures cart
+    and twoing, their value on the two groups.
+    """
+    code, is_regression = _criterion(criterion)
+    y = _target(y, is_regression)
+    group_index = _labels(groups, "groups")
+    if group_index.shape[0] != y.shape[0]:
+        raise ValueError(f"y and groups have different lengths: {y.shape[0]} and "
+                         f"{group_index.shape[0]}")
+    weight = check_sample_weight(sample_weight, y.shape[0])
+    n_groups = int(group_index.max()) + 1
+    if n_groups < 2:
+        raise ValueError("groups must hold at least two distinct values to define a split")
+    stats, group_weight = _statistics(y, weight, is_regression, group_index, n_groups)
+    present = group_weight > 0
+    stats, group_weight = stats[present], group_weight[present]
+    if stats.shape[0] < 2:
+        raise ValueError("fewer than two groups have positive weight")
+    parent = stats.sum(axis=0)
+    total = group_weight.sum()
+    if code in (criteria.CART, criteria.TWOING):
+        if stats.shape[0] != 2:
+            raise ValueError(f"criterion {criterion!r} is defined for two groups, got "
+                             f"{stats.shape[0]}")
+        return float(criteria.split_score(code, stats[0], stats[1], group_weight[0],
+                                          group_weight[1], 0.0))
+    children = sum(group_weight[g] / total * criteria.node_impurity(code, stats[g],
+                                                                     group_weight[g])
+                   for g in range(stats.shape[0]))
+    gain = criteria.node_impurity(code, parent, total) - children
+    if code == criteria.GAIN_RATIO:
+        fractions = group_weight / total
+        split_info = -np.sum(fractions * np.log2(fractions))
+        return float(gain / split_info)
+    return float(gain)

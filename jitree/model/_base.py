@@ -1,0 +1,228 @@
+"""What the classifier and the regressor share: parameters, fit driver, prediction plumbing."""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .._threading import n_threads
+from ..kernels import criteria
+from .builder import GrowParams, TreeBuilder
+from ._params import ParamsMixin
+from .validation import check_is_fitted, check_sample_weight, check_X, feature_names_of
+
+_MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
+_SEED_RANGE = 2**63
+
+
+def _check_int(name, value, low, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int{' or None' if allow_none else ''}, got "
+                        f"{value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def _check_float(name, value, low, high, low_open=False, high_open=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a float, got {value!r}")
+    value = float(value)
+    ok = (value > low if low_open else value >= low) and (value < high if high_open
+                                                          else value <= high)
+    if not ok or np.isnan(value):
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value}")
+    return value
+
+
+def _seed_of(random_state):
+    """An integer seed from None / int / numpy RandomState or Generator (scikit-learn's
+    meaning: None draws a fresh seed, so that fits differ)."""
+    if random_state is None:
+        return int(np.random.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, bool):
+        raise TypeError(f"random_state must be None, an int or a numpy random generator, got "
+                        f"{random_state!r}")
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0:
+            raise ValueError(f"random_state must be non-negative, got {random_state}")
+        return int(random_state) % _SEED_RANGE
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(np.iinfo(np.int32).max))
+    raise TypeError(f"random_state must be None, an int or a numpy random generator, got "
+                    f"{random_state!r}")
+
+
+class BaseDecisionTree(ParamsMixin):
+    """Shared by DecisionTreeClassifier and DecisionTreeRegressor (not public)."""
+
+    _task = None  # "classification" or "regression"
+
+    # -- parameters --------------------------------------------------------------------------
+    def _grow_params(self, n_samples, n_features, total_weight):
+        criterion = criteria.criterion_code(self.criterion, self._task)
+        if self.splitter not in ("best", "random"):
+            raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
+        max_depth = _check_int("max_depth", self.max_depth, 1, allow_none=True)
+
+        msl = self.min_samples_leaf
+        if isinstance(msl, numbers.Integral) and not isinstance(msl, bool):
+            min_samples_leaf = _check_int("min_samples_leaf", msl, 1)
+        else:
+            fraction = _check_float("min_samples_leaf", msl, 0.0, 1.0, low_open=True,
+                                    high_open=True)
+            min_samples_leaf = max(1, int(np.ceil(fraction * n_samples)))
+
+        mss = self.min_samples_split
+        if isinstance(mss, numbers.Integral) and not isinstance(mss, bool):
+            min_samples_split = _check_int("min_samples_split", mss, 2)
+        else:
+            fraction = _check_float("min_samples_split", mss, 0.0, 1.0, low_open=True)
+            min_samples_split = max(2, int(np.ceil(fraction * n_samples)))
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+
+        fraction = _check_float("min_weight_fraction_leaf", self.min_weight_fraction_leaf,
+                                0.0, 0.5)
+        min_weight_leaf = fraction * total_weight
+
+        max_features = self.max_features
+        if max_features is None:
+            n_draw = n_features
+        elif isinstance(max_features, str):
+            if max_features == "sqrt":
+                n_draw = max(1, int(np.sqrt(n_features)))
+            elif max_features == "log2":
+                n_draw = max(1, int(np.log2(n_features)))
+            else:
+                raise ValueError("max_features must be None, 'sqrt', 'log2', an int or a "
+                                 f"float in (0, 1], got {max_features!r}")
+        elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
+            n_draw = _check_int("max_features", max_features, 1)
+            if n_draw > n_features:
+                raise ValueError(f"max_features must be <= n_features = {n_features}, got "
+                                 f"{n_draw}")
+        else:
+            fraction = _check_float("max_features", max_features, 0.0, 1.0, low_open=True)
+            n_draw = max(1, int(fraction * n_features))
+
+        max_leaf_nodes = _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
+        min_impurity_decrease = _check_float("min_impurity_decrease",
+                                             self.min_impurity_decrease, 0.0, np.inf)
+        impurity_threshold = _check_float("impurity_threshold", self.impurity_threshold,
+                                          0.0, np.inf)
+        purity_threshold = 1.0
+        if self._task == "classification":
+            purity_threshold = _check_float("purity_threshold", self.purity_threshold, 0.0,
+                                            1.0, low_open=True)
+        return GrowParams(
+            criterion=int(criterion),
+            is_regression=self._task == "regression",
+            random_splitter=self.splitter == "random",
+            seed=_seed_of(self.random_state),
+            max_depth=_MAX_DEPTH_UNLIMITED if max_depth is None else max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_leaf=min_weight_leaf,
+            max_features=n_draw,
+            max_leaf_nodes=max_leaf_nodes or 0,
+            min_impurity_decrease=min_impurity_decrease,
+            purity_threshold=purity_threshold,
+            impurity_threshold=impurity_threshold,
+        )
+
+    # -- fitting -----------------------------------------------------------------------------
+    def _fit_tree(self, X, target, sample_weight, n_stats, n_classes):
+        n_samples, n_features = X.shape
+        params = self._grow_params(n_samples, n_features, float(sample_weight.sum()))
+        with n_threads(self.n_jobs):
+            tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes)
+        self.tree_ = tree
+        self.n_features_in_ = n_features
+        self.max_features_ = params.max_features
+        return self
+
+    def _validate_fit_X(self, X):
+        names = feature_names_of(X)
+        X = check_X(X)
+        for attribute in ("feature_names_in_",):
+            if hasattr(self, attribute):
+                delattr(self, attribute)
+        if names is not None:
+            self.feature_names_in_ = names
+        return X
+
+    # -- prediction --------------------------------------------------------------------------
+    def _validate_predict_X(self, X):
+        check_is_fitted(self)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        names = feature_names_of(X)
+        if fitted_names is not None and names is not None:
+            if not np.array_equal(names, fitted_names):
+                missing = [c for c in fitted_names if c not in set(names)]
+                unexpected = [c for c in names if c not in set(fitted_names)]
+                if missing or unexpected or len(names) != len(fitted_names):
+                    raise ValueError(
+                        "The feature names should match those that were passed during fit.\n"
+                        f"Feature names unseen at fit time: {unexpected}\n"
+                        f"Feature names seen at fit time, yet now missing: {missing}")
+                X = X[list(fitted_names)]  # same columns, another order: match by name
+        elif fitted_names is not None and names is None and hasattr(X, "shape"):
+            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} "
+                          "was fitted with feature names", UserWarning, stacklevel=3)
+        elif fitted_names is None and names is not None:
+            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without "
+                          "feature names", UserWarning, stacklevel=3)
+        X = check_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        return X
+
+    def apply(self, X):
+        """Index of the leaf each row of X ends in."""
+        X = self._validate_predict_X(X)
+        with n_threads(self.n_jobs):
+            return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row passes through.
+
+        Needs scipy (``pip install 'jitree[scipy]'``).
+        """
+        X = self._validate_predict_X(X)
+        try:
+            from scipy.sparse import csr_matrix
+        except ImportError:
+            raise ImportError("decision_path returns a scipy sparse matrix: install the "
+                              "'scipy' extra (pip install 'jitree[scipy]')") from None
+        with n_threads(self.n_jobs):
+            indptr, indices = self.tree_.decision_path_arrays(X)
+        data = np.ones(indices.shape[0], dtype=np.int64)
+        return csr_matrix((data, indices, indptr),
+                          shape=(X.shape[0], self.tree_.node_count))
+
+    def get_depth(self):
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based importance of each feature, normalised to sum 1."""
+        check_is_fitted(self)
+        return self.tree_.compute_feature_importances()
+
+    def _more_tags_common(self, tags):
+        tags.input_tags.allow_nan = False
+        tags.target_tags.multi_output = False
+        tags.non_deterministic = False
+        return tags

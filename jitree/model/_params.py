@@ -1,0 +1,50 @@
+"""scikit-learn's estimator protocol, without depending on scikit-learn."""
+
+import inspect
+
+
+class ParamsMixin:
+    """``get_params``/``set_params`` from the ``__init__`` signature, as scikit-learn does.
+
+    ``__init__`` stores its arguments unchanged; validation happens in ``fit``.
+    """
+
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name, p in signature.parameters.items()
+                      if name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator "
+                                 f"{type(self).__name__}. Valid parameters are: {valid!r}.")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        defaults = {name: p.default
+                    for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        changed = []
+        for name in self._param_names():
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            if value is default or (type(value) is type(default) and value == default):
+                continue
+            changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "tree_")
+
+
+def clone(estimator):
+    """A new, unfitted estimator with deep copies of ``estimator``'s parameters."""
+    import copy
+
+    return type(estimator)(**copy.deepcopy(estimator.get_params(deep=False)))

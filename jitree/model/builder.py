@@ -1,0 +1,274 @@
+"""Tree building: the Python driver over the presort, split and grow kernels.
+
+Depth-wise (level by level) growth when ``max_leaf_nodes`` is None: each level makes one
+parallel split search over all its (node, feature) pairs and one parallel partition.
+Best-first growth otherwise: the open node with the largest impurity decrease is split next.
+"""
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels import criteria
+from ..kernels.grow import mark_and_count, partition
+from ..kernels.presort import presort
+from ..kernels.select import select_features
+from ..kernels.split import best_pair_per_node, find_splits
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+# A node whose impurity is at most this is pure (rounding of an exact 0).
+EPSILON = np.finfo(np.float64).eps
+# Most (node, feature) pairs searched in one kernel call: bounds the per-pair result arrays.
+_PAIRS_PER_CALL = 1 << 16
+
+
+@dataclass
+class GrowParams:
+    criterion: int
+    is_regression: bool
+    random_splitter: bool
+    seed: int
+    max_depth: int
+    min_samples_split: int
+    min_samples_leaf: int
+    min_weight_leaf: float
+    max_features: int
+    max_leaf_nodes: int  # 0: unlimited, depth-wise growth
+    min_impurity_decrease: float
+    purity_threshold: float
+    impurity_threshold: float
+
+
+class _Nodes:
+    """Growable node table used while building."""
+
+    def __init__(self, n_stats, capacity=64):
+        self.count = 0
+        self.n_stats = n_stats
+        self.feature = np.full(capacity, TREE_UNDEFINED, dtype=np.int32)
+        self.threshold = np.full(capacity, float(TREE_UNDEFINED))
+        self.left = np.full(capacity, TREE_LEAF, dtype=np.int32)
+        self.right = np.full(capacity, TREE_LEAF, dtype=np.int32)
+        self.stats = np.zeros((capacity, n_stats))
+        self.weight = np.zeros(capacity)
+        self.n_samples = np.zeros(capacity, dtype=np.int64)
+        self.impurity = np.zeros(capacity)
+        self.depth = np.zeros(capacity, dtype=np.int64)
+
+    def _reserve(self, extra):
+        needed = self.count + extra
+        capacity = self.feature.shape[0]
+        if needed <= capacity:
+            return
+        capacity = max(needed, 2 * capacity)
+        for name, fill in (("feature", TREE_UNDEFINED), ("threshold", float(TREE_UNDEFINED)),
+                           ("left", TREE_LEAF), ("right", TREE_LEAF), ("stats", 0.0),
+                           ("weight", 0.0), ("n_samples", 0), ("impurity", 0.0),
+                           ("depth", 0)):
+            old = getattr(self, name)
+            new = np.full((capacity,) + old.shape[1:], fill, dtype=old.dtype)
+            new[: self.count] = old[: self.count]
+            setattr(self, name, new)
+
+    def add(self, stats, weight, n_samples, impurity, depth):
+        """Append nodes (one per row of ``stats``); returns their ids."""
+        k = stats.shape[0]
+        self._reserve(k)
+        ids = np.arange(self.count, self.count + k)
+        self.stats[ids] = stats
+        self.weight[ids] = weight
+        self.n_samples[ids] = n_samples
+        self.impurity[ids] = impurity
+        self.depth[ids] = depth
+        self.count += k
+        return ids
+
+    def to_tree(self, n_features, n_classes, is_regression):
+        m = self.count
+        if is_regression:
+            value = self.stats[:m, :1] / self.weight[:m, None]
+        else:
+            value = self.stats[:m]
+        return Tree(n_features, n_classes, self.feature[:m], self.threshold[:m],
+                    self.left[:m], self.right[:m], value, self.impurity[:m],
+                    self.n_samples[:m], self.weight[:m])
+
+
+class TreeBuilder:
+    """Grows one tree on (X, target, sample_weight).
+
+    ``target`` is float64: the class index for classification (``n_stats`` classes), the value
+    for regression (``n_stats == 2``). ``sample_weight`` is float64, non-negative, positive sum.
+    """
+
+    def __init__(self, params):
+        self.params = params
+
+    def build(self, X, target, sample_weight, n_stats, n_classes):
+        params = self.params
+        n_samples, n_features = X.shape
+        self.sorted_index = np.empty((n_features, n_samples), dtype=np.int32)
+        self.sorted_value = np.empty((n_features, n_samples), dtype=X.dtype)
+        presort(X, self.sorted_index, self.sorted_value)
+        self.target = target
+        self.sample_weight = sample_weight
+        self.goes_left = np.zeros(n_samples, dtype=np.uint8)
+        self.total_weight = float(sample_weight.sum())
+        self.nodes = nodes = _Nodes(n_stats)
+
+        root_stats = np.zeros((1, n_stats))
+        if params.is_regression:
+            root_stats[0, 0] = np.dot(sample_weight, target)
+            root_stats[0, 1] = np.dot(sample_weight * target, target)
+        else:
+            root_stats[0] = np.bincount(target.astype(np.intp), weights=sample_weight,
+                                        minlength=n_stats)
+        root_weight = np.array([self.total_weight])
+        nodes.add(root_stats, root_weight, n_samples,
+                  self._impurities(root_stats, root_weight), 0)
+        root = (np.array([0]), np.array([0]), np.array([n_samples]))
+        if params.max_leaf_nodes:
+            self._grow_best_first(*root)
+        else:
+            self._grow_depth_wise(*root)
+        del self.sorted_index, self.sorted_value, self.goes_left
+        return nodes.to_tree(n_features, n_classes, params.is_regression)
+
+    # -- node tests --------------------------------------------------------------------------
+    def _impurities(self, stats, weights):
+        out = np.empty(stats.shape[0])
+        criteria.node_impurities(self.params.criterion, stats, weights, out)
+        return out
+
+    def _splittable(self, ids):
+        """Pre-pruning: which of the nodes ``ids`` may be split at all."""
+        p = self.params
+        nodes = self.nodes
+        n = nodes.n_samples[ids]
+        weight = nodes.weight[ids]
+        impurity = nodes.impurity[ids]
+        ok = ((nodes.depth[ids] < p.max_depth) & (n >= p.min_samples_split)
+              & (n >= 2 * p.min_samples_leaf) & (weight >= 2.0 * p.min_weight_leaf)
+              & (impurity > max(p.impurity_threshold, EPSILON)))
+        if not p.is_regression:
+            purity = nodes.stats[ids].max(axis=1) / weight
+            ok &= purity < p.purity_threshold
+        return ok
+
+    # -- split search ------------------------------------------------------------------------
+    def _best_splits(self, ids, start, end):
+        """Best split of each node: (feature, pos, threshold, improvement); feature -1 if none."""
+        p = self.params
+        m = ids.shape[0]
+        n_features = self.sorted_index.shape[0]
+        if p.max_features < n_features:
+            chosen = np.zeros((m, p.max_features), dtype=np.int64)
+            count = np.zeros(m, dtype=np.int64)
+            select_features(np.uint64(p.seed), ids, start, end, self.sorted_value,
+                            p.max_features, chosen, count)
+            pair_node = np.repeat(np.arange(m), count)
+            pair_feature = chosen[np.arange(p.max_features)[None, :] < count[:, None]]
+        else:
+            pair_node = np.repeat(np.arange(m), n_features)
+            pair_feature = np.tile(np.arange(n_features), m)
+        n_pairs = pair_node.shape[0]
+        if n_pairs == 0:
+            return np.full(m, -1), np.zeros(m, np.int64), np.zeros(m), np.zeros(m)
+        score = np.empty(n_pairs)
+        pos = np.empty(n_pairs, dtype=np.int64)
+        threshold = np.empty(n_pairs)
+        improvement = np.empty(n_pairs)
+        stats = self.nodes.stats[ids]
+        weight = self.nodes.weight[ids]
+        for first in range(0, n_pairs, _PAIRS_PER_CALL):
+            chunk = slice(first, min(first + _PAIRS_PER_CALL, n_pairs))
+            find_splits(p.criterion, p.random_splitter, np.uint64(p.seed), self.sorted_index,
+                        self.sorted_value, self.target, self.sample_weight, p.is_regression,
+                        ids, start, end, stats, weight, self.total_weight,
+                        p.min_samples_leaf, p.min_weight_leaf, pair_node[chunk],
+                        pair_feature[chunk], score[chunk], pos[chunk], threshold[chunk],
+                        improvement[chunk])
+        best = np.empty(m, dtype=np.int64)
+        best_pair_per_node(m, pair_node, pair_feature, score, pos, best)
+        found = best >= 0
+        pick = np.where(found, best, 0)
+        feature = np.where(found, pair_feature[pick], -1)
+        return feature, pos[pick], threshold[pick], improvement[pick]
+
+    def _split(self, ids, start, end, feature, pos, threshold):
+        """Split the nodes ``ids``; returns the children's (ids, start, end), left then right
+        interleaved per parent."""
+        nodes = self.nodes
+        k = ids.shape[0]
+        n_stats = nodes.n_stats
+        left_stats = np.empty((k, n_stats))
+        right_stats = np.empty((k, n_stats))
+        left_weight = np.empty(k)
+        right_weight = np.empty(k)
+        mark_and_count(self.sorted_index, self.target, self.sample_weight,
+                       self.params.is_regression, start, end, feature, pos, self.goes_left,
+                       left_stats, right_stats, left_weight, right_weight)
+        partition(self.sorted_index, self.sorted_value, self.goes_left, start, end, feature,
+                  pos)
+        child_stats = np.empty((2 * k, n_stats))
+        child_stats[0::2] = left_stats
+        child_stats[1::2] = right_stats
+        child_weight = np.empty(2 * k)
+        child_weight[0::2] = left_weight
+        child_weight[1::2] = right_weight
+        child_start = np.empty(2 * k, dtype=np.int64)
+        child_end = np.empty(2 * k, dtype=np.int64)
+        child_start[0::2] = start
+        child_end[0::2] = pos
+        child_start[1::2] = pos
+        child_end[1::2] = end
+        child_ids = nodes.add(child_stats, child_weight, child_end - child_start,
+                              self._impurities(child_stats, child_weight),
+                              np.repeat(nodes.depth[ids] + 1, 2))
+        nodes.feature[ids] = feature
+        nodes.threshold[ids] = threshold
+        nodes.left[ids] = child_ids[0::2]
+        nodes.right[ids] = child_ids[1::2]
+        return child_ids, child_start, child_end
+
+    def _accept(self, feature, improvement):
+        return (feature >= 0) & (improvement + EPSILON >= self.params.min_impurity_decrease)
+
+    # -- growth orders -----------------------------------------------------------------------
+    def _grow_depth_wise(self, ids, start, end):
+        while ids.shape[0]:
+            keep = self._splittable(ids)
+            ids, start, end = ids[keep], start[keep], end[keep]
+            if not ids.shape[0]:
+                break
+            feature, pos, threshold, improvement = self._best_splits(ids, start, end)
+            keep = self._accept(feature, improvement)
+            if not keep.any():
+                break
+            ids, start, end = self._split(ids[keep], start[keep], end[keep], feature[keep],
+                                          pos[keep], threshold[keep])
+
+    def _grow_best_first(self, ids, start, end):
+        heap = []
+
+        def push(ids, start, end):
+            keep = self._splittable(ids)
+            ids, start, end = ids[keep], start[keep], end[keep]
+            if not ids.shape[0]:
+                return
+            feature, pos, threshold, improvement = self._best_splits(ids, start, end)
+            for j in np.flatnonzero(self._accept(feature, improvement)):
+                heapq.heappush(heap, (-improvement[j], int(ids[j]), int(start[j]),
+                                      int(end[j]), int(feature[j]), int(pos[j]),
+                                      float(threshold[j])))
+
+        push(ids, start, end)
+        n_leaves = 1
+        while heap and n_leaves < self.params.max_leaf_nodes:
+            _, node, node_start, node_end, feature, pos, threshold = heapq.heappop(heap)
+            children = self._split(np.array([node]), np.array([node_start]),
+                                   np.array([node_end]), np.array([feature]),
+                                   np.array([pos]), np.array([threshold]))
+            n_leaves += 1
+            push(*children)

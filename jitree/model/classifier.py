@@ -1,0 +1,174 @@
+"""DecisionTreeClassifier."""
+
+import numbers
+
+import numpy as np
+
+from .._threading import n_threads
+from ._base import BaseDecisionTree
+from .validation import check_sample_weight, check_y
+
+
+def _class_weight_factors(class_weight, classes, y_index, sample_weight):
+    """Per-class multipliers for ``class_weight`` (None, 'balanced' or {label: weight})."""
+    if class_weight is None:
+        return np.ones(classes.shape[0])
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
+                             f"{class_weight!r}")
+        counts = np.bincount(y_index, minlength=classes.shape[0]).astype(np.float64)
+        return y_index.shape[0] / (classes.shape[0] * np.where(counts > 0, counts, 1.0))
+    if not isinstance(class_weight, dict):
+        raise TypeError(f"class_weight must be None, 'balanced' or a dict, got "
+                        f"{type(class_weight).__name__}")
+    factors = np.ones(classes.shape[0])
+    known = {label: k for k, label in enumerate(classes.tolist())}
+    for label, weight in class_weight.items():
+        if label not in known:
+            raise ValueError(f"class_weight has label {label!r}, which is not among the "
+                             f"classes {classes.tolist()}")
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or weight < 0 \
+                or not np.isfinite(weight):
+            raise ValueError(f"class_weight[{label!r}] must be a non-negative number, got "
+                             f"{weight!r}")
+        factors[known[label]] = float(weight)
+    return factors
+
+
+class DecisionTreeClassifier(BaseDecisionTree):
+    """A decision tree classifier grown on presorted features.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "misclassification", "gain_ratio", "cart", \
+"twoing"}, default="gini"
+        Split quality measure (see ``jitree.kernels.criteria``). ``log_loss`` is ``entropy``.
+    splitter : {"best", "random"}, default="best"
+        ``best``: exact search over all thresholds; ``random``: one uniform random threshold
+        per feature and node (Extra-Trees).
+    max_depth : int or None, default=None
+        Depth limit (root at depth 0).
+    min_samples_split : int or float, default=2
+        Fewest samples a node needs to be split (a float is a fraction of n_samples).
+    min_samples_leaf : int or float, default=1
+        Fewest samples in each child of a split (a float is a fraction of n_samples).
+    min_weight_fraction_leaf : float, default=0.0
+        Least fraction of the total sample weight in each child.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features drawn per node among those not constant in it (None: all).
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the feature draws and random thresholds. Results never depend on ``n_jobs``.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first (largest impurity decrease first) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A split must decrease the weighted impurity ``W_node/W * (I - W_l/W_node I_l -
+        W_r/W_node I_r)`` by at least this.
+    class_weight : dict, "balanced" or None, default=None
+        Weights multiplied into ``sample_weight`` by class.
+    purity_threshold : float in (0, 1], default=1.0
+        A node whose purity ``max_c p_c`` is at least this becomes a leaf.
+    impurity_threshold : float, default=0.0
+        A node whose impurity is at most this becomes a leaf.
+    n_jobs : int or None, default=None
+        Threads for fitting and prediction (None or -1: all cores).
+
+    Ties between equally good splits go to the lowest feature index, then the lowest threshold.
+
+    Attributes
+    ----------
+    tree_ : jitree.Tree
+    classes_ : ndarray of the class labels, sorted
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+    feature_importances_ : ndarray
+    max_features_ : int
+    """
+
+    _task = "classification"
+
+    def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 class_weight=None, purity_threshold=1.0, impurity_threshold=0.0,
+                 n_jobs=None):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.purity_threshold = purity_threshold
+        self.impurity_threshold = impurity_threshold
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""
+        X = self._validate_fit_X(X)
+        n_samples = X.shape[0]
+        y = check_y(y, n_samples, regression=False)
+        sample_weight = check_sample_weight(sample_weight, n_samples)
+        try:
+            classes, y_index = np.unique(y, return_inverse=True)
+        except TypeError:
+            raise ValueError("Unknown label type: the labels of y cannot be compared with each "
+                             "other (mixed types)") from None
+        if classes.shape[0] < 1:
+            raise ValueError("y has no class")
+        y_index = y_index.reshape(-1)
+        factors = _class_weight_factors(self.class_weight, classes, y_index, sample_weight)
+        if self.class_weight is not None:
+            sample_weight = sample_weight * factors[y_index]
+            if not sample_weight.sum() > 0:
+                raise ValueError("class_weight leaves every sample with weight 0")
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self._fit_tree(X, y_index.astype(np.float64), sample_weight, self.n_classes_,
+                       self.n_classes_)
+        table = self.tree_.probability_table()
+        self._node_proba = table
+        self._node_class = np.argmax(table, axis=1).astype(np.int64)
+        return self
+
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, n_classes): the weighted class fractions of the
+        leaf each row reaches."""
+        X = self._validate_predict_X(X)
+        with n_threads(self.n_jobs):
+            return self.tree_.predict_table(X, self._node_proba)
+
+    def predict_log_proba(self, X):
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            return np.log(proba)
+
+    def predict(self, X):
+        """Most probable class of each row (the lowest-index class on a tie)."""
+        X = self._validate_predict_X(X)
+        with n_threads(self.n_jobs):
+            index = self.tree_.predict_labels(X, self._node_class)
+        return self.classes_.take(index)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean (weighted) accuracy."""
+        y_pred = self.predict(X)
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        correct = (y_pred == y).astype(np.float64)
+        if sample_weight is None:
+            return float(correct.mean())
+        return float(np.average(correct, weights=np.asarray(sample_weight, dtype=np.float64)))
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        tags = Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags())
+        return self._more_tags_common(tags)

@@ -1,0 +1,74 @@
+"""DecisionTreeRegressor."""
+
+import numpy as np
+
+from .._threading import n_threads
+from ._base import BaseDecisionTree
+from .validation import check_sample_weight, check_y
+
+
+class DecisionTreeRegressor(BaseDecisionTree):
+    """A decision tree regressor grown on presorted features.
+
+    Parameters are those of :class:`jitree.DecisionTreeClassifier` except ``class_weight`` and
+    ``purity_threshold``; ``criterion`` is ``"squared_error"`` (variance reduction) and
+    ``impurity_threshold`` applies to the node's weighted variance.
+
+    Attributes
+    ----------
+    tree_ : jitree.Tree (``value`` holds each node's weighted mean target)
+    n_features_in_, feature_names_in_, feature_importances_, max_features_
+    """
+
+    _task = "regression"
+
+    def __init__(self, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, impurity_threshold=0.0, n_jobs=None):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.impurity_threshold = impurity_threshold
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on X (n_samples, n_features) and real targets y."""
+        X = self._validate_fit_X(X)
+        n_samples = X.shape[0]
+        y = check_y(y, n_samples, regression=True)
+        sample_weight = check_sample_weight(sample_weight, n_samples)
+        return self._fit_tree(X, y, sample_weight, 2, 0)
+
+    def predict(self, X):
+        """Weighted mean target of the leaf each row reaches."""
+        X = self._validate_predict_X(X)
+        with n_threads(self.n_jobs):
+            return self.tree_.predict_table(X, self.tree_.value)[:, 0]
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2."""
+        y_pred = self.predict(X)
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        weight = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight,
+                                                                          dtype=np.float64)
+        mean = np.average(y, weights=weight)
+        residual = np.sum(weight * (y - y_pred) ** 2)
+        total = np.sum(weight * (y - mean) ** 2)
+        if total == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / total)
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        tags = Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags(), input_tags=InputTags())
+        return self._more_tags_common(tags)
