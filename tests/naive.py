@@ -1,0 +1,99 @@
+"""Naive NumPy twins of jitree's kernels: slow, obvious, independent of the package."""
+
+import numpy as np
+
+
+def class_fractions(y, w, n_classes):
+    counts = np.bincount(y, weights=w, minlength=n_classes)
+    return counts / counts.sum()
+
+
+def gini(y, w, n_classes):
+    p = class_fractions(y, w, n_classes)
+    return 1.0 - np.sum(p ** 2)
+
+
+def entropy(y, w, n_classes):
+    p = class_fractions(y, w, n_classes)
+    p = p[p > 0]
+    return float(-np.sum(p * np.log2(p)))
+
+
+def misclassification(y, w, n_classes):
+    return 1.0 - class_fractions(y, w, n_classes).max()
+
+
+def variance(y, w):
+    mean = np.average(y, weights=w)
+    return float(np.average((y - mean) ** 2, weights=w))
+
+
+NODE_MEASURE = {"gini": gini, "cart": gini, "twoing": gini, "entropy": entropy,
+                "gain_ratio": entropy, "misclassification": misclassification}
+
+
+def split_value(criterion, y, w, goes_left, n_classes):
+    """The quantity the criterion maximises for the partition ``goes_left`` (textbook form)."""
+    left, right = goes_left, ~goes_left
+    W, WL, WR = w.sum(), w[left].sum(), w[right].sum()
+    if criterion == "squared_error":
+        return variance(y, w) - WL / W * variance(y[left], w[left]) \
+            - WR / W * variance(y[right], w[right])
+    if criterion in ("cart", "twoing"):
+        pl = class_fractions(y[left], w[left], n_classes)
+        pr = class_fractions(y[right], w[right], n_classes)
+        distance = np.abs(pl - pr).sum()
+        if criterion == "cart":
+            return 2 * (WL / W) * (WR / W) * distance
+        return (WL / W) * (WR / W) / 4 * distance ** 2
+    measure = NODE_MEASURE[criterion]
+    gain = measure(y, w, n_classes) - WL / W * measure(y[left], w[left], n_classes) \
+        - WR / W * measure(y[right], w[right], n_classes)
+    if criterion == "gain_ratio":
+        fractions = np.array([WL, WR]) / W
+        return gain / -np.sum(fractions * np.log2(fractions))
+    return gain
+
+
+def brute_force_best(criterion, X, y, w, n_classes, min_samples_leaf=1):
+    """Best value over every feature and every midpoint between distinct values."""
+    best = -np.inf
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for low, high in zip(values[:-1], values[1:]):
+            threshold = np.float64(low) / 2 + np.float64(high) / 2
+            goes_left = X[:, f] <= threshold
+            if goes_left.sum() < min_samples_leaf or (~goes_left).sum() < min_samples_leaf:
+                continue
+            if w[goes_left].sum() <= 0 or w[~goes_left].sum() <= 0:
+                continue
+            best = max(best, split_value(criterion, y, w, goes_left, n_classes))
+    return best
+
+
+def node_members(tree, X):
+    """Boolean mask (n_nodes, n_samples): which rows reach each node, by walking the arrays."""
+    members = np.zeros((tree.node_count, X.shape[0]), dtype=bool)
+    members[0] = True
+    for node in range(tree.node_count):
+        left = tree.children_left[node]
+        if left < 0:
+            continue
+        goes_left = X[:, tree.feature[node]] <= tree.threshold[node]
+        members[left] = members[node] & goes_left
+        members[tree.children_right[node]] = members[node] & ~goes_left
+    return members
+
+
+def predict_walk(tree, X):
+    """Leaf of every row, one row at a time."""
+    leaves = np.empty(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        node = 0
+        while tree.children_left[node] >= 0:
+            if X[i, tree.feature[node]] <= tree.threshold[node]:
+                node = tree.children_left[node]
+            else:
+                node = tree.children_right[node]
+        leaves[i] = node
+    return leaves
