@@ -151,8 +151,8 @@ def check_sample_weight(sample_weight, n_samples):
     if (weight < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
     if not weight.sum() > 0:
-        raise ValueError("sample_weight must contain at least one positive value (their sum "
-                         "is 0)")
+        raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
+                         "(their sum is 0)")
     return weight
 
 

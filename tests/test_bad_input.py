@@ -1,0 +1,153 @@
+"""Every wrong input gets a ValueError or TypeError that names the problem (SPEC section 7)."""
+
+import numpy as np
+import pytest
+
+import jitree
+from jitree import DecisionTreeClassifier, DecisionTreeRegressor
+
+X = np.random.default_rng(0).normal(size=(30, 3))
+Y = (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("bad_X, error, match", [
+    (np.zeros(30), ValueError, "Expected 2D array"),
+    (np.zeros((2, 3, 5)), ValueError, "Expected 2D array"),
+    (np.zeros((0, 3)), ValueError, "0 sample"),
+    (np.zeros((30, 0)), ValueError, "0 feature"),
+    (np.where(np.eye(30, 3) > 0, np.inf, 0.0), ValueError, "infinity"),
+    (np.where(np.eye(30, 3) > 0, np.nan, 0.0), ValueError, "NaN"),
+    (np.full((30, 3), "a", dtype=object), TypeError, "non-numeric"),
+    (np.full((30, 3), "a"), TypeError, "strings"),
+    (np.zeros((30, 3), dtype=complex), ValueError, "Complex"),
+    (None, ValueError, "X is None"),
+])
+def test_bad_X_at_fit(bad_X, error, match):
+    with pytest.raises(error, match=match):
+        DecisionTreeClassifier().fit(bad_X, np.zeros(30 if bad_X is None or bad_X.ndim < 1
+                                                     else max(bad_X.shape[0], 1)))
+
+
+@pytest.mark.parametrize("bad_y, match", [
+    (Y[:20], "inconsistent numbers of samples"),
+    (np.where(np.arange(30) == 3, np.nan, 1.0), "NaN"),
+    (np.zeros((30, 2)), "1d array"),
+    (np.linspace(0, 1, 30), "continuous"),
+    (None, "requires y"),
+    (np.array([1, "a"] * 15, dtype=object), "Unknown label type"),
+])
+def test_bad_y_classifier(bad_y, match):
+    with pytest.raises(ValueError, match=match):
+        DecisionTreeClassifier().fit(X, bad_y)
+
+
+def test_bad_y_regressor():
+    with pytest.raises(ValueError, match="NaN"):
+        DecisionTreeRegressor().fit(X, np.where(np.arange(30) == 3, np.nan, 1.0))
+    with pytest.raises(ValueError, match="infinity"):
+        DecisionTreeRegressor().fit(X, np.where(np.arange(30) == 3, np.inf, 1.0))
+    with pytest.raises(ValueError, match="numeric"):
+        DecisionTreeRegressor().fit(X, np.array(["a"] * 30))
+
+
+@pytest.mark.parametrize("weights, match", [
+    (-np.ones(30), "Negative"),
+    (np.where(np.arange(30) == 0, np.nan, 1.0), "NaN"),
+    (np.zeros(30), "zero everywhere"),
+    (np.ones(29), "shape"),
+    (np.where(np.arange(30) == 0, np.inf, 1.0), "infinity"),
+])
+def test_bad_sample_weight(weights, match):
+    with pytest.raises(ValueError, match=match):
+        DecisionTreeClassifier().fit(X, Y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(criterion="squared_error"), ValueError, "criterion"),
+    (dict(criterion="nope"), ValueError, "criterion"),
+    (dict(splitter="worst"), ValueError, "splitter"),
+    (dict(max_depth=0), ValueError, "max_depth"),
+    (dict(max_depth=2.5), TypeError, "max_depth"),
+    (dict(min_samples_split=1), ValueError, "min_samples_split"),
+    (dict(min_samples_leaf=0), ValueError, "min_samples_leaf"),
+    (dict(min_samples_leaf=1.5), ValueError, "min_samples_leaf"),
+    (dict(min_weight_fraction_leaf=0.7), ValueError, "min_weight_fraction_leaf"),
+    (dict(max_features=10), ValueError, "max_features"),
+    (dict(max_features="all"), ValueError, "max_features"),
+    (dict(max_features=0.0), ValueError, "max_features"),
+    (dict(max_leaf_nodes=1), ValueError, "max_leaf_nodes"),
+    (dict(min_impurity_decrease=-1.0), ValueError, "min_impurity_decrease"),
+    (dict(purity_threshold=0.0), ValueError, "purity_threshold"),
+    (dict(purity_threshold=1.5), ValueError, "purity_threshold"),
+    (dict(impurity_threshold=-0.1), ValueError, "impurity_threshold"),
+    (dict(impurity_threshold=float("nan")), ValueError, "impurity_threshold"),
+    (dict(random_state="seed"), TypeError, "random_state"),
+    (dict(random_state=-1), ValueError, "random_state"),
+    (dict(class_weight="some"), ValueError, "class_weight"),
+    (dict(class_weight={7: 1.0}), ValueError, "class_weight"),
+    (dict(class_weight={0: -1.0}), ValueError, "class_weight"),
+    (dict(n_jobs=0), ValueError, "n_jobs"),
+    (dict(n_jobs="two"), TypeError, "n_jobs"),
+])
+def test_bad_hyperparameters(params, error, match):
+    with pytest.raises(error, match=match):
+        DecisionTreeClassifier(**params).fit(X, Y)
+
+
+def test_regressor_rejects_classification_criterion():
+    with pytest.raises(ValueError, match="criterion"):
+        DecisionTreeRegressor(criterion="gini").fit(X, X[:, 0])
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "predict_log_proba", "apply",
+                                    "decision_path"])
+def test_predict_before_fit(method):
+    with pytest.raises(jitree.NotFittedError, match="not fitted"):
+        getattr(DecisionTreeClassifier(), method)(X)
+    with pytest.raises(ValueError):  # NotFittedError is a ValueError too
+        getattr(DecisionTreeClassifier(), method)(X)
+
+
+def test_get_depth_before_fit():
+    with pytest.raises(jitree.NotFittedError):
+        DecisionTreeRegressor().get_depth()
+    with pytest.raises(jitree.NotFittedError):
+        DecisionTreeRegressor().feature_importances_
+
+
+def test_wrong_number_of_features_at_predict():
+    model = DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(ValueError, match="X has 2 features, but DecisionTreeClassifier is "
+                                         "expecting 3 features"):
+        model.predict(X[:, :2])
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        model.predict(X[0])
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(np.full((2, 3), np.nan))
+
+
+def test_wrong_feature_names_at_predict_and_reordered_columns():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = DecisionTreeClassifier().fit(frame, Y)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="Feature names unseen at fit time"):
+        model.predict(frame.rename(columns={"c": "z"}))
+    # the same columns in another order are matched by name
+    np.testing.assert_array_equal(model.predict(frame[["c", "a", "b"]]), model.predict(frame))
+    with pytest.raises(TypeError, match="column 'b'"):
+        model.predict(frame.assign(b="text"))
+
+
+def test_sparse_input_is_refused():
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match="sparse"):
+        DecisionTreeClassifier().fit(sparse.csr_matrix(X), Y)
+
+
+def test_single_class_and_single_sample_fit_a_leaf():
+    model = DecisionTreeClassifier().fit(X, np.zeros(30))
+    assert model.tree_.node_count == 1
+    np.testing.assert_array_equal(model.predict(X), np.zeros(30))
+    model = DecisionTreeRegressor().fit(X[:1], [2.5])
+    assert model.predict(X).tolist() == [2.5] * 30
