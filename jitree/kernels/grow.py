@@ -10,58 +10,85 @@ re-sorted: a level costs O(n_features * n_samples_in_level).
 import numpy as np
 from numba import prange
 
-from .split import add_sample
-from ._jit import pjit
+from . import criteria
+from ._jit import jit, pjit
+
+
+@jit
+def _mark_side(index_row, label_row, target, sample_weight, weighted, is_regression, first,
+               last, side_flag, goes_left, stats):
+    """Flag samples first:last of a sorted segment with ``side_flag`` and add them to
+    ``stats``; returns their total weight."""
+    total = 0.0
+    w = 1.0
+    for k in range(first, last):
+        i = index_row[k]
+        goes_left[i] = side_flag
+        if weighted:
+            w = sample_weight[i]
+        if is_regression:
+            stats[0] += w * target[i]
+            stats[1] += w * target[i] * target[i]
+        else:
+            stats[label_row[k]] += w
+        total += w
+    return total
 
 
 @pjit
-def mark_and_count(sorted_index, target, sample_weight, is_regression, split_start,
-                   split_end, split_feature, split_pos, goes_left, left_stats, right_stats,
-                   left_weight, right_weight):
-    """For each node to split: flag its samples going left and sum both children's statistics.
-
-    Parallel over the nodes (their segments are disjoint).
+def mark_and_count(sorted_index, sorted_label, target, sample_weight, weighted, is_regression,
+                   split_start, split_end, split_feature, split_pos, goes_left, left_stats,
+                   right_stats, left_weight, right_weight):
+    """For each node to split: flag its samples going left and sum both children's statistics
+    (class weights, or sum of w y and of w y**2). Parallel over the nodes (disjoint segments).
     """
     for j in prange(split_start.shape[0]):
-        index_row = sorted_index[split_feature[j]]
-        pos = split_pos[j]
+        f = split_feature[j]
+        index_row = sorted_index[f]
+        label_row = sorted_label[0] if is_regression else sorted_label[f]
         left_stats[j, :] = 0.0
         right_stats[j, :] = 0.0
-        weight_left = 0.0
-        weight_right = 0.0
-        for k in range(split_start[j], pos):
-            i = index_row[k]
-            goes_left[i] = 1
-            add_sample(left_stats[j], is_regression, target[i], sample_weight[i])
-            weight_left += sample_weight[i]
-        for k in range(pos, split_end[j]):
-            i = index_row[k]
-            goes_left[i] = 0
-            add_sample(right_stats[j], is_regression, target[i], sample_weight[i])
-            weight_right += sample_weight[i]
-        left_weight[j] = weight_left
-        right_weight[j] = weight_right
+        left_weight[j] = _mark_side(index_row, label_row, target, sample_weight, weighted,
+                                    is_regression, split_start[j], split_pos[j], 1, goes_left,
+                                    left_stats[j])
+        right_weight[j] = _mark_side(index_row, label_row, target, sample_weight, weighted,
+                                     is_regression, split_pos[j], split_end[j], 0, goes_left,
+                                     right_stats[j])
+
+
+@jit
+def impurity_decreases(criterion, stats, weight, left_stats, left_weight, right_stats,
+                       right_weight, total_weight, out):
+    """out[j] = W_j / W_total * (I_j - W_l/W_j I_l - W_r/W_j I_r), the weighted impurity
+    decrease of node j's split (what ``min_impurity_decrease`` bounds)."""
+    for j in range(stats.shape[0]):
+        out[j] = weight[j] / total_weight * criteria.impurity_decrease(
+            criterion, stats[j], weight[j], left_stats[j], left_weight[j], right_stats[j],
+            right_weight[j])
 
 
 @pjit
-def partition(sorted_index, sorted_value, goes_left, split_start, split_end, split_feature,
-              split_pos):
+def partition(sorted_index, sorted_value, sorted_label, goes_left, split_start, split_end,
+              split_feature):
     """Stable partition of every feature's segment of every split node, parallel over features.
 
     Invariant after the call, for node j and every feature: positions
     ``split_start[j]:split_start[j] + n_left`` hold its left samples and the rest its right
-    samples, each group in increasing feature value.
+    samples, each group in increasing feature value. Labels move with their samples.
     """
     n_features = sorted_index.shape[0]
     n_split = split_start.shape[0]
+    with_labels = sorted_label.shape[0] == n_features
     longest = 0
     for j in range(n_split):
         longest = max(longest, split_end[j] - split_start[j])
     for f in prange(n_features):
         index_row = sorted_index[f]
         value_row = sorted_value[f]
+        label_row = sorted_label[f] if with_labels else sorted_label[0]
         spill_index = np.empty(longest, dtype=sorted_index.dtype)
         spill_value = np.empty(longest, dtype=sorted_value.dtype)
+        spill_label = np.empty(longest if with_labels else 0, dtype=sorted_label.dtype)
         for j in range(n_split):
             if split_feature[j] == f:
                 continue  # already ordered left | right by the split itself
@@ -72,11 +99,17 @@ def partition(sorted_index, sorted_value, goes_left, split_start, split_end, spl
                 if goes_left[i]:
                     index_row[write] = i
                     value_row[write] = value_row[k]
+                    if with_labels:
+                        label_row[write] = label_row[k]
                     write += 1
                 else:
                     spill_index[n_right] = i
                     spill_value[n_right] = value_row[k]
+                    if with_labels:
+                        spill_label[n_right] = label_row[k]
                     n_right += 1
             for r in range(n_right):
                 index_row[write + r] = spill_index[r]
                 value_row[write + r] = spill_value[r]
+                if with_labels:
+                    label_row[write + r] = spill_label[r]

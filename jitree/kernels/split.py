@@ -1,9 +1,11 @@
 """Split search over presorted segments.
 
 For feature ``f``, ``sorted_index[f, start:end]`` are the samples of a node in increasing
-order of ``X[:, f]`` and ``sorted_value[f, start:end]`` their values. One left-to-right pass
-accumulates the left statistics as prefix sums; a candidate split lies between two successive
-distinct values, samples at positions ``start:pos`` go left and ``pos:end`` go right.
+order of ``X[:, f]``, ``sorted_value[f, start:end]`` their values and (classification)
+``sorted_label[f, start:end]`` their classes, so a scan reads memory sequentially. One
+left-to-right pass accumulates the left statistics as prefix sums; a candidate split lies
+between two successive distinct values: samples at positions ``start:pos`` go left, ``pos:end``
+go right.
 
 Ties between equal scores: positions are visited left to right and a candidate replaces the
 best only if strictly better, so the lowest threshold wins; features are compared in
@@ -19,17 +21,6 @@ from .random import stream_key, uniform
 
 
 @jit
-def add_sample(stats, is_regression, target, weight):
-    """Add one sample of ``target`` (class index, or value) and ``weight`` to ``stats``."""
-    if is_regression:
-        weighted = weight * target
-        stats[0] += weighted
-        stats[1] += weighted * target
-    else:
-        stats[np.intp(target)] += weight
-
-
-@jit
 def midpoint(low, high):
     """Threshold between two successive distinct values: ``low <= t < high``."""
     low = np.float64(low)
@@ -41,149 +32,193 @@ def midpoint(low, high):
 
 
 @jit
-def scan_best(criterion, index_row, value_row, start, end, target, sample_weight,
-              is_regression, node_stats, node_weight, parent_entropy,
-              min_samples_leaf, min_weight_leaf, left, right, best_left):
-    """Best threshold split of one node on one feature (exact search).
+def scan_classification(criterion, label_row, value_row, index_row, start, end,
+                        sample_weight, weighted, node_stats, node_weight, parent_entropy,
+                        min_samples_leaf, min_weight_leaf, left, right):
+    """Best threshold of one node on one feature, classification. Returns (score, pos);
+    pos == -1 when no split satisfies the leaf constraints.
 
-    Returns ``(score, pos, weight_left)``; ``pos == -1`` when no split satisfies the leaf
-    constraints. On return ``best_left`` holds the left statistics of the best split;
-    ``left``/``right`` are scratch.
+    Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
+    ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
+    classes; the other criteria call :func:`criteria.split_score`.
     """
     best_score = -np.inf
     best_pos = -1
-    best_weight_left = 0.0
     if end - start < 2 * min_samples_leaf:
-        return best_score, best_pos, best_weight_left
+        return best_score, best_pos
     left[:] = 0.0
-    right[:] = node_stats
+    right_sq = 0.0
+    for c in range(node_stats.shape[0]):
+        right[c] = node_stats[c]
+        right_sq += node_stats[c] * node_stats[c]
+    left_sq = 0.0
     weight_left = 0.0
-    last = end - min_samples_leaf  # the left side may not take more than this
-    for k in range(start, last):
-        i = index_row[k]
-        w = sample_weight[i]
-        t = target[i]
-        if is_regression:
-            weighted = w * t
-            left[0] += weighted
-            left[1] += weighted * t
-            right[0] -= weighted
-            right[1] -= weighted * t
-        else:
-            c = np.intp(t)
-            left[c] += w
-            right[c] -= w
+    w = 1.0
+    first_candidate = start + min_samples_leaf - 1
+    for k in range(start, end - min_samples_leaf):
+        c = label_row[k]
+        if weighted:
+            w = sample_weight[index_row[k]]
+        count_left = left[c]
+        count_right = right[c]
+        left_sq += w * (2.0 * count_left + w)
+        right_sq += w * (w - 2.0 * count_right)
+        left[c] = count_left + w
+        right[c] = count_right - w
         weight_left += w
-        if value_row[k + 1] <= value_row[k]:
-            continue
-        if k + 1 - start < min_samples_leaf:
+        if k < first_candidate or value_row[k + 1] <= value_row[k]:
             continue
         weight_right = node_weight - weight_left
         if weight_left <= 0.0 or weight_right <= 0.0:
             continue
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
-        score = criteria.split_score(criterion, left, right, weight_left, weight_right,
-                                     parent_entropy)
+        if criterion == criteria.GINI:
+            score = left_sq / weight_left + right_sq / weight_right
+        else:
+            score = criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                         parent_entropy)
         if score > best_score:
             best_score = score
             best_pos = k + 1
-            best_weight_left = weight_left
-            best_left[:] = left
-    return best_score, best_pos, best_weight_left
+    return best_score, best_pos
 
 
 @jit
-def scan_random(criterion, index_row, value_row, start, end, target, sample_weight,
-                is_regression, node_stats, node_weight, parent_entropy,
-                min_samples_leaf, min_weight_leaf, left, right, best_left, key):
+def scan_regression(value_row, index_row, start, end, target, sample_weight, weighted,
+                    node_stats, node_weight, min_samples_leaf, min_weight_leaf):
+    """Best threshold of one node on one feature for squared error (maximises
+    S_l**2 / W_l + S_r**2 / W_r, S = sum of w y). Returns (score, pos)."""
+    best_score = -np.inf
+    best_pos = -1
+    if end - start < 2 * min_samples_leaf:
+        return best_score, best_pos
+    sum_left = 0.0
+    sum_total = node_stats[0]
+    weight_left = 0.0
+    w = 1.0
+    first_candidate = start + min_samples_leaf - 1
+    for k in range(start, end - min_samples_leaf):
+        i = index_row[k]
+        if weighted:
+            w = sample_weight[i]
+        sum_left += w * target[i]
+        weight_left += w
+        if k < first_candidate or value_row[k + 1] <= value_row[k]:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        sum_right = sum_total - sum_left
+        score = sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
+        if score > best_score:
+            best_score = score
+            best_pos = k + 1
+    return best_score, best_pos
+
+
+@jit
+def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
+                target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
+                min_samples_leaf, min_weight_leaf, left, right, key):
     """One random threshold, uniform between the node's min and max value (Extra-Trees).
 
-    Returns ``(score, pos, threshold, weight_left)`` with ``pos == -1`` when the feature is constant in the
+    Returns ``(score, pos, threshold)`` with ``pos == -1`` when the feature is constant in the
     node or the draw breaks a leaf constraint.
     """
     low = np.float64(value_row[start])
     high = np.float64(value_row[end - 1])
     if not low < high:
-        return -np.inf, -1, 0.0, 0.0
+        return -np.inf, -1, 0.0
     threshold = low + uniform(key, 0) * (high - low)
     if threshold >= high:
         threshold = low
-    best_left[:] = 0.0
+    left[:] = 0.0
     weight_left = 0.0
+    w = 1.0
     pos = start
     while pos < end and value_row[pos] <= threshold:
         i = index_row[pos]
-        w = sample_weight[i]
-        add_sample(best_left, is_regression, target[i], w)
+        if weighted:
+            w = sample_weight[i]
+        if is_regression:
+            left[0] += w * target[i]
+        else:
+            left[label_row[pos]] += w
         weight_left += w
         pos += 1
     weight_right = node_weight - weight_left
     if (pos - start < min_samples_leaf or end - pos < min_samples_leaf
             or weight_left <= 0.0 or weight_right <= 0.0
             or weight_left < min_weight_leaf or weight_right < min_weight_leaf):
-        return -np.inf, -1, threshold, weight_left
+        return -np.inf, -1, threshold
     for s in range(node_stats.shape[0]):
-        right[s] = node_stats[s] - best_left[s]
-    score = criteria.split_score(criterion, best_left, right, weight_left, weight_right,
-                                 parent_entropy)
-    return score, pos, threshold, weight_left
+        right[s] = node_stats[s] - left[s]
+    if is_regression:
+        score = left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    else:
+        score = criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                     parent_entropy)
+    return score, pos, threshold
 
 
 @pjit
-def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, target,
-                sample_weight, is_regression, node_id, node_start, node_end, node_stats,
-                node_weight, total_weight, min_samples_leaf, min_weight_leaf,
-                pair_node, pair_feature, out_score, out_pos, out_threshold, out_improvement):
-    """Best split of every (node, feature) pair, in parallel over the pairs.
+def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
+                target, sample_weight, weighted, is_regression, node_id, node_start, node_end,
+                node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
+                pair_feature, n_blocks, out_score, out_pos, out_threshold):
+    """Best split of every (node, feature) pair, in parallel over blocks of pairs.
 
     Pair ``p`` asks for node ``pair_node[p]`` (a row of the ``node_*`` arrays) on feature
-    ``pair_feature[p]``. Writes its score, position (-1: none), threshold and weighted impurity
-    decrease ``W_node / W_total * (I - W_l/W_node I_l - W_r/W_node I_r)``.
+    ``pair_feature[p]``; writes its score, position (-1: none) and threshold. The pairs are
+    cut into ``n_blocks`` blocks (a few per thread); each block allocates its scratch once.
     """
     n_stats = node_stats.shape[1]
-    for p in prange(pair_node.shape[0]):
-        j = pair_node[p]
-        f = pair_feature[p]
-        start = node_start[j]
-        end = node_end[j]
-        stats = node_stats[j]
-        weight = node_weight[j]
+    n_pairs = pair_node.shape[0]
+    n_blocks = max(1, min(n_pairs, n_blocks))
+    for block in prange(n_blocks):
         left = np.empty(n_stats)
         right = np.empty(n_stats)
-        best_left = np.empty(n_stats)
-        parent_entropy = 0.0
-        if criterion == criteria.GAIN_RATIO:
-            parent_entropy = criteria.entropy(stats, weight)
-        index_row = sorted_index[f]
-        value_row = sorted_value[f]
-        if random_splitter:
-            score, pos, threshold, weight_left = scan_random(
-                criterion, index_row, value_row, start, end, target, sample_weight,
-                is_regression, stats, weight, parent_entropy, min_samples_leaf,
-                min_weight_leaf, left, right, best_left, stream_key(seed, node_id[j], f))
-        else:
-            score, pos, weight_left = scan_best(
-                criterion, index_row, value_row, start, end, target, sample_weight,
-                is_regression, stats, weight, parent_entropy, min_samples_leaf,
-                min_weight_leaf, left, right, best_left)
+        for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
+            j = pair_node[p]
+            f = pair_feature[p]
+            start = node_start[j]
+            end = node_end[j]
+            stats = node_stats[j]
+            weight = node_weight[j]
+            parent_entropy = 0.0
+            if criterion == criteria.GAIN_RATIO:
+                parent_entropy = criteria.entropy(stats, weight)
+            index_row = sorted_index[f]
+            value_row = sorted_value[f]
+            label_row = sorted_label[f] if not is_regression else sorted_label[0]
             threshold = 0.0
-            if pos > 0:
+            if random_splitter:
+                score, pos, threshold = scan_random(
+                    criterion, is_regression, label_row, value_row, index_row, start, end,
+                    target, sample_weight, weighted, stats, weight, parent_entropy,
+                    min_samples_leaf, min_weight_leaf, left, right,
+                    stream_key(seed, node_id[j], f))
+            elif is_regression:
+                score, pos = scan_regression(value_row, index_row, start, end, target,
+                                             sample_weight, weighted, stats, weight,
+                                             min_samples_leaf, min_weight_leaf)
+            else:
+                score, pos = scan_classification(
+                    criterion, label_row, value_row, index_row, start, end, sample_weight,
+                    weighted, stats, weight, parent_entropy, min_samples_leaf,
+                    min_weight_leaf, left, right)
+            if pos > 0 and not random_splitter:
                 threshold = midpoint(value_row[pos - 1], value_row[pos])
-        out_score[p] = score
-        out_pos[p] = pos
-        out_threshold[p] = threshold
-        out_improvement[p] = 0.0
-        if pos > 0:
-            weight_right = weight - weight_left
-            for s in range(n_stats):
-                right[s] = stats[s] - best_left[s]
-            out_improvement[p] = weight / total_weight * criteria.impurity_decrease(
-                criterion, stats, weight, best_left, weight_left, right, weight_right)
+            out_score[p] = score
+            out_pos[p] = pos
+            out_threshold[p] = threshold
 
 
 @jit
-def best_pair_per_node(n_nodes, pair_node, pair_feature, pair_score, pair_pos, out_pair):
+def best_pair_per_node(pair_node, pair_score, pair_pos, out_pair):
     """out_pair[j]: the pair with the highest score of node j (-1: no valid split).
 
     Pairs come grouped by node in increasing feature order; a later pair replaces the best only

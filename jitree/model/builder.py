@@ -6,13 +6,15 @@ Best-first growth otherwise: the open node with the largest impurity decrease is
 """
 
 import heapq
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ..kernels import criteria
-from ..kernels.grow import mark_and_count, partition
-from ..kernels.presort import presort
+from ..kernels.grow import impurity_decreases, mark_and_count, partition
+from ..kernels.presort import fill_sorted
 from ..kernels.select import select_features
 from ..kernels.split import best_pair_per_node, find_splits
 from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -95,6 +97,27 @@ class _Nodes:
                     self.n_samples[:m], self.weight[:m])
 
 
+def presort(X, label, sorted_index, sorted_value, sorted_label):
+    """Sort every feature once, in parallel over features on numba's current thread count.
+
+    NumPy's argsort releases the GIL, and so does :func:`fill_sorted`, so a thread pool scales.
+    """
+    def one(f):
+        column = np.ascontiguousarray(X[:, f])
+        fill_sorted(column, np.argsort(column), label, f, sorted_index, sorted_value,
+                    sorted_label)
+
+    n_features = X.shape[1]
+    workers = min(numba.get_num_threads(), n_features)
+    if workers <= 1:
+        for f in range(n_features):
+            one(f)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        for _ in pool.map(one, range(n_features)):
+            pass
+
+
 class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
@@ -110,9 +133,18 @@ class TreeBuilder:
         n_samples, n_features = X.shape
         self.sorted_index = np.empty((n_features, n_samples), dtype=np.int32)
         self.sorted_value = np.empty((n_features, n_samples), dtype=X.dtype)
-        presort(X, self.sorted_index, self.sorted_value)
+        if params.is_regression:
+            label = np.empty(0, dtype=np.uint16)
+            self.sorted_label = np.empty((1, 0), dtype=np.uint16)
+        else:
+            if n_classes > np.iinfo(np.uint16).max:
+                raise ValueError(f"y has {n_classes} classes; jitree supports at most 65535")
+            label = target.astype(np.uint16)
+            self.sorted_label = np.empty((n_features, n_samples), dtype=np.uint16)
+        presort(X, label, self.sorted_index, self.sorted_value, self.sorted_label)
         self.target = target
         self.sample_weight = sample_weight
+        self.weighted = not bool(np.all(sample_weight == 1.0))
         self.goes_left = np.zeros(n_samples, dtype=np.uint8)
         self.total_weight = float(sample_weight.sum())
         self.nodes = nodes = _Nodes(n_stats)
@@ -122,8 +154,7 @@ class TreeBuilder:
             root_stats[0, 0] = np.dot(sample_weight, target)
             root_stats[0, 1] = np.dot(sample_weight * target, target)
         else:
-            root_stats[0] = np.bincount(target.astype(np.intp), weights=sample_weight,
-                                        minlength=n_stats)
+            root_stats[0] = np.bincount(label, weights=sample_weight, minlength=n_stats)
         root_weight = np.array([self.total_weight])
         nodes.add(root_stats, root_weight, n_samples,
                   self._impurities(root_stats, root_weight), 0)
@@ -132,7 +163,7 @@ class TreeBuilder:
             self._grow_best_first(*root)
         else:
             self._grow_depth_wise(*root)
-        del self.sorted_index, self.sorted_value, self.goes_left
+        del self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left
         return nodes.to_tree(n_features, n_classes, params.is_regression)
 
     # -- node tests --------------------------------------------------------------------------
@@ -158,7 +189,7 @@ class TreeBuilder:
 
     # -- split search ------------------------------------------------------------------------
     def _best_splits(self, ids, start, end):
-        """Best split of each node: (feature, pos, threshold, improvement); feature -1 if none."""
+        """Best split of each node: (feature, pos, threshold); feature -1 if none."""
         p = self.params
         m = ids.shape[0]
         n_features = self.sorted_index.shape[0]
@@ -174,49 +205,73 @@ class TreeBuilder:
             pair_feature = np.tile(np.arange(n_features), m)
         n_pairs = pair_node.shape[0]
         if n_pairs == 0:
-            return np.full(m, -1), np.zeros(m, np.int64), np.zeros(m), np.zeros(m)
+            return np.full(m, -1), np.zeros(m, np.int64), np.zeros(m)
         score = np.empty(n_pairs)
         pos = np.empty(n_pairs, dtype=np.int64)
         threshold = np.empty(n_pairs)
-        improvement = np.empty(n_pairs)
         stats = self.nodes.stats[ids]
         weight = self.nodes.weight[ids]
         for first in range(0, n_pairs, _PAIRS_PER_CALL):
             chunk = slice(first, min(first + _PAIRS_PER_CALL, n_pairs))
             find_splits(p.criterion, p.random_splitter, np.uint64(p.seed), self.sorted_index,
-                        self.sorted_value, self.target, self.sample_weight, p.is_regression,
-                        ids, start, end, stats, weight, self.total_weight,
+                        self.sorted_value, self.sorted_label, self.target, self.sample_weight,
+                        self.weighted, p.is_regression, ids, start, end, stats, weight,
                         p.min_samples_leaf, p.min_weight_leaf, pair_node[chunk],
-                        pair_feature[chunk], score[chunk], pos[chunk], threshold[chunk],
-                        improvement[chunk])
+                        pair_feature[chunk], 8 * numba.get_num_threads(), score[chunk],
+                        pos[chunk], threshold[chunk])
         best = np.empty(m, dtype=np.int64)
-        best_pair_per_node(m, pair_node, pair_feature, score, pos, best)
+        best_pair_per_node(pair_node, score, pos, best)
         found = best >= 0
         pick = np.where(found, best, 0)
-        feature = np.where(found, pair_feature[pick], -1)
-        return feature, pos[pick], threshold[pick], improvement[pick]
+        return np.where(found, pair_feature[pick], -1), pos[pick], threshold[pick]
 
-    def _split(self, ids, start, end, feature, pos, threshold):
-        """Split the nodes ``ids``; returns the children's (ids, start, end), left then right
-        interleaved per parent."""
-        nodes = self.nodes
+    def _candidates(self, ids, start, end):
+        """Find, for the open nodes ``ids``, the best split of each one that may be split and
+        mark its samples; returns the accepted candidates as a dict of arrays (children's
+        statistics included)."""
+        keep = self._splittable(ids)
+        ids, start, end = ids[keep], start[keep], end[keep]
+        feature, pos, threshold = self._best_splits(ids, start, end)
+        if ids.shape[0]:
+            found = feature >= 0
+            ids, start, end = ids[found], start[found], end[found]
+            feature, pos, threshold = feature[found], pos[found], threshold[found]
         k = ids.shape[0]
-        n_stats = nodes.n_stats
+        n_stats = self.nodes.n_stats
         left_stats = np.empty((k, n_stats))
         right_stats = np.empty((k, n_stats))
         left_weight = np.empty(k)
         right_weight = np.empty(k)
-        mark_and_count(self.sorted_index, self.target, self.sample_weight,
-                       self.params.is_regression, start, end, feature, pos, self.goes_left,
-                       left_stats, right_stats, left_weight, right_weight)
-        partition(self.sorted_index, self.sorted_value, self.goes_left, start, end, feature,
-                  pos)
-        child_stats = np.empty((2 * k, n_stats))
-        child_stats[0::2] = left_stats
-        child_stats[1::2] = right_stats
+        improvement = np.empty(k)
+        if k:
+            mark_and_count(self.sorted_index, self.sorted_label, self.target,
+                           self.sample_weight, self.weighted, self.params.is_regression, start,
+                           end, feature, pos, self.goes_left, left_stats, right_stats,
+                           left_weight, right_weight)
+            impurity_decreases(self.params.criterion, self.nodes.stats[ids],
+                               self.nodes.weight[ids], left_stats, left_weight, right_stats,
+                               right_weight, self.total_weight, improvement)
+        accept = improvement + EPSILON >= self.params.min_impurity_decrease
+        candidates = dict(ids=ids, start=start, end=end, feature=feature, pos=pos,
+                          threshold=threshold, left_stats=left_stats, right_stats=right_stats,
+                          left_weight=left_weight, right_weight=right_weight,
+                          improvement=improvement)
+        return {name: value[accept] for name, value in candidates.items()}
+
+    def _split(self, c):
+        """Split the candidate nodes ``c`` (already marked); returns the children's
+        (ids, start, end), left then right interleaved per parent."""
+        nodes = self.nodes
+        ids, start, end, pos = c["ids"], c["start"], c["end"], c["pos"]
+        k = ids.shape[0]
+        partition(self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left,
+                  start, end, c["feature"])
+        child_stats = np.empty((2 * k, nodes.n_stats))
+        child_stats[0::2] = c["left_stats"]
+        child_stats[1::2] = c["right_stats"]
         child_weight = np.empty(2 * k)
-        child_weight[0::2] = left_weight
-        child_weight[1::2] = right_weight
+        child_weight[0::2] = c["left_weight"]
+        child_weight[1::2] = c["right_weight"]
         child_start = np.empty(2 * k, dtype=np.int64)
         child_end = np.empty(2 * k, dtype=np.int64)
         child_start[0::2] = start
@@ -226,49 +281,36 @@ class TreeBuilder:
         child_ids = nodes.add(child_stats, child_weight, child_end - child_start,
                               self._impurities(child_stats, child_weight),
                               np.repeat(nodes.depth[ids] + 1, 2))
-        nodes.feature[ids] = feature
-        nodes.threshold[ids] = threshold
+        nodes.feature[ids] = c["feature"]
+        nodes.threshold[ids] = c["threshold"]
         nodes.left[ids] = child_ids[0::2]
         nodes.right[ids] = child_ids[1::2]
         return child_ids, child_start, child_end
 
-    def _accept(self, feature, improvement):
-        return (feature >= 0) & (improvement + EPSILON >= self.params.min_impurity_decrease)
-
     # -- growth orders -----------------------------------------------------------------------
     def _grow_depth_wise(self, ids, start, end):
         while ids.shape[0]:
-            keep = self._splittable(ids)
-            ids, start, end = ids[keep], start[keep], end[keep]
-            if not ids.shape[0]:
+            candidates = self._candidates(ids, start, end)
+            if not candidates["ids"].shape[0]:
                 break
-            feature, pos, threshold, improvement = self._best_splits(ids, start, end)
-            keep = self._accept(feature, improvement)
-            if not keep.any():
-                break
-            ids, start, end = self._split(ids[keep], start[keep], end[keep], feature[keep],
-                                          pos[keep], threshold[keep])
+            ids, start, end = self._split(candidates)
 
     def _grow_best_first(self, ids, start, end):
+        """Split the open node with the largest impurity decrease next (ties: lowest node id)
+        until ``max_leaf_nodes`` leaves."""
         heap = []
 
         def push(ids, start, end):
-            keep = self._splittable(ids)
-            ids, start, end = ids[keep], start[keep], end[keep]
-            if not ids.shape[0]:
-                return
-            feature, pos, threshold, improvement = self._best_splits(ids, start, end)
-            for j in np.flatnonzero(self._accept(feature, improvement)):
-                heapq.heappush(heap, (-improvement[j], int(ids[j]), int(start[j]),
-                                      int(end[j]), int(feature[j]), int(pos[j]),
-                                      float(threshold[j])))
+            candidates = self._candidates(ids, start, end)
+            for j in range(candidates["ids"].shape[0]):
+                one = {name: value[j:j + 1] for name, value in candidates.items()}
+                heapq.heappush(heap, (-float(one["improvement"][0]), int(one["ids"][0]),
+                                      one))
 
         push(ids, start, end)
         n_leaves = 1
         while heap and n_leaves < self.params.max_leaf_nodes:
-            _, node, node_start, node_end, feature, pos, threshold = heapq.heappop(heap)
-            children = self._split(np.array([node]), np.array([node_start]),
-                                   np.array([node_end]), np.array([feature]),
-                                   np.array([pos]), np.array([threshold]))
+            _, _, candidate = heapq.heappop(heap)
+            children = self._split(candidate)
             n_leaves += 1
             push(*children)
