@@ -78,7 +78,7 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left, split_start, 
     """
     n_features = sorted_index.shape[0]
     n_split = split_start.shape[0]
-    with_labels = sorted_label.shape[0] == n_features
+    with_labels = sorted_label.shape[1] == sorted_index.shape[1]
     longest = 0
     for j in range(n_split):
         longest = max(longest, split_end[j] - split_start[j])
@@ -86,28 +86,30 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left, split_start, 
         index_row = sorted_index[f]
         value_row = sorted_value[f]
         label_row = sorted_label[f] if with_labels else sorted_label[0]
-        spill_index = np.empty(longest, dtype=sorted_index.dtype)
-        spill_value = np.empty(longest, dtype=sorted_value.dtype)
-        spill_label = np.empty(longest if with_labels else 0, dtype=sorted_label.dtype)
+        spill_index = np.empty(longest + 1, dtype=sorted_index.dtype)
+        spill_value = np.empty(longest + 1, dtype=sorted_value.dtype)
+        spill_label = np.empty(longest + 1 if with_labels else 0, dtype=sorted_label.dtype)
         for j in range(n_split):
             if split_feature[j] == f:
                 continue  # already ordered left | right by the split itself
             write = split_start[j]
             n_right = 0
+            # branch-free: every sample is written to both destinations and only the pointer of
+            # its side advances (a data-dependent branch here mispredicts half the time)
             for k in range(split_start[j], split_end[j]):
                 i = index_row[k]
-                if goes_left[i]:
-                    index_row[write] = i
-                    value_row[write] = value_row[k]
-                    if with_labels:
-                        label_row[write] = label_row[k]
-                    write += 1
-                else:
-                    spill_index[n_right] = i
-                    spill_value[n_right] = value_row[k]
-                    if with_labels:
-                        spill_label[n_right] = label_row[k]
-                    n_right += 1
+                value = value_row[k]
+                to_left = np.intp(goes_left[i])
+                index_row[write] = i
+                value_row[write] = value
+                spill_index[n_right] = i
+                spill_value[n_right] = value
+                if with_labels:
+                    label = label_row[k]
+                    label_row[write] = label
+                    spill_label[n_right] = label
+                write += to_left
+                n_right += 1 - to_left
             for r in range(n_right):
                 index_row[write + r] = spill_index[r]
                 value_row[write + r] = spill_value[r]

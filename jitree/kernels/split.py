@@ -74,7 +74,9 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
         if criterion == criteria.GINI:
-            score = left_sq / weight_left + right_sq / weight_right
+            # = left_sq / weight_left + right_sq / weight_right, with one division
+            score = ((left_sq * weight_right + right_sq * weight_left)
+                     / (weight_left * weight_right))
         else:
             score = criteria.split_score(criterion, left, right, weight_left, weight_right,
                                          parent_entropy)

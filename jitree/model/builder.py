@@ -259,13 +259,11 @@ class TreeBuilder:
         return {name: value[accept] for name, value in candidates.items()}
 
     def _split(self, c):
-        """Split the candidate nodes ``c`` (already marked); returns the children's
-        (ids, start, end), left then right interleaved per parent."""
+        """Split the candidate nodes ``c`` (already marked); returns the (ids, start, end) of
+        the children that may be split further, left then right per parent."""
         nodes = self.nodes
         ids, start, end, pos = c["ids"], c["start"], c["end"], c["pos"]
         k = ids.shape[0]
-        partition(self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left,
-                  start, end, c["feature"])
         child_stats = np.empty((2 * k, nodes.n_stats))
         child_stats[0::2] = c["left_stats"]
         child_stats[1::2] = c["right_stats"]
@@ -285,7 +283,14 @@ class TreeBuilder:
         nodes.threshold[ids] = c["threshold"]
         nodes.left[ids] = child_ids[0::2]
         nodes.right[ids] = child_ids[1::2]
-        return child_ids, child_start, child_end
+        # Only children that may be split need their segments partitioned: a parent whose two
+        # children are both leaves (pure, too small, too deep) is left as it is.
+        open_child = self._splittable(child_ids)
+        needed = open_child[0::2] | open_child[1::2]
+        if needed.any():
+            partition(self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left,
+                      start[needed], end[needed], c["feature"][needed])
+        return child_ids[open_child], child_start[open_child], child_end[open_child]
 
     # -- growth orders -----------------------------------------------------------------------
     def _grow_depth_wise(self, ids, start, end):
