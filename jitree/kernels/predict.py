@@ -1,14 +1,26 @@
 """Prediction: walk each row from the root to its leaf, in parallel over rows.
 
-The per-row walk :func:`leaf_of_row` is serial and takes the Tree arrays, so users can call it
-from their own ``@njit`` code; the ``prange`` loop lives only in the batch kernels.
+Two layouts of the same tree:
+
+- the Tree arrays themselves, walked one row at a time by :func:`leaf_of_row`: serial, for
+  users' own ``@njit`` code;
+- a *flat* layout built once per tree (:meth:`jitree.Tree.flat`) for batch prediction: the two
+  children of a node are adjacent (right = left + 1), a leaf is its own left child with an
+  infinite threshold, and thresholds have X's dtype (for float32 X a float64 midpoint is
+  rounded down to the float32 below it, which compares identically on float32 values). The
+  child is then ``left[node] + (x > threshold[node])``: no branch to mispredict, and a block
+  of rows is walked together so that their memory loads overlap.
 """
 
+import numpy as np
 from numba import prange
 
 from ._jit import jit, pjit
 
 TREE_LEAF = -1
+BLOCK_ROWS = 8  # rows walked together by one thread
+CHUNK_ROWS = 2048  # rows per parallel task
+CHECK_EVERY = 4  # levels between two "all rows at a leaf?" checks
 
 
 @jit
@@ -23,25 +35,57 @@ def leaf_of_row(X, i, feature, threshold, children_left, children_right):
     return node
 
 
-@pjit
-def apply_rows(X, feature, threshold, children_left, children_right, out):
-    """out[i] = leaf_of_row(X, i, ...) for every row."""
-    for i in prange(X.shape[0]):
-        out[i] = leaf_of_row(X, i, feature, threshold, children_left, children_right)
+@jit
+def _walk_block(X, first, feature, threshold, left, max_depth, nodes):
+    """Walk rows first:first + BLOCK_ROWS to their leaves (flat layout) into ``nodes``."""
+    for r in range(BLOCK_ROWS):
+        nodes[r] = 0
+    depth = 0
+    while depth < max_depth:
+        for _ in range(CHECK_EVERY):
+            for r in range(BLOCK_ROWS):
+                node = nodes[r]
+                nodes[r] = left[node] + np.intp(X[first + r, feature[node]] > threshold[node])
+        depth += CHECK_EVERY
+        done = True
+        for r in range(BLOCK_ROWS):
+            if left[nodes[r]] != nodes[r]:
+                done = False
+        if done:
+            break
+
+
+@jit
+def _walk_row(X, i, feature, threshold, left):
+    node = 0
+    while left[node] != node:
+        node = left[node] + np.intp(X[i, feature[node]] > threshold[node])
+    return node
 
 
 @pjit
-def predict_rows(X, feature, threshold, children_left, children_right, node_table, out):
-    """out[i, :] = node_table[leaf of row i, :] (class probabilities, means, ...)."""
-    for i in prange(X.shape[0]):
-        leaf = leaf_of_row(X, i, feature, threshold, children_left, children_right)
-        for k in range(node_table.shape[1]):
-            out[i, k] = node_table[leaf, k]
+def predict_flat(X, feature, threshold, left, max_depth, table, out):
+    """out[i, :] = table[flat leaf of row i, :], in parallel over chunks of rows.
 
-
-@pjit
-def predict_labels(X, feature, threshold, children_left, children_right, node_label, out):
-    """out[i] = node_label[leaf of row i] (e.g. the index of the majority class)."""
-    for i in prange(X.shape[0]):
-        out[i] = node_label[leaf_of_row(X, i, feature, threshold, children_left,
-                                        children_right)]
+    ``table`` holds one row per flat node: class probabilities, means, class indices or the
+    node's id in the Tree (for ``apply``).
+    """
+    n_rows = X.shape[0]
+    width = table.shape[1]
+    n_chunks = (n_rows + CHUNK_ROWS - 1) // CHUNK_ROWS
+    for chunk in prange(n_chunks):
+        nodes = np.empty(BLOCK_ROWS, dtype=np.intp)
+        first = chunk * CHUNK_ROWS
+        last = min(n_rows, first + CHUNK_ROWS)
+        i = first
+        while i + BLOCK_ROWS <= last:
+            _walk_block(X, i, feature, threshold, left, max_depth, nodes)
+            for r in range(BLOCK_ROWS):
+                for k in range(width):
+                    out[i + r, k] = table[nodes[r], k]
+            i += BLOCK_ROWS
+        while i < last:
+            leaf = _walk_row(X, i, feature, threshold, left)
+            for k in range(width):
+                out[i, k] = table[leaf, k]
+            i += 1

@@ -116,23 +116,62 @@ class Tree:
         return importances
 
     # -- prediction (X already validated: 2-D float32/float64, n_features columns) -----------
-    def apply(self, X):
-        out = np.empty(X.shape[0], dtype=np.int64)
-        _predict.apply_rows(X, self.feature, self.threshold, self.children_left,
-                            self.children_right, out)
+    def flat(self, dtype):
+        """The flat layout of :mod:`jitree.kernels.predict` for X of ``dtype``, built once.
+
+        Returns ``(feature, threshold, left, max_depth, node_of_flat)``: nodes renumbered
+        breadth-first so that siblings are adjacent, ``node_of_flat`` mapping back to Tree ids.
+        """
+        dtype = np.dtype(dtype)
+        cache = self.__dict__.setdefault("_flat_cache", {})
+        if dtype not in cache:
+            cache[dtype] = self._build_flat(dtype)
+        return cache[dtype]
+
+    def _build_flat(self, dtype):
+        n_nodes = self.node_count
+        node_of_flat = np.empty(n_nodes, dtype=np.int64)
+        node_of_flat[0] = 0
+        filled = 1
+        for position in range(n_nodes):  # breadth-first: children appended side by side
+            node = node_of_flat[position]
+            if self.children_left[node] != TREE_LEAF:
+                node_of_flat[filled] = self.children_left[node]
+                node_of_flat[filled + 1] = self.children_right[node]
+                filled += 2
+        flat_of_node = np.empty(n_nodes, dtype=np.int64)
+        flat_of_node[node_of_flat] = np.arange(n_nodes)
+        leaf = self.children_left[node_of_flat] == TREE_LEAF
+        feature = np.where(leaf, 0, self.feature[node_of_flat]).astype(np.int32)
+        left = np.where(leaf, np.arange(n_nodes),
+                        flat_of_node[np.where(leaf, 0, self.children_left[node_of_flat])])
+        threshold = np.where(leaf, np.inf, self.threshold[node_of_flat])
+        if dtype == np.float32:
+            # largest float32 <= the float64 threshold: same comparisons on float32 values
+            rounded = threshold.astype(np.float32)
+            above = rounded.astype(np.float64) > threshold
+            rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+            threshold = rounded
+        return (feature, threshold, left.astype(np.int32), self.max_depth, node_of_flat)
+
+    def _predict_flat(self, X, node_table):
+        feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
+        table = np.ascontiguousarray(node_table[node_of_flat])
+        out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
+        _predict.predict_flat(X, feature, threshold, left, max_depth, table, out)
         return out
+
+    def apply(self, X):
+        """Tree id of the leaf each row reaches."""
+        return self._predict_flat(X, np.arange(self.node_count, dtype=np.int64)[:, None])[:, 0]
 
     def predict_table(self, X, node_table):
-        out = np.empty((X.shape[0], node_table.shape[1]), dtype=np.float64)
-        _predict.predict_rows(X, self.feature, self.threshold, self.children_left,
-                              self.children_right, node_table, out)
-        return out
+        """node_table[leaf of each row] (node_table: float64, one row per node)."""
+        return self._predict_flat(X, np.asarray(node_table, dtype=np.float64))
 
     def predict_labels(self, X, node_label):
-        out = np.empty(X.shape[0], dtype=np.int64)
-        _predict.predict_labels(X, self.feature, self.threshold, self.children_left,
-                                self.children_right, node_label, out)
-        return out
+        """node_label[leaf of each row] (node_label: int64, one entry per node)."""
+        return self._predict_flat(X, np.asarray(node_label, dtype=np.int64)[:, None])[:, 0]
 
     def decision_path_arrays(self, X):
         """CSR structure (indptr, indices) of the nodes each row visits, root first."""
