@@ -40,7 +40,7 @@ def resolve_n_jobs(n_jobs):
     limit = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
         return limit
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int,)) and not hasattr(n_jobs, "__index__"):
+    if isinstance(n_jobs, bool) or not hasattr(n_jobs, "__index__"):
         raise TypeError(f"n_jobs must be None or an int, got {n_jobs!r}")
     n_jobs = int(n_jobs)
     if n_jobs == 0:

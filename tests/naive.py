@@ -60,7 +60,7 @@ def brute_force_best(criterion, X, y, w, n_classes, min_samples_leaf=1):
     best = -np.inf
     for f in range(X.shape[1]):
         values = np.unique(X[:, f])
-        for low, high in zip(values[:-1], values[1:]):
+        for low, high in zip(values[:-1], values[1:], strict=True):
             threshold = np.float64(low) / 2 + np.float64(high) / 2
             goes_left = X[:, f] <= threshold
             if goes_left.sum() < min_samples_leaf or (~goes_left).sum() < min_samples_leaf:

@@ -112,7 +112,7 @@ def test_get_depth_before_fit():
     with pytest.raises(jitree.NotFittedError):
         DecisionTreeRegressor().get_depth()
     with pytest.raises(jitree.NotFittedError):
-        DecisionTreeRegressor().feature_importances_
+        _ = DecisionTreeRegressor().feature_importances_
 
 
 def test_wrong_number_of_features_at_predict():

@@ -8,6 +8,7 @@ import pytest
 
 import jitree
 from jitree.kernels.predict import leaf_of_row
+
 from naive import predict_walk
 
 
@@ -175,7 +176,8 @@ def test_best_first_grows_largest_decrease_first():
     previous = None
     for k in range(2, 8):
         tree = jitree.DecisionTreeClassifier(max_leaf_nodes=k).fit(X, y).tree_
-        splits = {(int(f), float(t)) for f, t in zip(tree.feature, tree.threshold) if f >= 0}
+        splits = {(int(f), float(t))
+                  for f, t in zip(tree.feature, tree.threshold, strict=True) if f >= 0}
         assert len(splits) == k - 1
         if previous is not None:
             assert previous <= splits

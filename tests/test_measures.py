@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitree
+
 from conftest import load_csv
 from naive import NODE_MEASURE, split_value, variance
 

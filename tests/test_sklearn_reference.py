@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import jitree
+
 from naive import split_value
 
 sklearn = pytest.importorskip("sklearn")

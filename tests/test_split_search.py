@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jitree
+
 from naive import brute_force_best, node_members, split_value
 
 CLASSIFICATION = ["gini", "entropy", "misclassification", "gain_ratio", "cart", "twoing"]

@@ -68,8 +68,21 @@ def impurity_decreases(criterion, stats, weight, left_stats, left_weight, right_
 
 
 @pjit
-def partition(sorted_index, sorted_value, sorted_label, goes_left, split_start, split_end,
-              split_feature):
+def pack_bits(flags, bits):
+    """bits[w] bit b = flags[64 w + b]: the side flags as a bitset (n / 8 bytes), which stays
+    in cache when :func:`partition` looks samples up in random order."""
+    n = flags.shape[0]
+    for w in prange(bits.shape[0]):
+        word = np.uint64(0)
+        first = w * 64
+        for b in range(min(64, n - first)):
+            word |= np.uint64(flags[first + b]) << np.uint64(b)
+        bits[w] = word
+
+
+@pjit
+def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_start,
+              split_end, split_feature):
     """Stable partition of every feature's segment of every split node, parallel over features.
 
     Invariant after the call, for node j and every feature: positions
@@ -99,7 +112,8 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left, split_start, 
             for k in range(split_start[j], split_end[j]):
                 i = index_row[k]
                 value = value_row[k]
-                to_left = np.intp(goes_left[i])
+                to_left = np.intp((goes_left_bits[i >> 6] >> np.uint64(i & 63))
+                                  & np.uint64(1))
                 index_row[write] = i
                 value_row[write] = value
                 spill_index[n_right] = i

@@ -1,8 +1,14 @@
 """Presort: each feature's samples in increasing order, once per fit.
 
-The argsort itself is NumPy's (vectorised quicksort, GIL released, run per feature on a thread
-pool by the builder); :func:`fill_sorted` then makes the order canonical and gathers what the
-split search scans sequentially.
+The sort itself is NumPy's (vectorised, GIL released, run per feature on a thread pool by the
+builder). Canonical order: increasing value, equal values by increasing sample index, so the
+result does not depend on the sort's internals.
+
+- float32 columns: each sample becomes one uint64 key, (order-preserving bits of the value)
+  << 32 | sample index; sorting the keys sorts by value then index, and the sorted values and
+  indices are read back from the keys without a gather (:func:`float32_keys`,
+  :func:`fill_from_keys`).
+- float64 columns: argsort, then :func:`fill_sorted` puts equal values in index order.
 """
 
 import numpy as np
@@ -41,4 +47,37 @@ def fill_sorted(column, order, label, f, sorted_index, sorted_value, sorted_labe
     if label.shape[0]:
         label_row = sorted_label[f]
         for k in range(n):
+            label_row[k] = label[index_row[k]]
+
+
+_SIGN = np.uint32(0x80000000)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+
+
+@jit
+def float32_keys(column, keys):
+    """keys[i] = monotone uint32 image of column[i] (with -0.0 as +0.0) << 32 | i."""
+    bits = column.view(np.uint32)
+    for i in range(column.shape[0]):
+        u = bits[i]
+        if u == _SIGN:
+            u = np.uint32(0)
+        u = ~u if u & _SIGN else u | _SIGN
+        keys[i] = (np.uint64(u) << _SHIFT) | np.uint64(i)
+
+
+@jit
+def fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label):
+    """Write feature ``f``'s sorted arrays from its sorted keys (see :func:`float32_keys`)."""
+    index_row = sorted_index[f]
+    value_bits = sorted_value[f].view(np.uint32)
+    for k in range(keys.shape[0]):
+        key = keys[k]
+        index_row[k] = np.int32(key & _LOW32)
+        u = np.uint32(key >> _SHIFT)
+        value_bits[k] = u & ~_SIGN if u & _SIGN else ~u
+    if label.shape[0]:
+        label_row = sorted_label[f]
+        for k in range(keys.shape[0]):
             label_row[k] = label[index_row[k]]

@@ -7,9 +7,9 @@ import numpy as np
 
 from .._threading import n_threads
 from ..kernels import criteria
-from .builder import GrowParams, TreeBuilder
 from ._params import ParamsMixin
-from .validation import check_is_fitted, check_sample_weight, check_X, feature_names_of
+from .builder import GrowParams, TreeBuilder
+from .validation import check_is_fitted, check_X, feature_names_of
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
 _SEED_RANGE = 2**63
@@ -43,7 +43,8 @@ def _seed_of(random_state):
     """An integer seed from None / int / numpy RandomState or Generator (scikit-learn's
     meaning: None draws a fresh seed, so that fits differ)."""
     if random_state is None:
-        return int(np.random.randint(np.iinfo(np.int32).max))
+        # NumPy's global state, as scikit-learn does, so that np.random.seed() applies
+        return int(np.random.randint(np.iinfo(np.int32).max))  # noqa: NPY002
     if isinstance(random_state, bool):
         raise TypeError(f"random_state must be None, an int or a numpy random generator, got "
                         f"{random_state!r}")

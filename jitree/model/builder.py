@@ -13,8 +13,8 @@ import numba
 import numpy as np
 
 from ..kernels import criteria
-from ..kernels.grow import impurity_decreases, mark_and_count, partition
-from ..kernels.presort import fill_sorted
+from ..kernels.grow import impurity_decreases, mark_and_count, pack_bits, partition
+from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys
 from ..kernels.select import select_features
 from ..kernels.split import best_pair_per_node, find_splits
 from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -104,8 +104,14 @@ def presort(X, label, sorted_index, sorted_value, sorted_label):
     """
     def one(f):
         column = np.ascontiguousarray(X[:, f])
-        fill_sorted(column, np.argsort(column), label, f, sorted_index, sorted_value,
-                    sorted_label)
+        if column.dtype == np.float32:
+            keys = np.empty(column.shape[0], dtype=np.uint64)
+            float32_keys(column, keys)
+            keys.sort()
+            fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label)
+        else:
+            fill_sorted(column, np.argsort(column), label, f, sorted_index, sorted_value,
+                        sorted_label)
 
     n_features = X.shape[1]
     workers = min(numba.get_num_threads(), n_features)
@@ -146,6 +152,7 @@ class TreeBuilder:
         self.sample_weight = sample_weight
         self.weighted = not bool(np.all(sample_weight == 1.0))
         self.goes_left = np.zeros(n_samples, dtype=np.uint8)
+        self.goes_left_bits = np.zeros((n_samples + 63) // 64, dtype=np.uint64)
         self.total_weight = float(sample_weight.sum())
         self.nodes = nodes = _Nodes(n_stats)
 
@@ -164,6 +171,7 @@ class TreeBuilder:
         else:
             self._grow_depth_wise(*root)
         del self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left
+        del self.goes_left_bits
         return nodes.to_tree(n_features, n_classes, params.is_regression)
 
     # -- node tests --------------------------------------------------------------------------
@@ -288,8 +296,9 @@ class TreeBuilder:
         open_child = self._splittable(child_ids)
         needed = open_child[0::2] | open_child[1::2]
         if needed.any():
-            partition(self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left,
-                      start[needed], end[needed], c["feature"][needed])
+            pack_bits(self.goes_left, self.goes_left_bits)
+            partition(self.sorted_index, self.sorted_value, self.sorted_label,
+                      self.goes_left_bits, start[needed], end[needed], c["feature"][needed])
         return child_ids[open_child], child_start[open_child], child_end[open_child]
 
     # -- growth orders -----------------------------------------------------------------------

@@ -29,7 +29,7 @@ def check_X(X, name="X", estimator=None):
         raise TypeError(
             f"{name} is a sparse matrix; jitree needs dense data (call X.toarray())")
     if _is_dataframe(X):
-        for column, dtype in zip(X.columns, X.dtypes):
+        for column, dtype in zip(X.columns, X.dtypes, strict=True):
             kind = getattr(dtype, "kind", "O")
             if kind not in "biuf":
                 raise TypeError(
@@ -127,7 +127,8 @@ def check_y(y, n_samples, regression):
                 raise ValueError("Input y contains NaN or None.")
             kinds = {type(v) for v in y}
             if len(kinds) > 1 and not all(issubclass(k, numbers.Number) for k in kinds):
-                raise ValueError(f"Unknown label type: y mixes {sorted(k.__name__ for k in kinds)}")
+                names = sorted(k.__name__ for k in kinds)
+                raise ValueError(f"Unknown label type: y mixes {names}")
     return y
 
 

@@ -1,0 +1,276 @@
+"""Peer comparison: ``python -m jitree.bench``.
+
+Fits and predicts with jitree and every installed peer (scikit-learn, XGBoost with
+``tree_method="exact"``, onnxruntime on the skl2onnx export of the scikit-learn tree) on the
+same float32 data in one process, and prints medians and ratios. A missing peer is skipped with
+a line saying so. Each figure is the median of ``--repeat`` runs after one warm-up run.
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numba
+import numpy as np
+
+import jitree
+from jitree.datasets import make_classification_data
+
+
+def _median_seconds(function, repeat):
+    function()  # warm-up: compilation, caches
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _peer(module):
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError:
+        print(f"  (skipped: {module} is not installed; pip install 'jitree[bench]')")
+        return None
+
+
+def _regression_data(n_samples, n_features, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
+    y = X[:, :5] @ rng.normal(size=5) + np.sin(2.0 * X[:, 0]) + rng.normal(scale=0.3,
+                                                                           size=n_samples)
+    return X, y
+
+
+class Report:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, work, who, threads, seconds, unit_count=None, unit="rows/s"):
+        rate = f"{unit_count / seconds / 1e6:8.2f} M{unit}" if unit_count else ""
+        self.rows.append((work, who, threads, seconds))
+        print(f"  {who:<28} threads={threads:<2} median {seconds * 1e3:10.1f} ms  {rate}")
+
+    def ratio(self, label, numerator, denominator, target=None):
+        value = numerator / denominator
+        line = f"  -> {label}: {value:6.2f}x"
+        if target is not None:
+            met = value >= target if target > 0 else value <= -target
+            line += (f"   (target {'>=' if target > 0 else '<='} {abs(target)}x: "
+                     f"{'met' if met else 'NOT met'})")
+        print(line)
+        return value
+
+
+def bench_fit_classification(report, n_samples, repeat, threads):
+    print(f"\n[fit] classification {n_samples} x 20 float32, 3 classes, gini, full depth")
+    X, y = make_classification_data(n_samples, 20, 3, seed=0)
+    ours = {}
+    for t in threads:
+        model = jitree.DecisionTreeClassifier(n_jobs=t)
+        ours[t] = _median_seconds(lambda m=model: m.fit(X, y), repeat)
+        report.add("fit-clf", "jitree", t, ours[t])
+    print(f"  tree: {model.tree_.node_count} nodes, depth {model.get_depth()}")
+    tree = _peer("sklearn.tree")
+    if tree is not None:
+        peer = tree.DecisionTreeClassifier(random_state=0)
+        seconds = _median_seconds(lambda: peer.fit(X, y), max(1, repeat))
+        report.add("fit-clf", "scikit-learn", 1, seconds)
+        report.ratio("speed-up over scikit-learn, 1 thread", seconds, ours[threads[0]], 8)
+        if len(threads) > 1:
+            report.ratio(f"speed-up over scikit-learn, {threads[-1]} threads", seconds,
+                         ours[threads[-1]], 15)
+    if len(threads) > 1:
+        report.ratio("jitree thread scaling", ours[threads[0]], ours[threads[-1]])
+    return X, y
+
+
+def bench_fit_regression(report, n_samples, repeat, threads):
+    print(f"\n[fit] regression {n_samples} x 20 float32, squared_error, max_depth=8")
+    X, y = _regression_data(n_samples, 20)
+    ours = {}
+    for t in threads:
+        model = jitree.DecisionTreeRegressor(max_depth=8, n_jobs=t)
+        ours[t] = _median_seconds(lambda m=model: m.fit(X, y), repeat)
+        report.add("fit-reg", "jitree", t, ours[t])
+    xgb = _peer("xgboost")
+    if xgb is not None:
+        dtrain = xgb.DMatrix(X, label=y)
+        for t in threads:
+            params = dict(tree_method="exact", max_depth=8, eta=1.0, reg_lambda=0.0,
+                          min_child_weight=0.0, nthread=t, objective="reg:squarederror")
+            seconds = _median_seconds(lambda p=params: xgb.train(p, dtrain, num_boost_round=1),
+                                      repeat)
+            report.add("fit-reg", "xgboost exact", t, seconds)
+            report.ratio(f"speed-up over xgboost exact, {t} thread(s)", seconds, ours[t], 1)
+    tree = _peer("sklearn.tree")
+    if tree is not None:
+        peer = tree.DecisionTreeRegressor(max_depth=8, random_state=0)
+        seconds = _median_seconds(lambda: peer.fit(X, y), repeat)
+        report.add("fit-reg", "scikit-learn", 1, seconds)
+        report.ratio("speed-up over scikit-learn, 1 thread", seconds, ours[threads[0]])
+
+
+def bench_predict(report, X_train, y_train, n_rows, repeat, threads):
+    print(f"\n[predict] {n_rows} rows x 20 float32 on the full-depth gini tree")
+    reps = -(-n_rows // X_train.shape[0])
+    X = np.ascontiguousarray(np.tile(X_train, (reps, 1))[:n_rows])
+    model = jitree.DecisionTreeClassifier().fit(X_train, y_train)
+    ours = {}
+    for t in threads:
+        model.n_jobs = t
+        ours[t] = _median_seconds(lambda: model.predict(X), repeat)
+        report.add("predict", "jitree predict", t, ours[t], n_rows)
+    for t in threads:
+        model.n_jobs = t
+        seconds = _median_seconds(lambda: model.predict_proba(X), repeat)
+        report.add("predict", "jitree predict_proba", t, seconds, n_rows)
+    best = ours[threads[-1]]
+    print(f"  -> jitree predict on {threads[-1]} threads: {n_rows / best / 1e6:.1f} M rows/s "
+          f"(target >= 30)")
+    tree = _peer("sklearn.tree")
+    if tree is None:
+        return
+    peer = tree.DecisionTreeClassifier(random_state=0).fit(X_train, y_train)
+    seconds = _median_seconds(lambda: peer.predict(X), repeat)
+    report.add("predict", "scikit-learn predict", 1, seconds, n_rows)
+    report.ratio(f"speed-up over scikit-learn ({threads[-1]} threads vs its 1)", seconds,
+                 best, 6)
+    ort = _peer("onnxruntime")
+    skl2onnx = _peer("skl2onnx")
+    if ort is None or skl2onnx is None:
+        return
+    from skl2onnx.common.data_types import FloatTensorType
+
+    onx = skl2onnx.convert_sklearn(peer, initial_types=[("X", FloatTensorType([None, 20]))],
+                                   options={id(peer): {"zipmap": False}})
+    for t in threads:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = t
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(onx.SerializeToString(), options,
+                                       providers=["CPUExecutionProvider"])
+        seconds = _median_seconds(lambda s=session: s.run(None, {"X": X}), repeat)
+        report.add("predict", "onnxruntime (labels+proba)", t, seconds, n_rows)
+        report.ratio(f"speed-up over onnxruntime, {t} thread(s)", seconds, ours[t],
+                     2 if t == threads[-1] else None)
+
+
+def bench_scaling(report, repeat, threads, small, large):
+    print(f"\n[scaling] fit time({large} rows) / time({small} rows), gini, full depth")
+    times = {}
+    for n in (small, large):
+        X, y = make_classification_data(n, 20, 3, seed=0)
+        model = jitree.DecisionTreeClassifier(n_jobs=threads[-1])
+        times[n] = _median_seconds(lambda m=model, X=X, y=y: m.fit(X, y), max(1, repeat // 2))
+        report.add("scaling", f"jitree {n} rows", threads[-1], times[n])
+    report.ratio("time ratio", times[large], times[small], -13 * large / small / 10)
+
+
+_MEMORY_PROBE = r"""
+import sys, numpy as np
+n, d = int(sys.argv[1]), int(sys.argv[2])
+import jitree
+from jitree.datasets import make_classification_data
+X, y = make_classification_data(2000, d, 3, seed=0)
+jitree.DecisionTreeClassifier().fit(X, y)          # compile / load kernels first
+X = np.empty((n, d), dtype=np.float32)
+rng = np.random.default_rng(0)
+for start in range(0, n, 100_000):                  # build X without big temporaries
+    X[start:start + 100_000] = rng.normal(size=(min(100_000, n - start), d))
+y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1)
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) * 1024
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) * 1024
+open("/proc/self/clear_refs", "w").write("5")       # reset the peak to the current RSS
+before = rss()
+jitree.DecisionTreeClassifier().fit(X, y)
+print((peak() - before) / X.nbytes)
+"""
+
+
+def bench_memory(n_samples):
+    print(f"\n[memory] peak RSS above the input during fit, {n_samples} x 20 float32")
+    if not sys.platform.startswith("linux"):
+        print("  (skipped: needs /proc)")
+        return
+    result = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, str(n_samples), "20"],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"  (failed: {result.stderr.strip().splitlines()[-1]})")
+        return
+    ratio = float(result.stdout.strip())
+    print(f"  -> peak above input = {ratio:.2f} x bytes of X (target <= 3x: "
+          f"{'met' if ratio <= 3 else 'NOT met'})")
+
+
+_STARTUP_PROBE = (
+    "import jitree\n"
+    "from jitree.datasets import load_iris\n"
+    "X, y, _ = load_iris()\n"
+    "jitree.DecisionTreeClassifier().fit(X, y).predict(X)\n"
+)
+
+
+def bench_startup(repeat):
+    print("\n[start-up] new process: import jitree + fit + predict on iris")
+    def run(env):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", _STARTUP_PROBE], check=True, env=env)
+        return time.perf_counter() - start
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        cold = run(env)
+        warm = float(np.median([run(env) for _ in range(max(3, repeat))]))
+    print(f"  cold cache {cold:6.2f} s (target <= 20 s: {'met' if cold <= 20 else 'NOT met'})")
+    print(f"  warm cache {warm:6.2f} s (target <= 0.8 s: {'met' if warm <= 0.8 else 'NOT met'})")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m jitree.bench", description=__doc__)
+    parser.add_argument("--rows", type=int, default=200_000, help="training rows")
+    parser.add_argument("--predict-rows", type=int, default=2_000_000)
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
+    parser.add_argument("--only", nargs="*", default=None,
+                        choices=["fit", "regression", "predict", "scaling", "memory",
+                                 "startup"])
+    args = parser.parse_args(argv)
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    threads = [1] if all_threads == 1 else [1, all_threads]
+    print(f"jitree {jitree.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
+          f"{platform.processor() or platform.machine()}, {all_threads} threads, "
+          f"threading layer after first kernel: ", end="")
+    only = set(args.only or ["fit", "regression", "predict", "scaling", "memory", "startup"])
+    report = Report()
+    X, y = make_classification_data(2000, 20, 3, seed=0)
+    jitree.DecisionTreeClassifier().fit(X, y).predict(X)
+    print(numba.threading_layer())
+    if "fit" in only or "predict" in only:
+        X, y = (bench_fit_classification(report, args.rows, args.repeat, threads)
+                if "fit" in only else make_classification_data(args.rows, 20, 3, seed=0))
+        if "predict" in only:
+            bench_predict(report, X, y, args.predict_rows, args.repeat, threads)
+    if "regression" in only:
+        bench_fit_regression(report, args.rows, args.repeat, threads)
+    if "scaling" in only:
+        bench_scaling(report, args.repeat, threads, args.rows, 10 * args.rows)
+    if "memory" in only:
+        bench_memory(args.rows)
+    if "startup" in only:
+        bench_startup(args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
