@@ -1,0 +1,79 @@
+"""Kernels against naive NumPy twins."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitree
+from jitree.kernels.grow import pack_bits
+from jitree.model.builder import presort
+from naive import predict_walk
+
+
+@given(column=hnp.arrays(st.sampled_from([np.float32, np.float64]), st.integers(1, 60),
+                         elements=st.sampled_from([-2.5, -1.0, -0.0, 0.0, 0.25, 1.0, 3e38,
+                                                   -3e38, 1e-40, 7.0])),
+       n_features=st.integers(1, 3))
+def test_presort_matches_lexsort(column, n_features):
+    # canonical order: by value, equal values (including -0.0 == 0.0) by sample index
+    X = np.column_stack([np.roll(column, f) for f in range(n_features)])
+    n = X.shape[0]
+    label = (np.arange(n) % 3).astype(np.uint16)
+    index = np.empty((n_features, n), np.int32)
+    value = np.empty((n_features, n), X.dtype)
+    labels = np.empty((n_features, n), np.uint16)
+    presort(X, label, index, value, labels)
+    for f in range(n_features):
+        values = X[:, f].astype(np.float64) + 0.0  # -0.0 -> 0.0
+        expected = np.lexsort((np.arange(n), values))
+        np.testing.assert_array_equal(index[f], expected)
+        np.testing.assert_array_equal(value[f], X[expected, f])
+        np.testing.assert_array_equal(labels[f], label[expected])
+
+
+@given(flags=hnp.arrays(np.uint8, st.integers(1, 300), elements=st.integers(0, 1)))
+def test_pack_bits_matches_numpy(flags):
+    bits = np.zeros((flags.shape[0] + 63) // 64, dtype=np.uint64)
+    pack_bits(flags, bits)
+    expected = np.packbits(flags, bitorder="little")
+    expected = np.concatenate([expected, np.zeros(8 * bits.shape[0] - expected.shape[0],
+                                                  np.uint8)])
+    np.testing.assert_array_equal(bits.view(np.uint8), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_flat_predict_equals_naive_walk_on_adjacent_floats(dtype):
+    # consecutive representable values: every midpoint threshold falls between two neighbours,
+    # where rounding a float64 threshold to float32 the wrong way would flip a comparison
+    rng = np.random.default_rng(0)
+    base = np.array([1.0, -3.5, 1e-3, 12345.678], dtype=dtype)
+    steps = rng.integers(0, 40, size=(3000, 4))
+    X = np.empty((3000, 4), dtype=dtype)
+    for j in range(4):  # walk up from base[j] by a random number of ulps
+        column = np.full(3000, base[j], dtype)
+        for _ in range(40):
+            bump = steps[:, j] > 0
+            column[bump] = np.nextafter(column[bump], dtype(np.inf))
+            steps[bump, j] -= 1
+        X[:, j] = column
+    y = rng.integers(0, 3, 3000)
+    model = jitree.DecisionTreeClassifier().fit(X, y)
+    leaves = model.apply(X)
+    np.testing.assert_array_equal(leaves, predict_walk(model.tree_, X))
+    X_test = X[rng.permutation(3000)[:500]]
+    np.testing.assert_array_equal(model.apply(X_test), predict_walk(model.tree_, X_test))
+
+
+def test_flat_layout_of_a_tree_with_non_adjacent_children():
+    # a Tree numbered depth-first (children not side by side) predicts like its naive walk
+    tree = jitree.Tree(
+        n_features=1, n_classes=2,
+        feature=[0, 0, -2, -2, -2], threshold=[0.5, -1.0, -2, -2, -2],
+        children_left=[1, 2, -1, -1, -1], children_right=[4, 3, -1, -1, -1],
+        value=[[2, 2], [1, 2], [0, 1], [1, 1], [1, 0]], impurity=[0.5] * 5,
+        n_node_samples=[4, 3, 1, 2, 1], weighted_n_node_samples=[4, 3, 1, 2, 1])
+    X = np.array([[-3.0], [-1.0], [0.0], [0.5], [0.6], [9.0]])
+    np.testing.assert_array_equal(tree.apply(X), predict_walk(tree, X))
+    np.testing.assert_array_equal(tree.apply(X), [2, 2, 3, 3, 4, 4])
