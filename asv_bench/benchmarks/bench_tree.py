@@ -48,12 +48,11 @@ class Predict:
     timeout = 300
 
     def setup(self, n_samples, n_features, max_depth):
-        X, y = classification_data(100_000, n_features)
+        X, y = classification_data(100_000 + n_samples, n_features)
         self.model = jitree.DecisionTreeClassifier(max_depth=max_depth)
         warm_up(self.model, X, y)
-        self.model.fit(X, y)
-        self.X, self.y = classification_data(n_samples, n_features, seed=1)
-        self.model.predict(self.X[:1000])
+        self.model.fit(X[:100_000], y[:100_000])
+        self.X, self.y = X[100_000:], y[100_000:]
 
     def time_predict(self, *params):
         self.model.predict(self.X)

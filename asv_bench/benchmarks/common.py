@@ -25,3 +25,5 @@ def warm_up(estimator, X, y):
     """Compile (or load from the cache) every kernel the timed call will use."""
     estimator.fit(X[:500], y[:500])
     estimator.predict(X[:100])
+    if hasattr(estimator, "predict_proba"):
+        estimator.predict_proba(X[:100])

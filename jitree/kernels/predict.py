@@ -16,6 +16,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import jit, pjit
+from .checks import nonfinite_rows
 
 TREE_LEAF = -1
 BLOCK_ROWS = 8  # rows walked together by one thread
@@ -64,19 +65,24 @@ def _walk_row(X, i, feature, threshold, left):
 
 
 @pjit
-def predict_flat(X, feature, threshold, left, max_depth, table, out):
+def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, max_depth, table, out):
     """out[i, :] = table[flat leaf of row i, :], in parallel over chunks of rows.
 
     ``table`` holds one row per flat node: class probabilities, means, class indices or the
-    node's id in the Tree (for ``apply``).
+    node's id in the Tree (for ``apply``). Returns whether X holds a NaN or an infinity
+    (see :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk, which loads each row
+    anyway, instead of costing the caller another pass over X; the caller discards ``out``
+    and raises when it is true.
     """
     n_rows = X.shape[0]
     width = table.shape[1]
     n_chunks = (n_rows + CHUNK_ROWS - 1) // CHUNK_ROWS
+    nonfinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(BLOCK_ROWS, dtype=np.intp)
         first = chunk * CHUNK_ROWS
         last = min(n_rows, first + CHUNK_ROWS)
+        nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
         i = first
         while i + BLOCK_ROWS <= last:
             _walk_block(X, i, feature, threshold, left, max_depth, nodes)
@@ -89,3 +95,4 @@ def predict_flat(X, feature, threshold, left, max_depth, table, out):
             for k in range(width):
                 out[i, k] = table[leaf, k]
             i += 1
+    return nonfinite.any()

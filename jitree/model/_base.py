@@ -179,7 +179,7 @@ class BaseDecisionTree(ParamsMixin):
         elif fitted_names is None and names is not None:
             warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without "
                           "feature names", UserWarning, stacklevel=3)
-        X = check_X(X)
+        X = check_X(X, finite=False)  # the prediction kernels check finiteness in their pass
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from ..exceptions import DataConversionWarning, NotFittedError, compatible
+from ..kernels.checks import any_nonfinite, count_nan
 
 
 def _is_dataframe(X):
@@ -22,9 +23,26 @@ def feature_names_of(X):
     return None
 
 
-def check_X(X, name="X", estimator=None):
+def float_bits(X):
+    """(X viewed as unsigned ints, exponent mask) for the kernels' NaN/infinity scans."""
+    if X.dtype == np.float32:
+        return X.view(np.uint32), np.uint32(0x7F800000)
+    return X.view(np.uint64), np.uint64(0x7FF0000000000000)
+
+
+def raise_nonfinite(X, name):
+    """Raise the ValueError for a float X known to hold NaN or infinity."""
+    n_nan = count_nan(X)
+    if n_nan:
+        raise ValueError(f"Input {name} contains NaN ({n_nan} entries); jitree does not "
+                         "accept missing values yet")
+    raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
+
+
+def check_X(X, name="X", finite=True):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
-    dtype must change)."""
+    dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
+    prediction kernel does it during its own pass)."""
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(
             f"{name} is a sparse matrix; jitree needs dense data (call X.toarray())")
@@ -70,12 +88,8 @@ def check_X(X, name="X", estimator=None):
                          "minimum of 1 is required.")
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
         array = np.ascontiguousarray(array)
-    if not np.isfinite(array).all():
-        if np.isnan(array).any():
-            raise ValueError(f"Input {name} contains NaN; jitree does not accept missing "
-                             "values yet")
-        raise ValueError(f"Input {name} contains infinity or a value too large for "
-                         f"{array.dtype}")
+    if finite and any_nonfinite(*float_bits(array)):
+        raise_nonfinite(array, name)
     return array
 
 
