@@ -9,6 +9,7 @@ from hypothesis.extra import numpy as hnp
 import jitree
 from jitree.kernels.grow import pack_bits
 from jitree.model.builder import presort
+
 from naive import predict_walk
 
 

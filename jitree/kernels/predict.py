@@ -70,9 +70,9 @@ def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, max_depth, 
 
     ``table`` holds one row per flat node: class probabilities, means, class indices or the
     node's id in the Tree (for ``apply``). Returns whether X holds a NaN or an infinity
-    (see :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk, which loads each row
-    anyway, instead of costing the caller another pass over X; the caller discards ``out``
-    and raises when it is true.
+    (see :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk,
+    which loads each row anyway, instead of costing the caller another pass over X (twice
+    the reads for a memory-mapped file); the caller discards ``out`` and raises when true.
     """
     n_rows = X.shape[0]
     width = table.shape[1]
