@@ -285,3 +285,19 @@ def test_export_text_shows_the_splits():
     tree = model.tree_
     assert text.splitlines()[0] == f"|--- {'abcde'[tree.feature[0]]} <= {tree.threshold[0]:.4f}"
     assert text.count("class:") == tree.n_leaves
+
+
+def test_more_than_256_classes_use_wide_labels():
+    # 300 classes do not fit the compact 8-bit label type: the 16-bit path must agree with a
+    # naive check (a full tree on distinct rows reproduces its training labels)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1200, 3))
+    y = np.arange(1200) % 300
+    model = jitree.DecisionTreeClassifier().fit(X, y)
+    assert model.n_classes_ == 300
+    np.testing.assert_array_equal(model.predict(X), y)
+    shallow = jitree.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    leaves = shallow.apply(X)
+    for leaf in np.unique(leaves):
+        np.testing.assert_array_equal(shallow.tree_.value[leaf],
+                                      np.bincount(y[leaves == leaf], minlength=300))

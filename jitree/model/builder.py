@@ -139,14 +139,16 @@ class TreeBuilder:
         n_samples, n_features = X.shape
         self.sorted_index = np.empty((n_features, n_samples), dtype=np.int32)
         self.sorted_value = np.empty((n_features, n_samples), dtype=X.dtype)
+        # the smallest label type that holds the classes: labels move with every partition
         if params.is_regression:
-            label = np.empty(0, dtype=np.uint16)
-            self.sorted_label = np.empty((1, 0), dtype=np.uint16)
+            label = np.empty(0, dtype=np.uint8)
+            self.sorted_label = np.empty((1, 0), dtype=np.uint8)
         else:
             if n_classes > np.iinfo(np.uint16).max:
                 raise ValueError(f"y has {n_classes} classes; jitree supports at most 65535")
-            label = target.astype(np.uint16)
-            self.sorted_label = np.empty((n_features, n_samples), dtype=np.uint16)
+            label_type = np.uint8 if n_classes <= np.iinfo(np.uint8).max + 1 else np.uint16
+            label = target.astype(label_type)
+            self.sorted_label = np.empty((n_features, n_samples), dtype=label_type)
         presort(X, label, self.sorted_index, self.sorted_value, self.sorted_label)
         self.target = target
         self.sample_weight = sample_weight
