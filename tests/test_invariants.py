@@ -125,6 +125,13 @@ def test_any_label_type():
     np.testing.assert_array_equal(model.predict(X), np.array(["setosa", "versicolor",
                                                               "virginica"])[
         numeric.predict(X) - 10])
+    # int64 and float64 labels are written by the kernel directly, other types via classes_
+    for labels in (y + 10, (y + 10).astype(np.float64), (y + 10).astype(np.int32),
+                   (y + 10).astype(np.uint8)):
+        other = jitree.DecisionTreeClassifier(max_depth=4).fit(X, labels)
+        predicted = other.predict(X)
+        assert predicted.dtype == labels.dtype
+        np.testing.assert_array_equal(predicted, numeric.predict(X))
 
 
 def test_sample_weight_integer_equals_repetition():

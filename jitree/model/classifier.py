@@ -131,17 +131,28 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.n_classes_ = classes.shape[0]
         self._fit_tree(X, y_index.astype(np.float64), sample_weight, self.n_classes_,
                        self.n_classes_)
-        table = self.tree_.probability_table()
-        self._node_proba = table
-        self._node_class = np.argmax(table, axis=1).astype(np.int64)
         return self
+
+    def _node_proba(self):
+        return self.tree_.cached("proba", self.tree_.probability_table)
+
+    def _node_label(self):
+        """Per node: the predicted label itself when the labels are int64 or float64 (the
+        kernel then writes labels directly), else the index into ``classes_``."""
+        def compute():
+            index = np.argmax(self._node_proba(), axis=1)
+            if self.classes_.dtype in (np.int64, np.float64):
+                return self.classes_[index], True
+            return index.astype(np.int64), False
+
+        return self.tree_.cached(("label", self.classes_.dtype.str), compute)
 
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches."""
         X = self._validate_predict_X(X)
         with n_threads(self.n_jobs):
-            return self.tree_.predict_table(X, self._node_proba)
+            return self.tree_.predict_table(X, self._node_proba())
 
     def predict_log_proba(self, X):
         proba = self.predict_proba(X)
@@ -151,9 +162,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
         X = self._validate_predict_X(X)
+        node_label, direct = self._node_label()
         with n_threads(self.n_jobs):
-            index = self.tree_.predict_labels(X, self._node_class)
-        return self.classes_.take(index)
+            if node_label.dtype == np.float64:
+                labels = self.tree_.predict_table(X, node_label[:, None])[:, 0]
+            else:
+                labels = self.tree_.predict_labels(X, node_label)
+        return labels if direct else self.classes_.take(labels)
 
     def score(self, X, y, sample_weight=None):
         """Mean (weighted) accuracy."""

@@ -117,6 +117,14 @@ class Tree:
         return importances
 
     # -- prediction (X already validated: 2-D float32/float64, n_features columns) -----------
+    def cached(self, key, compute):
+        """``compute()``, computed once per tree (node tables derived from the arrays; a Tree
+        is not modified after construction: pruning builds a new one)."""
+        cache = self.__dict__.setdefault("_cache", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
     def flat(self, dtype):
         """The flat layout of :mod:`jitree.kernels.predict` for X of ``dtype``, built once.
 
@@ -127,10 +135,7 @@ class Tree:
         a breadth-first numbering on a 45k-node tree).
         """
         dtype = np.dtype(dtype)
-        cache = self.__dict__.setdefault("_flat_cache", {})
-        if dtype not in cache:
-            cache[dtype] = self._build_flat(dtype)
-        return cache[dtype]
+        return self.cached(("flat", dtype), lambda: self._build_flat(dtype))
 
     def _build_flat(self, dtype):
         n_nodes = self.node_count
