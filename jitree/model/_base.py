@@ -158,6 +158,25 @@ class BaseDecisionTree(ParamsMixin):
             self.feature_names_in_ = names
         return X
 
+    @classmethod
+    def _from_tree(cls, tree, classes=None, feature_names=None, params=None):
+        """A fitted estimator around an existing ``tree`` (loading, conversion, pruning).
+
+        ``classes``: the labels of the tree's value columns (classifiers); ``feature_names``:
+        the fitted column names or None; ``params``: constructor parameters. The tree must have
+        been checked by the caller.
+        """
+        model = cls(**(params or {}))
+        model.tree_ = tree
+        model.n_features_in_ = tree.n_features
+        model.max_features_ = tree.n_features
+        if feature_names is not None:
+            model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        if cls._task == "classification":
+            model.classes_ = np.asarray(classes)
+            model.n_classes_ = model.classes_.shape[0]
+        return model
+
     # -- prediction --------------------------------------------------------------------------
     def _validate_predict_X(self, X):
         check_is_fitted(self)
