@@ -7,9 +7,10 @@ import numpy as np
 
 from .._threading import n_threads
 from ..kernels import criteria
+from . import pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, TreeBuilder
-from .validation import check_is_fitted, check_X, feature_names_of
+from .validation import check_is_fitted, check_sample_weight, check_X, feature_names_of
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
 _SEED_RANGE = 2**63
@@ -141,9 +142,10 @@ class BaseDecisionTree(ParamsMixin):
     def _fit_tree(self, X, target, sample_weight, n_stats, n_classes):
         n_samples, n_features = X.shape
         params = self._grow_params(n_samples, n_features, float(sample_weight.sum()))
+        ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         with n_threads(self.n_jobs):
             tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes)
-        self.tree_ = tree
+        self.tree_ = pruning.cost_complexity(tree, ccp_alpha)
         self.n_features_in_ = n_features
         self.max_features_ = params.max_features
         return self
@@ -157,6 +159,34 @@ class BaseDecisionTree(ParamsMixin):
         if names is not None:
             self.feature_names_in_ = names
         return X
+
+    # -- post-pruning ------------------------------------------------------------------------
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Minimal cost-complexity pruning path of the tree these parameters grow on (X, y).
+
+        Returns a dict (also readable as attributes) with ``ccp_alphas``, the effective alpha
+        of each successive prune (starting at 0, the full tree), and ``impurities``, the total
+        leaf impurity sum_leaves W_t / W impurity_t of each pruned tree.
+        """
+        grown = type(self)(**{**self.get_params(), "ccp_alpha": 0.0})
+        grown.fit(X, y, sample_weight=sample_weight)
+        return pruning.cost_complexity_path(grown.tree_)
+
+    def prune_reduced_error(self, X_prune, y_prune, sample_weight=None):
+        """Reduced Error Pruning on a separate pruning set; returns self.
+
+        Bottom-up, every internal node whose replacement by a leaf (predicting its own training
+        prediction) makes no more errors (classification: misclassified weight) or no larger
+        squared error (regression) on the pruning samples reaching it becomes a leaf.
+        """
+        X_prune = self._validate_predict_X(X_prune)
+        target, node_prediction = self._pruning_targets(y_prune, X_prune.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X_prune.shape[0])
+        if X_prune.dtype == np.float32:  # the walk compares in float64 like the Tree arrays
+            X_prune = X_prune.astype(np.float64)
+        self.tree_ = pruning.reduced_error(self.tree_, X_prune, target, sample_weight,
+                                           node_prediction, self._task == "regression")
+        return self
 
     @classmethod
     def _from_tree(cls, tree, classes=None, feature_names=None, params=None):

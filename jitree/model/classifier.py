@@ -70,6 +70,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         A node whose purity ``max_c p_c`` is at least this becomes a leaf.
     impurity_threshold : float, default=0.0
         A node whose impurity is at most this becomes a leaf.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning after growth: branches whose effective alpha is at most
+        this are pruned (see ``cost_complexity_pruning_path``).
     n_jobs : int or None, default=None
         Threads for fitting and prediction (None or -1: all cores).
 
@@ -92,7 +95,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, purity_threshold=1.0, impurity_threshold=0.0,
-                 n_jobs=None):
+                 ccp_alpha=0.0, n_jobs=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -106,6 +109,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.class_weight = class_weight
         self.purity_threshold = purity_threshold
         self.impurity_threshold = impurity_threshold
+        self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -131,6 +135,30 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.n_classes_ = classes.shape[0]
         self._fit_tree(X, y_index.astype(np.float64), sample_weight, self.n_classes_,
                        self.n_classes_)
+        return self
+
+    def _pruning_targets(self, y, n_samples):
+        """Class index of each pruning label (-1 for a label unseen at fit: always an error)
+        and the class index each node predicts."""
+        y = check_y(y, n_samples, regression=False)
+        position = np.searchsorted(self.classes_, y)
+        position = np.clip(position, 0, self.classes_.shape[0] - 1)
+        known = self.classes_[position] == y
+        target = np.where(known, position, -1).astype(np.float64)
+        node_class = np.argmax(self.tree_.value, axis=1).astype(np.float64)
+        return target, node_class
+
+    def prune_pessimistic(self, confidence=0.25):
+        """C4.5's pessimistic pruning (subtree replacement) at confidence factor
+        ``confidence``; returns self. Smaller values prune more."""
+        from .pruning import pessimistic
+        from .validation import check_is_fitted
+
+        check_is_fitted(self)
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
+                or not 0.0 < confidence < 1.0:
+            raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        self.tree_ = pessimistic(self.tree_, float(confidence))
         return self
 
     def _node_proba(self):

@@ -25,7 +25,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, impurity_threshold=0.0, n_jobs=None):
+                 min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0,
+                 n_jobs=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -37,6 +38,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.impurity_threshold = impurity_threshold
+        self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -46,6 +48,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
         y = check_y(y, n_samples, regression=True)
         sample_weight = check_sample_weight(sample_weight, n_samples)
         return self._fit_tree(X, y, sample_weight, 2, 0)
+
+    def _pruning_targets(self, y, n_samples):
+        return check_y(y, n_samples, regression=True), self.tree_.value[:, 0].copy()
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""

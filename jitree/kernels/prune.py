@@ -1,0 +1,177 @@
+"""Post-pruning kernels. A pruned tree is described by a mask of the nodes that become leaves;
+:func:`compact_order` then lists the nodes that remain, for the Python layer to gather."""
+
+import heapq
+
+import numpy as np
+
+from ._jit import jit
+
+_NO_PARENT = -1
+
+
+@jit
+def parents_of(children_left, children_right):
+    """parent[node] (-1 for the root)."""
+    parent = np.full(children_left.shape[0], _NO_PARENT, dtype=np.int64)
+    for node in range(children_left.shape[0]):
+        if children_left[node] >= 0:
+            parent[children_left[node]] = node
+            parent[children_right[node]] = node
+    return parent
+
+
+@jit
+def cost_complexity_prune(children_left, children_right, r_node, ccp_alpha, make_leaf,
+                          path_alpha, path_impurity):
+    """Minimal cost-complexity pruning (weakest link first).
+
+    ``r_node[t] = W_t / W * impurity_t``; for the branch T_t rooted at t,
+    ``R(T_t)`` = sum of r_node over its leaves and its effective alpha is
+    ``g(t) = (r_node[t] - R(T_t)) / (leaves(T_t) - 1)``. Repeatedly the internal node with the
+    smallest g (ties: lowest node id) becomes a leaf, while g <= ``ccp_alpha``. A heap holds the
+    candidates; after a prune the ancestors' g change and are pushed again, stale entries are
+    skipped (``version``). Writes ``make_leaf`` (nodes turned into leaves) and the pruning path
+    (alpha of each prune, total leaf impurity after it; entry 0 is the unpruned tree with
+    alpha 0). Returns the number of path entries.
+    """
+    n_nodes = children_left.shape[0]
+    parent = parents_of(children_left, children_right)
+    n_leaves = np.zeros(n_nodes, dtype=np.int64)
+    r_branch = np.zeros(n_nodes)
+    # leaves' costs summed into every ancestor (children may be numbered in any order)
+    for node in range(n_nodes):
+        if children_left[node] < 0:
+            r_branch[node] = r_node[node]
+            n_leaves[node] = 1
+            ancestor = parent[node]
+            while ancestor != _NO_PARENT:
+                r_branch[ancestor] += r_node[node]
+                n_leaves[ancestor] += 1
+                ancestor = parent[ancestor]
+    alive = np.ones(n_nodes, dtype=np.uint8)
+    is_leaf = np.zeros(n_nodes, dtype=np.uint8)
+    version = np.zeros(n_nodes, dtype=np.int64)
+    heap = [(0.0, np.int64(0), np.int64(0))]
+    heap.pop()
+    for node in range(n_nodes):
+        if children_left[node] < 0:
+            is_leaf[node] = 1
+        else:
+            g = (r_node[node] - r_branch[node]) / (n_leaves[node] - 1)
+            heap.append((g, np.int64(node), np.int64(0)))
+    heapq.heapify(heap)
+    make_leaf[:] = 0
+    path_alpha[0] = 0.0
+    path_impurity[0] = r_branch[0]
+    n_path = 1
+    stack = np.empty(n_nodes, dtype=np.int64)
+    while len(heap) > 0 and not is_leaf[0]:
+        g, node, node_version = heapq.heappop(heap)
+        if not alive[node] or is_leaf[node] or node_version != version[node]:
+            continue
+        if g > ccp_alpha:
+            break
+        # the branch below node leaves the tree
+        top = 0
+        stack[top] = children_left[node]
+        stack[top + 1] = children_right[node]
+        top = 2
+        while top > 0:
+            top -= 1
+            below = stack[top]
+            alive[below] = 0
+            if children_left[below] >= 0:
+                stack[top] = children_left[below]
+                stack[top + 1] = children_right[below]
+                top += 2
+        is_leaf[node] = 1
+        make_leaf[node] = 1
+        removed_leaves = n_leaves[node] - 1
+        r_increase = r_node[node] - r_branch[node]
+        n_leaves[node] = 1
+        r_branch[node] = r_node[node]
+        ancestor = parent[node]
+        while ancestor != _NO_PARENT:
+            n_leaves[ancestor] -= removed_leaves
+            r_branch[ancestor] += r_increase
+            version[ancestor] += 1
+            heapq.heappush(heap, ((r_node[ancestor] - r_branch[ancestor])
+                                  / (n_leaves[ancestor] - 1), ancestor, version[ancestor]))
+            ancestor = parent[ancestor]
+        path_alpha[n_path] = g
+        path_impurity[n_path] = r_branch[0]
+        n_path += 1
+    return n_path
+
+
+@jit
+def compact_order(children_left, children_right, make_leaf):
+    """Ids of the nodes that remain when ``make_leaf`` nodes become leaves, in the new order:
+    breadth-first, the two children of a node side by side (so children ids exceed their
+    parent's). Returns (old id of each new node, new id of each old node or -1)."""
+    n_nodes = children_left.shape[0]
+    old_of_new = np.empty(n_nodes, dtype=np.int64)
+    new_of_old = np.full(n_nodes, -1, dtype=np.int64)
+    old_of_new[0] = 0
+    new_of_old[0] = 0
+    count = 1
+    position = 0
+    while position < count:
+        node = old_of_new[position]
+        position += 1
+        if children_left[node] >= 0 and not make_leaf[node]:
+            for child in (children_left[node], children_right[node]):
+                old_of_new[count] = child
+                new_of_old[child] = count
+                count += 1
+    return old_of_new[:count], new_of_old
+
+
+@jit
+def node_errors(X, feature, threshold, children_left, children_right, is_regression,
+                node_prediction, target, sample_weight, errors, reached):
+    """For every node: the (weighted) errors it would make as a leaf on the samples (X, target)
+    reaching it, and their weight. Classification: weight of samples whose label differs from
+    ``node_prediction[node]``; regression: weighted squared error to ``node_prediction``."""
+    errors[:] = 0.0
+    reached[:] = 0.0
+    for i in range(X.shape[0]):
+        node = 0
+        while True:
+            w = sample_weight[i]
+            reached[node] += w
+            if is_regression:
+                difference = target[i] - node_prediction[node]
+                errors[node] += w * difference * difference
+            elif target[i] != node_prediction[node]:
+                errors[node] += w
+            if children_left[node] < 0:
+                break
+            if X[i, feature[node]] <= threshold[node]:
+                node = children_left[node]
+            else:
+                node = children_right[node]
+
+
+@jit
+def prune_bottom_up(children_left, children_right, order, leaf_cost, slack, make_leaf,
+                    subtree_cost):
+    """Replace a subtree by a leaf when ``leaf_cost[node] <= subtree cost + slack``.
+
+    ``order``: all nodes, every parent before its children (visited in reverse, so children
+    are decided first). The subtree cost of a kept internal node is the sum of its children's
+    (already pruned) costs. Writes ``make_leaf`` and ``subtree_cost``.
+    """
+    make_leaf[:] = 0
+    for position in range(order.shape[0] - 1, -1, -1):
+        node = order[position]
+        if children_left[node] < 0:
+            subtree_cost[node] = leaf_cost[node]
+            continue
+        below = subtree_cost[children_left[node]] + subtree_cost[children_right[node]]
+        if leaf_cost[node] <= below + slack:
+            make_leaf[node] = 1
+            subtree_cost[node] = leaf_cost[node]
+        else:
+            subtree_cost[node] = below
