@@ -1,13 +1,186 @@
-"""The ``jitree`` command line."""
+"""The ``jitree`` command line: fit, predict (streamed), rules, show, demo.
+
+Exit codes: 0 success, 1 an error in the data, the model file or the options' values (one
+line on stderr, no traceback), 2 a usage error (unknown command or option).
+"""
 
 import argparse
+import csv
+import os
 import sys
 import time
 
+import numpy as np
+
+
+# -- reading a whole table for fit -------------------------------------------------------------
+def _parse_number_column(values):
+    try:
+        return np.array([float(v) for v in values])
+    except ValueError:
+        return None
+
+
+def _read_table(path, target):
+    """(X float64, y, feature names or None) from a .csv, .parquet or .npy file."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".npy":
+        try:
+            data = np.load(path, allow_pickle=False)
+        except ValueError as error:
+            raise ValueError(f"{path}: not a readable .npy file ({error})") from None
+        if data.ndim != 2:
+            raise ValueError(f"{path}: expected a 2-D array, got shape {data.shape}")
+        try:
+            column = int(target)
+        except ValueError:
+            raise ValueError(f"--target must be a column index for .npy data, got "
+                             f"{target!r}") from None
+        if not -data.shape[1] <= column < data.shape[1]:
+            raise ValueError(f"--target {column} is out of range for {data.shape[1]} columns")
+        column %= data.shape[1]
+        features = [j for j in range(data.shape[1]) if j != column]
+        return data[:, features].astype(np.float64), data[:, column], None
+    if extension == ".csv":
+        with open(path, newline="") as handle:
+            rows = [row for row in csv.reader(handle) if row]
+        if not rows:
+            raise ValueError(f"{path}: empty file")
+        header, body = [name.strip() for name in rows[0]], rows[1:]
+        if any(len(row) != len(header) for row in body):
+            raise ValueError(f"{path}: rows do not all have {len(header)} fields")
+        columns = {name: [row[j] for row in body] for j, name in enumerate(header)}
+    elif extension in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError("reading Parquet needs pyarrow: pip install 'jitree[parquet]'") \
+                from None
+        table = pq.read_table(path)
+        header = list(table.column_names)
+        columns = {name: table.column(name).to_pylist() for name in header}
+    else:
+        raise ValueError(f"{path}: unknown data format {extension!r} (use .npy, .csv or "
+                         ".parquet)")
+    if target not in columns:
+        raise ValueError(f"{path}: no column {target!r} (columns: {header})")
+    names = [name for name in header if name != target]
+    X = np.empty((len(columns[target]), len(names)))
+    for j, name in enumerate(names):
+        parsed = _parse_number_column(columns[name])
+        if parsed is None:
+            raise ValueError(f"{path}: column {name!r} is not numeric")
+        X[:, j] = parsed
+    y = _parse_number_column(columns[target])
+    if y is None:
+        y = np.array([str(v) for v in columns[target]])
+    return X, y, names
+
+
+def _is_regression(y, task):
+    if task != "auto":
+        return task == "regression"
+    return y.dtype.kind == "f" and not np.all(np.isfinite(y) & (y == np.round(y)))
+
+
+# -- commands ----------------------------------------------------------------------------------
+def _fit(args):
+    import jitree
+    from jitree.model.persistence import save
+
+    X, y, names = _read_table(args.data, args.target)
+    regression = _is_regression(y, args.task)
+    if not regression and y.dtype.kind == "f":
+        y = y.astype(np.int64)
+    params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
+                  max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
+                  n_jobs=args.n_jobs)
+    if args.criterion:
+        params["criterion"] = args.criterion
+    cls = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
+    start = time.perf_counter()
+    model = cls(**params).fit(X, y)
+    seconds = time.perf_counter() - start
+    if names is not None:
+        model.feature_names_in_ = np.array(names, dtype=object)
+    save(model, args.output)
+    print(f"{type(model).__name__}: {X.shape[0]} rows x {X.shape[1]} features, "
+          f"{model.tree_.node_count} nodes, depth {model.get_depth()}, fitted in "
+          f"{seconds:.3f} s; training score {model.score(X, y):.4f}; saved to {args.output}")
+    return 0
+
+
+def _progress_bar(total, enabled):
+    """A tqdm bar on stderr when tqdm is installed and wanted, else a silent callback."""
+    if not enabled:
+        return None, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(total=total, unit="rows", unit_scale=True, file=sys.stderr, leave=False)
+    seen = [0]
+
+    def update(done, _total):
+        bar.update(done - seen[0])
+        seen[0] = done
+
+    return update, bar
+
+
+def _predict(args):
+    from jitree.batch import open_rows, predict_file
+    from jitree.model.persistence import load
+
+    model = load(args.model)
+    names = getattr(model, "feature_names_in_", None)
+    reader = open_rows(args.data, None if names is None else list(names))
+    total = reader.n_rows
+    reader.close()
+    update, bar = _progress_bar(total, not args.quiet)
+    start = time.perf_counter()
+    try:
+        predict_file(model, args.data, args.output, chunk_rows=args.chunk_rows,
+                     method="predict_proba" if args.proba else "predict", progress=update)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - start
+    rate = total / seconds if seconds > 0 else float("inf")
+    print(f"{total} rows predicted in {seconds:.3f} s ({rate / 1e6:.2f} M rows/s); "
+          f"written to {args.output}")
+    return 0
+
+
+def _rules(args):
+    from jitree.model.persistence import load
+    from jitree.model.rules import format_rules, rules
+
+    print(format_rules(rules(load(args.model))), end="")
+    return 0
+
+
+def _show(args):
+    import jitree
+    from jitree.model.persistence import load
+
+    model = load(args.model)
+    tree = model.tree_
+    print(f"{type(model).__name__}: {tree.node_count} nodes, {tree.n_leaves} leaves, "
+          f"depth {tree.max_depth}, {tree.n_features} features")
+    if hasattr(model, "classes_"):
+        print(f"classes: {list(model.classes_)}")
+    changed = {k: v for k, v in model.get_params().items()
+               if v != type(model)().get_params()[k]}
+    print(f"parameters: {changed or 'defaults'}")
+    print(jitree.export_text(model), end="")
+    return 0
+
 
 def _demo(args):
-    import numpy as np
-
     import jitree
     from jitree.datasets import load_iris, make_classification_data
 
@@ -27,29 +200,73 @@ def _demo(args):
     print(f"fit {fit_seconds * 1e3:.2f} ms, predict {predict_seconds * 1e3:.2f} ms "
           f"(the first run compiles the kernels; later runs load them from the cache)\n")
 
-    n_rows = args.rows
-    X, y = make_classification_data(n_rows, 20, n_classes=3, seed=1)
-    split = n_rows * 4 // 5
+    n_train, n_predict = args.train_rows, args.rows
+    X, y = make_classification_data(n_train + n_predict, 20, n_classes=3, seed=1)
+    X, y, X_new, y_new = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
     start = time.perf_counter()
-    model = jitree.DecisionTreeClassifier(max_depth=12).fit(X[:split], y[:split])
+    model = jitree.DecisionTreeClassifier(min_samples_leaf=5).fit(X, y)
     fit_seconds = time.perf_counter() - start
+    print(f"synthetic: {n_train} x 20 float32 rows, 3 classes, min_samples_leaf=5: "
+          f"{model.tree_.node_count} nodes, fitted in {fit_seconds:.3f} s")
+    model.predict(X_new[:1000])  # load the predict kernels before timing
     start = time.perf_counter()
-    accuracy = model.score(X[split:], y[split:])
+    predicted = model.predict(X_new)
     predict_seconds = time.perf_counter() - start
-    print(f"synthetic: {split} x 20 float32 rows, 3 classes, max_depth=12")
-    print(f"  tree: {model.tree_.node_count} nodes, test accuracy {accuracy:.3f}")
-    print(f"  fit {fit_seconds:.3f} s, predict {n_rows - split} rows in "
-          f"{predict_seconds * 1e3:.1f} ms")
+    print(f"batch prediction: {n_predict} rows in {predict_seconds:.3f} s "
+          f"({n_predict / predict_seconds / 1e6:.1f} M rows/s), accuracy "
+          f"{np.mean(predicted == y_new):.3f}")
     return 0
+
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
 
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="jitree", description="Numba-JIT decision trees.")
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="fit and print a tree on the embedded iris data")
-    demo.add_argument("--max-depth", type=int, default=3, help="depth of the iris tree")
-    demo.add_argument("--rows", type=int, default=200_000,
-                      help="rows of the synthetic timing problem")
+
+    fit = commands.add_parser("fit", help="fit a tree on a data file and save it")
+    fit.add_argument("data", help="training data: .csv (with header), .parquet or .npy")
+    fit.add_argument("--target", required=True,
+                     help="target column: a name (.csv/.parquet) or an index (.npy)")
+    fit.add_argument("-o", "--output", required=True, help="model file to write")
+    fit.add_argument("--task", choices=["auto", "classification", "regression"],
+                     default="auto", help="auto: regression for non-integer numeric targets")
+    fit.add_argument("--criterion", help="split criterion (default: gini / squared_error)")
+    fit.add_argument("--max-depth", type=_positive_int)
+    fit.add_argument("--min-samples-leaf", type=_positive_int, default=1)
+    fit.add_argument("--max-leaf-nodes", type=_positive_int)
+    fit.add_argument("--ccp-alpha", type=float, default=0.0)
+    fit.add_argument("--n-jobs", type=int)
+    fit.set_defaults(run=_fit)
+
+    predict = commands.add_parser("predict", help="predict a data file in chunks")
+    predict.add_argument("model", help="model file written by 'jitree fit' or jitree.save")
+    predict.add_argument("data", help="rows to predict: .npy, .csv or .parquet")
+    predict.add_argument("-o", "--output", required=True, help="predictions: .npy or .csv")
+    predict.add_argument("--proba", action="store_true", help="class probabilities")
+    predict.add_argument("--chunk-rows", type=_positive_int, default=1_000_000)
+    predict.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    predict.set_defaults(run=_predict)
+
+    rules = commands.add_parser("rules", help="print the IF-THEN rules of a model")
+    rules.add_argument("model")
+    rules.set_defaults(run=_rules)
+
+    show = commands.add_parser("show", help="print a model's summary and tree")
+    show.add_argument("model")
+    show.set_defaults(run=_show)
+
+    demo = commands.add_parser("demo", help="fit and print a tree on the embedded iris data, "
+                                            "then time a batch prediction")
+    demo.add_argument("--max-depth", type=_positive_int, default=3, help="iris tree depth")
+    demo.add_argument("--train-rows", type=_positive_int, default=200_000)
+    demo.add_argument("--rows", type=_positive_int, default=2_000_000,
+                      help="rows of the batch prediction")
     demo.set_defaults(run=_demo)
     return parser
 
@@ -59,7 +276,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, OSError) as error:
+    except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"jitree: error: {error}", file=sys.stderr)
         return 1
 

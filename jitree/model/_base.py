@@ -208,11 +208,15 @@ class BaseDecisionTree(ParamsMixin):
         return model
 
     # -- prediction --------------------------------------------------------------------------
-    def _validate_predict_X(self, X):
+    def _validate_predict_X(self, X, by_position=False):
+        """X checked against the fitted features. ``by_position``: the columns are taken in
+        order without a feature-name check (files without names, streamed chunks)."""
         check_is_fitted(self)
         fitted_names = getattr(self, "feature_names_in_", None)
         names = feature_names_of(X)
-        if fitted_names is not None and names is not None:
+        if by_position:
+            pass
+        elif fitted_names is not None and names is not None:
             if not np.array_equal(names, fitted_names):
                 missing = [c for c in fitted_names if c not in set(names)]
                 unexpected = [c for c in names if c not in set(fitted_names)]

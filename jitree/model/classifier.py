@@ -178,7 +178,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches."""
-        X = self._validate_predict_X(X)
+        return self._predict_proba_validated(self._validate_predict_X(X))
+
+    def _predict_proba_validated(self, X):
         with n_threads(self.n_jobs):
             return self.tree_.predict_table(X, self._node_proba())
 
@@ -189,7 +191,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
-        X = self._validate_predict_X(X)
+        return self._predict_validated(self._validate_predict_X(X))
+
+    def _predict_validated(self, X):
         node_label, direct = self._node_label()
         with n_threads(self.n_jobs):
             if node_label.dtype == np.float64:

@@ -54,7 +54,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""
-        X = self._validate_predict_X(X)
+        return self._predict_validated(self._validate_predict_X(X))
+
+    def _predict_validated(self, X):
         with n_threads(self.n_jobs):
             return self.tree_.predict_table(X, self.tree_.value)[:, 0]
 
