@@ -8,22 +8,31 @@ from .exceptions import DataConversionWarning, NotFittedError  # noqa: E402
 from .measures import impurity, split_gain  # noqa: E402
 from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
-from .model.export import export_text  # noqa: E402
+from .model.export import export_graphviz, export_text  # noqa: E402
+from .model.plot import plot_tree  # noqa: E402
 from .model.regressor import DecisionTreeRegressor  # noqa: E402
+from .model.rules import Condition, Rule, format_rules, rules, rules_to_text  # noqa: E402
 from .model.tree import TREE_LEAF, TREE_UNDEFINED, Tree  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Condition",
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "NotFittedError",
+    "Rule",
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
     "clone",
+    "export_graphviz",
     "export_text",
+    "format_rules",
     "impurity",
+    "plot_tree",
+    "rules",
+    "rules_to_text",
     "split_gain",
 ]

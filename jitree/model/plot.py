@@ -1,0 +1,167 @@
+"""Drawing a fitted tree with matplotlib (the ``plot`` extra)."""
+
+import numpy as np
+
+from .export import (
+    _check_max_depth,
+    _check_precision,
+    _class_labels,
+    _feature_names,
+    _fill_colors,
+    _fitted_tree,
+    _impurity_name,
+    _node_lines,
+    _walk,
+)
+
+# Boxes may fill this much of the room between neighbours, leaving a visible gap
+_WIDTH_SHARE = 0.92
+_HEIGHT_SHARE = 0.72
+_LARGEST_AUTO_FONTSIZE = 14.0
+_BOX_PAD = 0.35  # box padding around the text, as a fraction of the font size
+
+
+def _layout(boxes):
+    """x, y of each box: leaves (and placeholders) at successive x = 0, 1, 2, ... in
+    depth-first order, a parent midway between its children; y = -depth."""
+    children = {}
+    for index, (_, parent_index, _, _, _) in enumerate(boxes):
+        if parent_index >= 0:
+            children.setdefault(parent_index, []).append(index)
+    x = np.zeros(len(boxes))
+    y = np.array([-float(depth) for _, _, depth, _, _ in boxes])
+    next_leaf = 0
+    for index in range(len(boxes)):  # depth-first order: leaves come left to right
+        if index not in children:
+            x[index] = next_leaf
+            next_leaf += 1
+    for index in reversed(range(len(boxes))):  # children come after their parent
+        if index in children:
+            x[index] = np.mean(x[children[index]])
+    return x, y
+
+
+def _fit_fontsize(ax, texts, x, y, fontsize):
+    """The largest font size (at most _LARGEST_AUTO_FONTSIZE) at which no two boxes of one
+    depth overlap, no box leaves the axes and boxes of successive depths keep a gap.
+
+    Text extents are measured at ``fontsize`` and scale linearly with it.
+    """
+    figure = ax.figure
+    to_pixels = figure.dpi / 72.0
+    pad = 2.0 * _BOX_PAD * fontsize * to_pixels
+    widths = np.array([t.get_window_extent().width for t in texts]) + pad
+    heights = np.array([t.get_window_extent().height for t in texts]) + pad
+    axes_box = ax.get_window_extent()
+    x_low, x_high = ax.get_xlim()
+    y_low, y_high = ax.get_ylim()
+    unit_x = axes_box.width / (x_high - x_low)  # pixels per leaf slot
+    unit_y = axes_box.height / (y_high - y_low)  # pixels per depth level
+
+    scale = _HEIGHT_SHARE * unit_y / heights.max()
+    for depth in np.unique(y):
+        level = np.flatnonzero(y == depth)
+        level = level[np.argsort(x[level])]
+        # half-widths of neighbours together within the distance of their centres
+        gaps = np.diff(x[level]) * unit_x
+        needed = (widths[level][:-1] + widths[level][1:]) / 2.0
+        if gaps.size:
+            scale = min(scale, _WIDTH_SHARE * float(np.min(gaps / needed)))
+        # and every box inside the axes
+        room = np.minimum(x[level] - x_low, x_high - x[level]) * unit_x
+        scale = min(scale, float(np.min(2.0 * room / widths[level])))
+    return min(fontsize * scale, _LARGEST_AUTO_FONTSIZE)
+
+
+def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=None,
+              fontsize=None, filled=True, precision=3):
+    """Draw a fitted tree on a matplotlib Axes; returns the box Text artists.
+
+    Nodes are laid out by depth (root on top) and by the left-to-right order of the leaves,
+    each parent centred over its children; each box shows the node's test, impurity, samples,
+    value and class as in :func:`jitree.export_graphviz`, and the root's edges are labelled
+    True (the test holds: left) and False. Needs matplotlib (``pip install 'jitree[plot]'``).
+
+    Parameters
+    ----------
+    model : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    ax : matplotlib Axes, optional
+        Default: the current Axes (``pyplot.gca()``). Its size should be final: the font size
+        is chosen for it.
+    feature_names, class_names : sequences, optional
+        As in :func:`jitree.export_graphviz`.
+    max_depth : int, optional
+        Draw nodes down to this depth (root 0); each deeper subtree becomes a "(...)" box.
+    fontsize : float, optional
+        Default: the largest size (up to 14) at which boxes neither overlap nor leave the
+        axes. Large trees get small text: pass ``max_depth`` or draw on a larger figure.
+    filled : bool, default True
+        Colour the boxes by majority class (strength: purity) or by value (regressors).
+    precision : int, default 3
+        Decimals of thresholds, impurities and values.
+
+    Returns
+    -------
+    list of matplotlib.text.Text
+        One per box, depth-first with left children first ("(...)" boxes included).
+    """
+    tree = _fitted_tree(model)
+    names = _feature_names(model, tree, feature_names)
+    labels = _class_labels(model, tree, class_names)
+    precision = _check_precision(precision)
+    max_depth = _check_max_depth(max_depth)
+    try:
+        import matplotlib  # noqa: F401  (an optional dependency: checked here, not at import)
+    except ImportError:
+        raise ImportError("plot_tree needs matplotlib: pip install 'jitree[plot]'") from None
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+
+    impurity_name = _impurity_name(model, tree)
+    colors = _fill_colors(tree) if filled else None
+    # boxes[i] = (node, index of the parent box or -1, depth, is_left, hidden)
+    boxes, index_of_node = [], {}
+    for node, parent, depth, is_left, hidden in _walk(tree, max_depth):
+        index_of_node[node] = len(boxes)
+        boxes.append((node, index_of_node.get(parent, -1), depth, is_left, hidden))
+    x, y = _layout(boxes)
+
+    ax.set_xlim(float(x.min()) - 0.5, float(x.max()) + 0.5)
+    ax.set_ylim(float(y.min()) - 0.5, 0.5)
+    ax.set_axis_off()
+
+    measure_size = 10.0 if fontsize is None else float(fontsize)
+    texts = []
+    for index, (node, _, _, _, hidden) in enumerate(boxes):
+        if hidden:
+            text, face, line_style = "(...)", "white", "--"
+        else:
+            text = "\n".join(_node_lines(tree, node, names, labels, impurity_name, precision))
+            face, line_style = (colors[node] if filled else "white"), "-"
+        texts.append(ax.text(
+            x[index], y[index], text, ha="center", va="center", fontsize=measure_size,
+            parse_math=False,  # a "$" in a name is a dollar sign, not TeX
+            zorder=3, bbox={"boxstyle": f"round,pad={_BOX_PAD}", "facecolor": face,
+                            "edgecolor": "black", "linestyle": line_style}))
+    if fontsize is None:
+        best = _fit_fontsize(ax, texts, x, y, measure_size)
+        for text in texts:
+            text.set_fontsize(best)
+    else:
+        best = float(fontsize)
+
+    # edges centre to centre, under the opaque boxes, so that they seem to join the borders
+    for index, (_, parent_index, _, is_left, _) in enumerate(boxes):
+        if parent_index < 0:
+            continue
+        ax.plot([x[parent_index], x[index]], [y[parent_index], y[index]], color="black",
+                linewidth=0.8, zorder=1)
+        if parent_index == 0:
+            ax.text((x[0] + x[index]) / 2.0, (y[0] + y[index]) / 2.0,
+                    "True" if is_left else "False", ha="center", va="center",
+                    fontsize=0.85 * best, zorder=2,
+                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                          "edgecolor": "none"})
+    return texts
