@@ -5,8 +5,9 @@ import sys
 
 
 def test_demo_prints_tree_accuracy_and_times():
-    result = subprocess.run([sys.executable, "-m", "jitree.cli", "demo", "--rows", "50000", "--train-rows", "20000"],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run([sys.executable, "-m", "jitree.cli", "demo", "--rows", "50000",
+                             "--train-rows", "20000"], capture_output=True, text=True,
+                            timeout=600)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "|--- petal_length <= 2.4500" in out  # the iris root split

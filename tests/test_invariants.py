@@ -308,3 +308,11 @@ def test_more_than_256_classes_use_wide_labels():
     for leaf in np.unique(leaves):
         np.testing.assert_array_equal(shallow.tree_.value[leaf],
                                       np.bincount(y[leaves == leaf], minlength=300))
+
+
+def test_estimators_sharing_a_tree_keep_their_own_labels():
+    X, y = _data(n=300, classes=2)
+    first = jitree.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    first.predict(X)
+    other = jitree.DecisionTreeClassifier._from_tree(first.tree_, classes=np.array([10, 20]))
+    np.testing.assert_array_equal(other.predict(X), np.where(first.predict(X) == 1, 20, 10))

@@ -167,13 +167,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def _node_label(self):
         """Per node: the predicted label itself when the labels are int64 or float64 (the
         kernel then writes labels directly), else the index into ``classes_``."""
-        def compute():
-            index = np.argmax(self._node_proba(), axis=1)
-            if self.classes_.dtype in (np.int64, np.float64):
-                return self.classes_[index], True
-            return index.astype(np.int64), False
-
-        return self.tree_.cached(("label", self.classes_.dtype.str), compute)
+        index = self.tree_.cached(
+            "class_index", lambda: np.argmax(self._node_proba(), axis=1).astype(np.int64))
+        if self.classes_.dtype in (np.int64, np.float64):
+            # keyed by the labels themselves: estimators may share one Tree (_from_tree)
+            key = ("labels", self.classes_.dtype.str, self.classes_.tobytes())
+            return self.tree_.cached(key, lambda: self.classes_[index]), True
+        return index, False
 
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the

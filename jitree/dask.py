@@ -1,0 +1,224 @@
+"""Lazy prediction of a fitted jitree estimator on Dask arrays and DataFrames.
+
+``import jitree.dask`` (not done by ``import jitree``), then::
+
+    labels = jitree.dask.predict(model, X)          # X: dask Array or dask DataFrame
+    proba = jitree.dask.predict_proba(model, X)
+    leaves = jitree.dask.apply(model, X)
+
+Nothing is computed until the result is; each block or partition is predicted by
+``model.predict`` (``predict_proba``, ``apply``) wherever Dask runs it, a local thread pool or
+the workers of a ``dask.distributed`` cluster. The fitted model enters the task graph once, as
+a single key: a fitted estimator pickles to its parameters and the tree's node arrays (44
+bytes per node, plus 8 per class), never to the prediction layouts a Tree caches once it has
+predicted.
+
+Input and output:
+
+* ``dask.array.Array`` (2-D, float or integer): chunked along rows; column chunks are merged
+  into one. ``predict`` returns a 1-D array (``model.classes_.dtype`` for a classifier, float64
+  for a regressor), ``predict_proba`` a 2-D float64 array ``(n, n_classes)``, ``apply`` a 1-D
+  int64 array, all chunked along rows like ``X``.
+* ``dask.dataframe.DataFrame``: columns are matched by name, like the estimators do for pandas.
+  The results keep the DataFrame's index and partitions, so they can be assigned as columns
+  (``df["label"] = jitree.dask.predict(model, df[features])``): ``predict`` and ``apply``
+  return a dask Series (dtype: pandas' own for ``model.classes_``, so ``str`` for string labels
+  under pandas 3), ``predict_proba`` a dask DataFrame with one float64 column per class, named
+  by the class. ``.to_dask_array(lengths=True)`` turns them into arrays.
+
+Errors come as early as the information allows: an unfitted model raises the estimator's
+``NotFittedError`` and a column count or set of column names that does not fit the model a
+``ValueError`` when the graph is built; a column count Dask does not know yet (NaN chunks) is
+checked by the estimator when the block is computed.
+
+Each block is predicted with the model's ``n_jobs`` threads (None: all cores of the machine).
+On a cluster running several worker processes or threads per machine, ``n_jobs=1`` avoids
+running more threads than cores.
+"""
+
+import copy
+import sys
+import warnings
+
+try:
+    import dask
+    import dask.array as da
+except ImportError:
+    raise ImportError("jitree.dask needs dask: install the 'dask' extra "
+                      "(pip install 'jitree[dask]')") from None
+
+import numpy as np
+
+from .model._base import BaseDecisionTree
+from .model.validation import check_is_fitted, check_X, feature_names_of
+
+__all__ = ["apply", "predict", "predict_proba"]
+
+
+def predict(model, X):
+    """Lazy ``model.predict(X)`` for a dask Array or DataFrame ``X`` (see the module doc)."""
+    return _map(model, X, "predict")
+
+
+def predict_proba(model, X):
+    """Lazy ``model.predict_proba(X)`` for a dask Array or DataFrame ``X`` (classifiers)."""
+    if getattr(model, "_task", None) == "regression":
+        raise AttributeError(f"{type(model).__name__} has no predict_proba: it is a regressor")
+    return _map(model, X, "predict_proba")
+
+
+def apply(model, X):
+    """Lazy ``model.apply(X)``: the tree id of the leaf each row of ``X`` reaches."""
+    return _map(model, X, "apply")
+
+
+# -- graph construction ------------------------------------------------------------------------
+
+def _dask_dataframe_type():
+    # A dask DataFrame can only exist once dask.dataframe is imported, so an array user never
+    # pays for importing pandas and pyarrow here.
+    module = sys.modules.get("dask.dataframe")
+    return None if module is None else module.DataFrame
+
+
+def _map(model, X, method):
+    if not isinstance(model, BaseDecisionTree):
+        raise TypeError(f"jitree.dask.{method} expects a fitted jitree estimator, got "
+                        f"{type(model).__name__}")
+    check_is_fitted(model)
+    dataframe_type = _dask_dataframe_type()
+    if isinstance(X, da.Array):
+        X = _prepare_array(model, X)
+    elif dataframe_type is not None and isinstance(X, dataframe_type):
+        X = _prepare_dataframe(model, X)
+    else:
+        kind = type(X).__module__.split(".")[0] + "." + type(X).__qualname__
+        hint = (" (a dask Series is 1-D: use series.to_frame())" if kind.startswith("dask.")
+                else f"; for data in memory call model.{method}(X)")
+        raise TypeError(f"jitree.dask.{method} expects a 2-D dask Array or a dask DataFrame, "
+                        f"got {kind}{hint}")
+    # The column names were matched above and the blocks are passed without names, so the
+    # shipped copy must not check (or warn about) names again on every block.
+    shipped = copy.copy(model)
+    shipped.__dict__.pop("feature_names_in_", None)
+    model_key = dask.delayed(shipped, pure=True)
+    if isinstance(X, da.Array):
+        return _map_array(model, X, model_key, method)
+    return _map_dataframe(model, X, model_key, method)
+
+
+def _features_mismatch(model, n_columns):
+    return ValueError(f"X has {n_columns} features, but {type(model).__name__} is expecting "
+                      f"{model.n_features_in_} features as input.")
+
+
+def _prepare_array(model, X):
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D dask array for X, got {X.ndim}-D with shape "
+                         f"{X.shape}")
+    # The estimator's dtype rules (and messages), applied to one row of X's dtype.
+    check_X(np.zeros((1, 1), dtype=X.dtype))
+    n_columns = X.shape[1]
+    if not np.isnan(n_columns) and n_columns != model.n_features_in_:
+        raise _features_mismatch(model, n_columns)
+    if X.numblocks[1] > 1:
+        if np.isnan(n_columns):
+            raise ValueError("X has several column chunks of unknown size; call "
+                             "X.compute_chunk_sizes() first")
+        X = X.rechunk({1: -1})
+    if getattr(model, "feature_names_in_", None) is not None:
+        warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was "
+                      "fitted with feature names", UserWarning, stacklevel=4)
+    return X
+
+
+def _prepare_dataframe(model, X):
+    fitted_names = getattr(model, "feature_names_in_", None)
+    names = feature_names_of(X._meta)
+    if fitted_names is not None and names is not None:
+        if not np.array_equal(names, fitted_names):
+            missing = [c for c in fitted_names if c not in set(names)]
+            unexpected = [c for c in names if c not in set(fitted_names)]
+            if missing or unexpected or len(names) != len(fitted_names):
+                raise ValueError(
+                    "The feature names should match those that were passed during fit.\n"
+                    f"Feature names unseen at fit time: {unexpected}\n"
+                    f"Feature names seen at fit time, yet now missing: {missing}")
+            X = X[list(fitted_names)]
+    elif fitted_names is not None:
+        warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was "
+                      "fitted with feature names", UserWarning, stacklevel=4)
+    elif names is not None:
+        warnings.warn(f"X has feature names, but {type(model).__name__} was fitted without "
+                      "feature names", UserWarning, stacklevel=4)
+    if len(X.columns) != model.n_features_in_:
+        raise _features_mismatch(model, len(X.columns))
+    # The estimator's column dtype rules (and messages), on Dask's one-row stand-in.
+    check_X(X._meta_nonempty)
+    return X
+
+
+def _output_dtype(model, method):
+    if method == "predict_proba":
+        return np.dtype(np.float64)
+    if method == "apply":
+        return np.dtype(np.int64)
+    if model._task == "classification":
+        return model.classes_.dtype
+    return np.dtype(np.float64)
+
+
+def _map_array(model, X, model_key, method):
+    dtype = _output_dtype(model, method)
+    if method == "predict_proba":
+        n_classes = model.classes_.shape[0]
+        return da.map_blocks(_predict_block, X, model_key, method, dtype, n_classes,
+                             chunks=(X.chunks[0], (n_classes,)), dtype=dtype,
+                             meta=np.empty((0, 0), dtype=dtype))
+    return da.map_blocks(_predict_block, X, model_key, method, dtype, None, drop_axis=1,
+                         chunks=(X.chunks[0],), dtype=dtype, meta=np.empty((0,), dtype=dtype))
+
+
+def _map_dataframe(model, X, model_key, method):
+    import pandas as pd
+
+    dtype = _output_dtype(model, method)
+    if method == "predict_proba":
+        # Built once here and used for the meta and every partition, so that they agree.
+        columns = pd.Index(model.classes_)
+        meta = pd.DataFrame(np.empty((0, columns.shape[0])), columns=columns,
+                            index=X._meta.index)
+        return X.map_partitions(_predict_partition_proba, model_key, columns, meta=meta)
+    # pandas' dtype for these labels (pandas 3: "str" for strings), stated explicitly so that
+    # an empty partition and a full one agree with each other and with the meta.
+    labels = model.classes_ if method == "predict" and model._task == "classification" \
+        else np.empty(0, dtype=dtype)
+    series_dtype = pd.Series(labels).dtype
+    meta = pd.Series(np.empty(0, dtype=dtype), index=X._meta.index, dtype=series_dtype)
+    return X.map_partitions(_predict_partition, model_key, method, dtype, series_dtype,
+                            meta=meta)
+
+
+# -- on the workers ----------------------------------------------------------------------------
+
+def _predict_block(block, model, method, dtype, n_outputs):
+    # Filtering leaves empty blocks behind, which the estimator refuses (no samples).
+    if block.shape[0] == 0:
+        shape = (0,) if n_outputs is None else (0, n_outputs)
+        return np.empty(shape, dtype=dtype)
+    return getattr(model, method)(block)
+
+
+def _predict_partition(partition, model, method, dtype, series_dtype):
+    import pandas as pd
+
+    values = _predict_block(partition.to_numpy(), model, method, dtype, None)
+    return pd.Series(values, index=partition.index, dtype=series_dtype)
+
+
+def _predict_partition_proba(partition, model, columns):
+    import pandas as pd
+
+    values = _predict_block(partition.to_numpy(), model, "predict_proba", np.float64,
+                            columns.shape[0])
+    return pd.DataFrame(values, index=partition.index, columns=columns)

@@ -1,0 +1,307 @@
+"""jitree.dask on a real two-process local cluster: lazy graphs, exact agreement with the
+in-memory estimator, errors at graph time, and scikit-learn's search over the Dask backend."""
+
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+pd = pytest.importorskip("pandas")
+
+import jitree  # noqa: E402
+import jitree.dask  # noqa: E402
+
+N_ROWS, N_FEATURES = 2000, 6
+ROW_CHUNK = 700  # 700, 700, 600: the last chunk is shorter
+FEATURES = [f"f{j}" for j in range(N_FEATURES)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(N_ROWS, N_FEATURES)).astype(np.float32)
+    score = X[:, 0] + X[:, 1] ** 2 - 0.5 * X[:, 2]
+    labels = np.array(["low", "middle", "high"])[np.digitize(score, [0.0, 1.5])]
+    target = score + 0.1 * rng.normal(size=N_ROWS)
+    return X, labels, target
+
+
+@pytest.fixture(scope="module")
+def classifier(data):
+    X, labels, _ = data
+    return jitree.DecisionTreeClassifier(min_samples_leaf=3).fit(X, labels)
+
+
+@pytest.fixture(scope="module")
+def regressor(data):
+    X, _, target = data
+    return jitree.DecisionTreeRegressor(max_depth=8).fit(X, target)
+
+
+@pytest.fixture(scope="module")
+def named_classifier(data):
+    X, labels, _ = data
+    return jitree.DecisionTreeClassifier(max_depth=6).fit(pd.DataFrame(X, columns=FEATURES),
+                                                          labels)
+
+
+def dask_array(X):
+    # three column chunks as well: jitree.dask must merge them
+    return da.from_array(X, chunks=(ROW_CHUNK, 2))
+
+
+def dask_frame(X, columns=FEATURES):
+    frame = pd.DataFrame(X, columns=FEATURES)[columns]
+    return dd.from_pandas(frame, chunksize=ROW_CHUNK)
+
+
+# -- agreement with the in-memory estimator -----------------------------------------------------
+
+@pytest.mark.parametrize("model_name", ["classifier", "regressor"])
+def test_array_predict_equals_local(client, data, model_name, request):
+    model = request.getfixturevalue(model_name)
+    X = data[0]
+    result = jitree.dask.predict(model, dask_array(X))
+    assert result.chunks == ((700, 700, 600),)
+    computed = result.compute()
+    expected = model.predict(X)
+    assert computed.dtype == expected.dtype
+    np.testing.assert_array_equal(computed, expected)
+
+
+def test_array_proba_and_apply_equal_local(client, data, classifier):
+    X = data[0]
+    proba = jitree.dask.predict_proba(classifier, dask_array(X)).compute()
+    np.testing.assert_array_equal(proba, classifier.predict_proba(X))
+    leaves = jitree.dask.apply(classifier, dask_array(X)).compute()
+    np.testing.assert_array_equal(leaves, classifier.apply(X))
+
+
+def test_array_float64_and_int_input(client, data, regressor):
+    X = data[0]
+    for values in (X.astype(np.float64), np.round(X * 3).astype(np.int32)):
+        result = jitree.dask.predict(regressor, da.from_array(values, chunks=(ROW_CHUNK, -1)))
+        np.testing.assert_array_equal(result.compute(), regressor.predict(values))
+
+
+def test_dataframe_predict_equals_local(client, data, named_classifier):
+    X = data[0]
+    shuffled = FEATURES[::-1]  # matched by name, as the estimator does for pandas
+    frame = dask_frame(X, shuffled)
+    local = pd.DataFrame(X, columns=FEATURES)
+    labels = jitree.dask.predict(named_classifier, frame).compute()
+    np.testing.assert_array_equal(labels.to_numpy(), named_classifier.predict(local))
+    assert labels.index.equals(local.index)
+    proba = jitree.dask.predict_proba(named_classifier, frame).compute()
+    np.testing.assert_array_equal(proba.to_numpy(), named_classifier.predict_proba(local))
+    assert list(proba.columns) == list(named_classifier.classes_)
+    leaves = jitree.dask.apply(named_classifier, frame).compute()
+    np.testing.assert_array_equal(leaves.to_numpy(), named_classifier.apply(local))
+
+
+def test_dataframe_result_assigns_as_column(client, data, named_classifier):
+    frame = dask_frame(data[0])
+    with_labels = frame.assign(label=jitree.dask.predict(named_classifier, frame)).compute()
+    expected = named_classifier.predict(pd.DataFrame(data[0], columns=FEATURES))
+    np.testing.assert_array_equal(with_labels["label"].to_numpy(), expected)
+
+
+def test_regressor_on_dataframe_fitted_without_names(client, data, regressor):
+    X = data[0]
+    frame = dd.from_pandas(pd.DataFrame(X), chunksize=ROW_CHUNK)  # integer column names
+    result = jitree.dask.predict(regressor, frame)
+    np.testing.assert_array_equal(result.compute().to_numpy(), regressor.predict(X))
+
+
+def test_empty_partitions(client, data, named_classifier):
+    X = data[0]
+    local = pd.DataFrame(X, columns=FEATURES).sort_values("f0")
+    frame = dd.from_pandas(local, chunksize=ROW_CHUNK, sort=False)
+    kept = frame[frame["f0"] > local["f0"].iloc[1500]]  # the first two partitions end empty
+    assert kept.map_partitions(len).compute().tolist()[:2] == [0, 0]
+    labels = jitree.dask.predict(named_classifier, kept).compute()
+    np.testing.assert_array_equal(labels.to_numpy(),
+                                  named_classifier.predict(local.iloc[1501:]))
+    proba = jitree.dask.predict_proba(named_classifier, kept).compute()
+    assert proba.shape == (N_ROWS - 1501, 3)
+
+
+def test_empty_blocks(client, data, classifier):
+    X = da.from_array(data[0], chunks=((0, 1000, 0, 1000), N_FEATURES))
+    np.testing.assert_array_equal(jitree.dask.predict(classifier, X).compute(),
+                                  classifier.predict(data[0]))
+    assert jitree.dask.predict_proba(classifier, X).compute().shape == (N_ROWS, 3)
+
+
+# -- lazy metadata ------------------------------------------------------------------------------
+
+def test_array_metadata_before_compute(data, classifier, regressor):
+    X = dask_array(data[0])
+    labels = jitree.dask.predict(classifier, X)
+    assert labels.dtype == classifier.classes_.dtype and labels.dtype.kind == "U"
+    assert labels._meta.shape == (0,) and labels._meta.dtype == labels.dtype
+    assert labels.shape == (N_ROWS,)
+    proba = jitree.dask.predict_proba(classifier, X)
+    assert proba.dtype == np.float64 and proba.ndim == 2
+    assert proba.chunks == ((700, 700, 600), (3,))
+    assert jitree.dask.predict(regressor, X).dtype == np.float64
+    assert jitree.dask.apply(regressor, X).dtype == np.int64
+
+
+def test_object_labels_keep_their_dtype(client, data):
+    X, labels, _ = data
+    model = jitree.DecisionTreeClassifier(max_depth=4).fit(X, labels.astype(object))
+    result = jitree.dask.predict(model, dask_array(X))
+    assert result.dtype == object
+    computed = result.compute()
+    assert computed.dtype == object
+    np.testing.assert_array_equal(computed, model.predict(X))
+
+
+def test_dataframe_metadata_before_compute(data, named_classifier, regressor):
+    frame = dask_frame(data[0])
+    labels = jitree.dask.predict(named_classifier, frame)
+    assert isinstance(labels, dd.Series)
+    assert labels.dtype == pd.Series(named_classifier.classes_).dtype
+    assert labels.npartitions == frame.npartitions
+    assert labels.divisions == frame.divisions
+    proba = jitree.dask.predict_proba(named_classifier, frame)
+    assert isinstance(proba, dd.DataFrame)
+    assert list(proba.columns) == ["high", "low", "middle"]
+    assert (proba.dtypes == np.float64).all()
+    unnamed = dd.from_pandas(pd.DataFrame(data[0]), chunksize=ROW_CHUNK)
+    assert jitree.dask.predict(regressor, unnamed).dtype == np.float64
+    assert jitree.dask.apply(regressor, unnamed).dtype == np.int64
+
+
+def test_model_enters_graph_once_without_prediction_cache(data, classifier):
+    X = data[0]
+    classifier.predict(X)  # fills the tree's cached layouts
+    assert classifier.tree_.__dict__.get("_cache")
+    graph = dict(jitree.dask.predict(classifier, dask_array(X)).__dask_graph__())
+    shipped = [key for key in graph if str(key).startswith("DecisionTreeClassifier")]
+    assert len(shipped) == 1
+    size = len(pickle.dumps(graph[shipped[0]]))
+    arrays = sum(array.nbytes for array in classifier.tree_.arrays().values())
+    assert size < arrays + 4096  # the node arrays and the parameters, nothing cached
+
+
+# -- the work runs on the cluster's workers -----------------------------------------------------
+
+def test_blocks_run_on_both_workers(client, data, regressor):
+    X = da.from_array(np.tile(data[0], (4, 1)), chunks=(500, N_FEATURES))  # 16 blocks
+    with distributed.get_task_stream(client) as stream:
+        jitree.dask.predict(regressor, X).sum().compute()
+    workers = {task["worker"] for task in stream.data if "predict_block" in str(task["key"])}
+    assert workers == set(client.scheduler_info()["workers"])
+    assert os.getpid() not in client.run(os.getpid).values()
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+def test_unfitted_model(data):
+    with pytest.raises(jitree.NotFittedError):
+        jitree.dask.predict(jitree.DecisionTreeClassifier(), dask_array(data[0]))
+
+
+def test_wrong_column_count_at_graph_time(data, classifier):
+    with pytest.raises(ValueError, match="X has 5 features, but DecisionTreeClassifier is "
+                                         "expecting 6"):
+        jitree.dask.predict(classifier, dask_array(data[0][:, :5]))
+    with pytest.raises(ValueError, match="X has 5 features"):
+        jitree.dask.predict_proba(classifier, dd.from_pandas(pd.DataFrame(data[0][:, :5]),
+                                                             npartitions=2))
+    with pytest.raises(ValueError, match="Expected a 2-D dask array"):
+        jitree.dask.predict(classifier, da.from_array(data[0][:, 0], chunks=700))
+
+
+def test_unknown_column_count_at_compute_time(client, data, classifier):
+    X = dask_array(data[0]).rechunk((ROW_CHUNK, -1))
+    first_three = X[:, da.from_array(np.arange(N_FEATURES) < 3)]
+    assert np.isnan(first_three.shape[1])
+    result = jitree.dask.predict(classifier, first_three)  # nothing to check yet
+    with pytest.raises(ValueError, match="X has 3 features"):
+        result.compute()
+
+
+def test_dataframe_names_checked_at_graph_time(data, named_classifier):
+    renamed = dask_frame(data[0]).rename(columns={"f5": "other"})
+    with pytest.raises(ValueError, match="Feature names unseen at fit time: \\['other'\\]"):
+        jitree.dask.predict(named_classifier, renamed)
+    text = dask_frame(data[0]).assign(f5="text")
+    with pytest.raises(TypeError, match="column 'f5' of X has dtype"):
+        jitree.dask.predict(named_classifier, text)
+
+
+def test_name_warnings_come_once_at_graph_time(data, classifier, named_classifier):
+    with pytest.warns(UserWarning, match="X has feature names, but DecisionTreeClassifier "
+                                         "was fitted without"):
+        jitree.dask.predict(classifier, dask_frame(data[0]))
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        jitree.dask.predict(named_classifier, dask_array(data[0]))
+
+
+def test_non_dask_input_points_to_estimator(data, classifier, regressor):
+    with pytest.raises(TypeError, match=r"call model\.predict_proba\(X\)"):
+        jitree.dask.predict_proba(classifier, data[0])
+    with pytest.raises(TypeError, match="to_frame"):
+        jitree.dask.predict(classifier, dask_frame(data[0])["f0"])
+    with pytest.raises(TypeError, match="fitted jitree estimator"):
+        jitree.dask.predict(object(), dask_array(data[0]))
+    with pytest.raises(AttributeError, match="no predict_proba"):
+        jitree.dask.predict_proba(regressor, dask_array(data[0]))
+
+
+def test_import_is_optional():
+    script = (
+        "import sys\n"
+        "import jitree\n"
+        "assert 'dask' not in sys.modules, 'import jitree imported dask'\n"
+        "sys.modules['dask'] = None  # as if dask were not installed\n"
+        "try:\n"
+        "    import jitree.dask\n"
+        "except ImportError as error:\n"
+        "    assert \"pip install 'jitree[dask]'\" in str(error), error\n"
+        "else:\n"
+        "    raise AssertionError('no ImportError')\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+# -- scikit-learn's search on the Dask joblib backend -------------------------------------------
+
+def test_grid_search_on_dask_backend(client, data):
+    joblib = pytest.importorskip("joblib")
+    model_selection = pytest.importorskip("sklearn.model_selection")
+    X, labels, _ = data
+    grid = {"max_depth": [2, 4, None]}
+
+    def search():
+        return model_selection.GridSearchCV(jitree.DecisionTreeClassifier(), grid,
+                                            cv=3).fit(X, labels)
+
+    local = search()
+    with joblib.parallel_backend("dask"), distributed.get_task_stream(client) as stream:
+        on_dask = search()
+    assert any("fit_and_score" in str(task["key"]) for task in stream.data)
+    assert on_dask.best_params_ == local.best_params_
+    np.testing.assert_array_equal(on_dask.cv_results_["mean_test_score"],
+                                  local.cv_results_["mean_test_score"])
