@@ -9,6 +9,8 @@ from .measures import impurity, split_gain  # noqa: E402
 from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
 from .model.export import export_graphviz, export_text  # noqa: E402
+from .model.interop import from_sklearn  # noqa: E402
+from .model.persistence import load, save  # noqa: E402
 from .model.plot import plot_tree  # noqa: E402
 from .model.regressor import DecisionTreeRegressor  # noqa: E402
 from .model.rules import Condition, Rule, format_rules, rules, rules_to_text  # noqa: E402
@@ -30,9 +32,12 @@ __all__ = [
     "export_graphviz",
     "export_text",
     "format_rules",
+    "from_sklearn",
     "impurity",
+    "load",
     "plot_tree",
     "rules",
     "rules_to_text",
+    "save",
     "split_gain",
 ]

@@ -80,15 +80,18 @@ class Tree:
     def depth(self):
         """Depth of every node (root 0); parents come before children."""
         depth = np.zeros(self.node_count, dtype=np.int64)
-        for node in range(self.node_count):
+        stack = [0]
+        while stack:  # a walk from the root: correct whatever the node numbering
+            node = stack.pop()
             if self.children_left[node] != TREE_LEAF:
-                depth[self.children_left[node]] = depth[node] + 1
-                depth[self.children_right[node]] = depth[node] + 1
+                for child in (self.children_left[node], self.children_right[node]):
+                    depth[child] = depth[node] + 1
+                    stack.append(int(child))
         return depth
 
     @property
     def max_depth(self):
-        return int(self.depth.max()) if self.node_count else 0
+        return self.cached("max_depth", lambda: int(self.depth.max()) if self.node_count else 0)
 
     def __repr__(self):
         return (f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
@@ -162,7 +165,8 @@ class Tree:
         threshold = np.where(leaf, np.inf, self.threshold[node_of_flat])
         if dtype == np.float32:
             # largest float32 <= the float64 threshold: same comparisons on float32 values
-            rounded = threshold.astype(np.float32)
+            with np.errstate(over="ignore"):  # beyond float32's range: inf, then stepped down
+                rounded = threshold.astype(np.float32)
             above = rounded.astype(np.float64) > threshold
             rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
             threshold = rounded

@@ -1,0 +1,193 @@
+"""Conversion of fitted scikit-learn trees into jitree estimators.
+
+:func:`from_sklearn` copies the node arrays of a fitted ``sklearn.tree.DecisionTreeClassifier``
+or ``DecisionTreeRegressor`` (or a subclass such as ``ExtraTreeClassifier``) into a
+:class:`jitree.Tree` with the same node numbering, so ``apply`` returns the same leaf ids and
+``predict`` the same values. scikit-learn is never imported here: the estimator's module is
+already loaded if the user holds one of its trees.
+
+Thresholds
+----------
+scikit-learn converts X to float32 before walking a tree, then tests ``float32(x) <= t`` with a
+float64 ``t``; jitree compares X in its own dtype. The converted tree therefore holds, for each
+threshold ``t``, the float64 value ``v`` for which ``x <= v`` exactly when ``float32(x) <= t``,
+for every float64 ``x`` (see :func:`float32_equivalent_thresholds`); float32 X gives the same
+comparisons as ``t`` too. So the jitree model predicts like the scikit-learn one on float32
+and on float64 input, rather than moving float64 values that round onto a float32 threshold to
+the other side.
+"""
+
+import sys
+
+import numpy as np
+
+from ..exceptions import NotFittedError, compatible
+from .classifier import DecisionTreeClassifier
+from .regressor import DecisionTreeRegressor
+from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree_check import check_tree
+
+_CLASSIFIER_CRITERIA = ("gini", "entropy", "log_loss")
+# The float32 "just past the largest finite float32", as IEEE rounding treats infinity.
+_FLOAT32_OVERFLOW = 2.0**128
+_MAX_NODES = np.iinfo(np.int32).max
+
+
+def float32_equivalent_thresholds(threshold):
+    """For each float64 ``t``, the largest float64 ``v`` with ``x <= v`` iff ``float32(x) <= t``.
+
+    Let ``a`` be the largest float32 not above ``t`` and ``b`` the next float32. As rounding to
+    float32 is monotone, ``float32(x) <= t`` iff ``float32(x) <= a`` iff ``x`` lies below the
+    midpoint ``m = (a + b) / 2``, or on it when the tie rounds to ``a`` (round half to even:
+    ``a`` has an even significand). So ``v = m`` in that case and the float64 just below ``m``
+    otherwise. ``m`` is exact in float64 (it needs 25 significant bits). Infinite ``a`` or
+    ``b`` count as +-2**128, where float32 rounding overflows; ``t = +-inf`` is first clipped
+    to the finite float64 range, which changes no comparison of a finite ``x``. As
+    ``a <= v < b``, a float32 ``x`` compares the same with ``v`` as with ``t``.
+
+    Parameters
+    ----------
+    threshold : array_like of float64
+
+    Returns
+    -------
+    ndarray of float64, same shape (NaN stays NaN).
+    """
+    threshold = np.asarray(threshold, dtype=np.float64)
+    largest = np.finfo(np.float64).max
+    threshold = np.clip(threshold, -largest, largest)
+    with np.errstate(over="ignore"):  # overflow to +-inf is the intended float32 rounding
+        below = threshold.astype(np.float32)
+        too_high = below.astype(np.float64) > threshold
+        below[too_high] = np.nextafter(below[too_high], np.float32(-np.inf))
+        above = np.nextafter(below, np.float32(np.inf))
+    low = below.astype(np.float64)
+    high = above.astype(np.float64)
+    low[np.isneginf(low)] = -_FLOAT32_OVERFLOW
+    high[np.isposinf(high)] = _FLOAT32_OVERFLOW
+    midpoint = (low + high) / 2.0
+    tie_goes_below = (below.view(np.uint32) & np.uint32(1)) == 0
+    return np.where(tie_goes_below, midpoint, np.nextafter(midpoint, -np.inf))
+
+
+def _as_int32(name, array):
+    """``array`` as int32, refusing values the cast would wrap (check_tree checks ranges)."""
+    info = np.iinfo(np.int32)
+    if array.size and (array.min() < info.min or array.max() > info.max):
+        raise ValueError(f"tree_.{name} holds values outside the int32 range")
+    return array.astype(np.int32)
+
+
+def _sklearn_tree_classes():
+    module = sys.modules.get("sklearn.tree")
+    if module is None:
+        return None, None
+    return (getattr(module, "DecisionTreeClassifier", None),
+            getattr(module, "DecisionTreeRegressor", None))
+
+
+def _params(estimator, cls, is_classifier):
+    """jitree constructor parameters with the meaning of the scikit-learn ones."""
+    sklearn_params = estimator.get_params(deep=False)
+    names = set(cls._param_names()) - {"criterion", "random_state", "class_weight", "n_jobs"}
+    params = {name: value for name, value in sklearn_params.items() if name in names}
+    criterion = sklearn_params.get("criterion")
+    if is_classifier:
+        # Other criteria (none today) keep the tree as grown; the parameter only matters to refit.
+        params["criterion"] = criterion if criterion in _CLASSIFIER_CRITERIA else "gini"
+        class_weight = sklearn_params.get("class_weight")
+        if class_weight is None or isinstance(class_weight, (str, dict)):
+            params["class_weight"] = dict(class_weight) if isinstance(class_weight, dict) \
+                else class_weight
+    else:
+        # friedman_mse, absolute_error, poisson: the tree is kept, a refit uses squared_error
+        params["criterion"] = "squared_error"
+    random_state = sklearn_params.get("random_state")
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        params["random_state"] = int(random_state)
+    return params
+
+
+def from_sklearn(estimator):
+    """A jitree estimator predicting exactly as a fitted scikit-learn decision tree.
+
+    Parameters
+    ----------
+    estimator : sklearn.tree.DecisionTreeClassifier or sklearn.tree.DecisionTreeRegressor
+        Fitted, single output (subclasses such as ``ExtraTreeClassifier`` are accepted).
+
+    Returns
+    -------
+    model : jitree.DecisionTreeClassifier or jitree.DecisionTreeRegressor
+        Same node numbering (``apply`` agrees), ``classes_``, ``n_features_in_`` and
+        ``feature_names_in_``. ``predict`` and ``apply`` agree with scikit-learn's on float32
+        and float64 X; ``predict_proba`` agrees to rounding (jitree stores weighted class counts,
+        scikit-learn fractions). Parameters shared with jitree are copied; a criterion jitree
+        lacks becomes ``"gini"``/``"squared_error"`` (for a refit only: the tree is kept) and a
+        ``random_state`` that is not an int becomes None. Thresholds are adjusted to reproduce
+        scikit-learn's float32 comparisons (module docstring). jitree refuses NaN in X, so
+        scikit-learn's routing of missing values is not used.
+
+    Raises
+    ------
+    TypeError
+        ``estimator`` is not a scikit-learn decision tree classifier or regressor.
+    NotFittedError
+        (a ValueError) ``estimator`` is not fitted.
+    ValueError
+        ``estimator`` has several outputs, or its tree is malformed.
+    """
+    sklearn_classifier, sklearn_regressor = _sklearn_tree_classes()
+    if sklearn_classifier is not None and isinstance(estimator, sklearn_classifier):
+        cls = DecisionTreeClassifier
+    elif sklearn_regressor is not None and isinstance(estimator, sklearn_regressor):
+        cls = DecisionTreeRegressor
+    else:
+        kind = type(estimator)
+        raise TypeError("from_sklearn expects a scikit-learn DecisionTreeClassifier or "
+                        f"DecisionTreeRegressor, got {kind.__module__}.{kind.__qualname__}")
+    is_classifier = cls is DecisionTreeClassifier
+    name = type(estimator).__name__
+    if not hasattr(estimator, "tree_"):
+        raise compatible(NotFittedError)(
+            f"This {name} instance is not fitted yet: fit it before converting it")
+    if estimator.n_outputs_ != 1:
+        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree trees have a "
+                         "single output")
+
+    source = estimator.tree_
+    n_nodes = int(source.node_count)
+    if n_nodes > _MAX_NODES:
+        raise ValueError(f"{name} has {n_nodes} nodes, more than jitree's int32 node ids hold")
+    left = np.asarray(source.children_left)[:n_nodes]
+    right = np.asarray(source.children_right)[:n_nodes]
+    leaf = left == TREE_LEAF
+    feature = np.where(leaf, TREE_UNDEFINED, np.asarray(source.feature)[:n_nodes])
+    threshold = np.where(leaf, float(TREE_UNDEFINED),
+                         float32_equivalent_thresholds(np.asarray(source.threshold)[:n_nodes]))
+    weighted_n_node_samples = np.asarray(source.weighted_n_node_samples,
+                                         dtype=np.float64)[:n_nodes]
+    n_features = int(estimator.n_features_in_)
+    if is_classifier:
+        classes = np.array(estimator.classes_, copy=True)
+        n_classes = classes.shape[0]
+        fractions = np.asarray(source.value, dtype=np.float64)[:n_nodes, 0, :n_classes]
+        # jitree keeps weighted class counts; scikit-learn (>= 1.4) keeps each node's fractions
+        weight = weighted_n_node_samples[:, None]
+        value = np.where(weight > 0.0, fractions * weight, 0.0)
+    else:
+        classes = None
+        n_classes = 0
+        value = np.asarray(source.value, dtype=np.float64)[:n_nodes, 0, :1]
+    tree = Tree(n_features, n_classes, _as_int32("feature", feature), threshold,
+                _as_int32("children_left", left), _as_int32("children_right", right), value,
+                source.impurity[:n_nodes], source.n_node_samples[:n_nodes],
+                weighted_n_node_samples)
+    check_tree(tree, n_features, n_classes)
+    model = cls._from_tree(tree, classes=classes,
+                           feature_names=getattr(estimator, "feature_names_in_", None),
+                           params=_params(estimator, cls, is_classifier))
+    max_features = getattr(estimator, "max_features_", None)
+    if isinstance(max_features, (int, np.integer)) and 1 <= max_features <= n_features:
+        model.max_features_ = int(max_features)
+    return model

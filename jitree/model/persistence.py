@@ -1,0 +1,457 @@
+"""Saving and loading fitted trees in a versioned, pickle-free file format.
+
+:func:`save` writes a fitted :class:`jitree.DecisionTreeClassifier` or
+:class:`jitree.DecisionTreeRegressor` to one file; :func:`load` reads it back, refusing with a
+``ValueError`` any file that is not a well-formed jitree model (truncated, corrupted or
+crafted), so that a loaded model can never make the prediction kernels read out of bounds or
+loop. No Python object is ever unpickled.
+
+Format ``"jitree"``, version 1
+------------------------------
+A zip archive as written by ``numpy.savez``: every member is a ``.npy`` array stored
+uncompressed (a compressed member is refused).
+
+==============================  ========  ===========================================
+member                          dtype     shape
+==============================  ========  ===========================================
+``metadata.npy``                uint8     (n_bytes,): a UTF-8 JSON object (below)
+``feature.npy``                 int32     (n_nodes,)
+``threshold.npy``               float64   (n_nodes,)
+``children_left.npy``           int32     (n_nodes,)
+``children_right.npy``          int32     (n_nodes,)
+``value.npy``                   float64   (n_nodes, n_classes); (n_nodes, 1) for regression
+``impurity.npy``                float64   (n_nodes,)
+``n_node_samples.npy``          int64     (n_nodes,)
+``weighted_n_node_samples.npy`` float64   (n_nodes,)
+==============================  ========  ===========================================
+
+The arrays are those of :class:`jitree.Tree` (see its docstring for their meaning) and must
+satisfy :func:`jitree.model.tree_check.check_tree`. They are written in the machine's byte
+order; either byte order is read.
+
+The metadata object has exactly these keys:
+
+``format`` : ``"jitree"``
+``format_version`` : ``1``
+``jitree_version`` : str, the version that wrote the file (informative)
+``estimator`` : ``"DecisionTreeClassifier"`` or ``"DecisionTreeRegressor"``
+``params`` : object, the constructor parameters (``get_params()``); each value is null, a
+    boolean, a number or a string, except ``class_weight`` given as a dict, stored as a list
+    of ``[label, weight]`` pairs (labels need not be strings). A ``random_state`` that is not
+    an int is stored as null. Non-finite floats are written as JSON ``Infinity``/``NaN``.
+``n_nodes`` : int >= 1
+``n_features_in_`` : int >= 1
+``n_classes`` : int, the number of classes (>= 1), 0 for a regressor
+``max_features_`` : int in [1, n_features_in_]
+``classes_`` : null for a regressor; else ``{"dtype": str, "values": list}``: the labels in
+    the order of the value columns, with the NumPy dtype string of ``classes_`` (``"<i8"``,
+    ``"<f8"``, ``"|b1"``, ``"<U5"``, ``"|S3"``, ``"|O"``, ...). Bytes labels are stored as
+    latin-1 decoded strings; an object array holds strings, numbers or booleans only.
+``feature_names_in_`` : list of n_features_in_ strings, or null
+"""
+
+import json
+import numbers
+import os
+import struct
+import uuid
+import zipfile
+import zlib
+
+import numpy as np
+
+from .._threading import resolve_n_jobs
+from .classifier import DecisionTreeClassifier
+from .regressor import DecisionTreeRegressor
+from .tree import _ARRAYS, Tree
+from .tree_check import check_tree
+from .validation import check_is_fitted
+
+FORMAT_NAME = "jitree"
+FORMAT_VERSION = 1
+
+_ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)}
+_METADATA = "metadata"
+_METADATA_KEYS = frozenset((
+    "format", "format_version", "jitree_version", "estimator", "params", "n_nodes",
+    "n_features_in_", "n_classes", "max_features_", "classes_", "feature_names_in_",
+))
+_MEMBERS = frozenset(f"{name}.npy" for name in (_METADATA, *(name for name, _ in _ARRAYS)))
+_ZIP_MAGIC = b"PK\x03\x04"
+_LABEL_KINDS = "biufUSO"
+# Longest label a classes_ dtype may declare (bytes per entry): bounds what a crafted
+# dtype string can make load allocate.
+_MAX_LABEL_BYTES = 1 << 20
+
+# What zipfile, zlib, numpy's .npy reader and json raise on damaged bytes.
+_READ_ERRORS = (OSError, EOFError, ValueError, TypeError, LookupError, ArithmeticError,
+                MemoryError, RuntimeError, SyntaxError, zipfile.BadZipFile, zlib.error,
+                struct.error)
+
+
+class _FormatError(ValueError):
+    """A problem with the file's content (the caller adds the file name)."""
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_json_scalar(value):
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+# -- writing -----------------------------------------------------------------------------------
+def _plain(value):
+    """NumPy scalars as the equal Python scalar (json only knows the latter)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _encode_params(model):
+    params = {}
+    for name, value in model.get_params(deep=False).items():
+        value = _plain(value)
+        if name == "random_state" and not _is_int(value):
+            value = None  # a generator object has no portable form; its seed was used at fit
+        elif name == "class_weight" and isinstance(value, dict):
+            pairs = [[_plain(label), _plain(weight)] for label, weight in value.items()]
+            if not all(_is_json_scalar(label) and label is not None
+                       and isinstance(weight, numbers.Real) and not isinstance(weight, bool)
+                       for label, weight in pairs):
+                raise TypeError(f"cannot save class_weight={_short(value)}: labels must be "
+                                "strings, numbers or booleans and weights numbers")
+            value = [[label, weight if isinstance(weight, int) else float(weight)]
+                     for label, weight in pairs]
+        elif not _is_json_scalar(value):
+            raise TypeError(f"cannot save parameter {name}={_short(value)}: only None, "
+                            "booleans, numbers and strings can be stored")
+        params[name] = value
+    return params
+
+
+def _encode_classes(classes):
+    dtype = classes.dtype
+    if dtype.kind not in _LABEL_KINDS or dtype.names is not None:
+        raise TypeError(f"cannot save class labels of dtype {dtype}")
+    if dtype.kind == "S":
+        values = [label.decode("latin-1") for label in classes.tolist()]
+    elif dtype.kind == "O":
+        values = [_plain(label) for label in classes]
+        for label in values:
+            if not isinstance(label, (bool, int, float, str)):
+                raise TypeError(f"cannot save class label {_short(label)} of type "
+                                f"{type(label).__name__}: labels must be strings, numbers or "
+                                "booleans")
+    else:
+        values = classes.tolist()
+    return {"dtype": dtype.str, "values": values}
+
+
+def save(model, path):
+    """Write a fitted jitree tree estimator to ``path`` (format: see the module docstring).
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        A fitted jitree estimator.
+    path : str or os.PathLike
+        Destination file, replaced if it exists. The file is written under a temporary name
+        and then renamed, so an interrupted save never leaves a partial model at ``path``.
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a jitree tree estimator, or holds a parameter or class label that
+        the format cannot store.
+    NotFittedError
+        ``model`` is not fitted.
+    ValueError
+        ``model.tree_`` is malformed (see :func:`jitree.model.tree_check.check_tree`).
+    """
+    from .. import __version__
+
+    name = type(model).__name__
+    if _ESTIMATORS.get(name) is not type(model):
+        raise TypeError(f"save expects a jitree DecisionTreeClassifier or "
+                        f"DecisionTreeRegressor, got {type(model).__module__}.{name}")
+    check_is_fitted(model)
+    is_classifier = model._task == "classification"
+    n_classes = len(model.classes_) if is_classifier else 0
+    tree = check_tree(model.tree_, model.n_features_in_, n_classes)
+    feature_names = getattr(model, "feature_names_in_", None)
+    metadata = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "jitree_version": __version__,
+        "estimator": name,
+        "params": _encode_params(model),
+        "n_nodes": tree.node_count,
+        "n_features_in_": tree.n_features,
+        "n_classes": n_classes,
+        "max_features_": int(getattr(model, "max_features_", tree.n_features)),
+        "classes_": _encode_classes(model.classes_) if is_classifier else None,
+        "feature_names_in_": None if feature_names is None else [str(feature)
+                                                                 for feature in feature_names],
+    }
+    text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+    metadata_bytes = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+
+    path = os.fspath(path)
+    temporary = f"{path}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        with open(temporary, "xb") as file:
+            np.savez(file, **{_METADATA: metadata_bytes}, **tree.arrays())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+# -- reading -----------------------------------------------------------------------------------
+def _read_array(archive, name, dtype, shape, file_size):
+    """The member ``name`` as a C-contiguous array of ``dtype``, after checking from its header
+    that it has that dtype (either byte order) and ``shape`` (None: any length), is stored
+    uncompressed and has exactly the bytes its header announces."""
+    try:
+        info = archive.zip.getinfo(f"{name}.npy")
+    except KeyError:
+        raise _FormatError(f"array {name!r} is missing") from None
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise _FormatError(f"array {name!r} is compressed (jitree files store arrays "
+                           "uncompressed)")
+    if info.file_size > file_size:
+        raise _FormatError(f"array {name!r} claims {info.file_size} bytes, more than the "
+                           f"whole file ({file_size} bytes)")
+    with archive.zip.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            stored_shape, _, stored_dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            stored_shape, _, stored_dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise _FormatError(f"array {name!r} has unsupported .npy version {version}")
+        header_size = member.tell()
+    expected = np.dtype(dtype)
+    if stored_dtype.names is not None or stored_dtype.subdtype is not None \
+            or stored_dtype.newbyteorder("<") != expected.newbyteorder("<"):
+        raise _FormatError(f"array {name!r} has dtype {stored_dtype}, expected {expected}")
+    if len(stored_shape) != len(shape) or any(
+            got < 0 or (wanted is not None and got != wanted)
+            for got, wanted in zip(stored_shape, shape, strict=True)):
+        wanted = ", ".join("n" if length is None else str(length) for length in shape)
+        raise _FormatError(f"array {name!r} has shape {stored_shape}, expected "
+                           f"({wanted}{',' if len(shape) == 1 else ''})")
+    n_bytes = int(np.prod(stored_shape, dtype=object)) * expected.itemsize
+    if header_size + n_bytes != info.file_size:
+        raise _FormatError(f"array {name!r} holds {info.file_size - header_size} bytes of "
+                           f"data, its header announces {n_bytes}")
+    return np.ascontiguousarray(archive[name], dtype=expected)
+
+
+def _field(metadata, key, is_valid, expected):
+    value = metadata[key]
+    if not is_valid(value):
+        raise _FormatError(f"metadata {key!r} must be {expected}, got {_short(value)}")
+    return value
+
+
+def _read_metadata(archive, file_size):
+    raw = _read_array(archive, _METADATA, np.uint8, (None,), file_size)
+    try:
+        metadata = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise _FormatError(f"metadata is not valid UTF-8 JSON ({error})") from None
+    if not isinstance(metadata, dict):
+        raise _FormatError(f"metadata must be a JSON object, got {type(metadata).__name__}")
+    if metadata.get("format") != FORMAT_NAME:
+        raise _FormatError(f"not a jitree model file (format {_short(metadata.get('format'))})")
+    version = metadata.get("format_version")
+    if not _is_int(version) or version != FORMAT_VERSION:
+        raise _FormatError(f"unsupported format version {_short(version)} (this jitree reads "
+                           f"version {FORMAT_VERSION})")
+    missing = sorted(_METADATA_KEYS - metadata.keys())
+    if missing:
+        raise _FormatError(f"metadata lacks {', '.join(missing)}")
+    unknown = sorted(metadata.keys() - _METADATA_KEYS)
+    if unknown:
+        raise _FormatError(f"metadata has unknown keys {', '.join(map(repr, unknown))}")
+    return metadata
+
+
+def _decode_params(params, cls):
+    if not isinstance(params, dict):
+        raise _FormatError(f"metadata 'params' must be an object, got {_short(params)}")
+    valid = set(cls._param_names())
+    decoded = {}
+    for name, value in params.items():
+        if name not in valid:
+            raise _FormatError(f"unknown parameter {name!r} for {cls.__name__}")
+        if name == "class_weight" and isinstance(value, list):
+            pairs = value
+            if not all(isinstance(pair, list) and len(pair) == 2 and pair[0] is not None
+                       and _is_json_scalar(pair[0]) and isinstance(pair[1], (int, float))
+                       and not isinstance(pair[1], bool) for pair in pairs):
+                raise _FormatError("parameter class_weight must be a list of [label, weight] "
+                                   f"pairs, got {_short(value)}")
+            value = {label: weight for label, weight in pairs}
+            if len(value) != len(pairs):
+                raise _FormatError("parameter class_weight repeats a label")
+        elif not _is_json_scalar(value):
+            raise _FormatError(f"parameter {name} has unsupported value {_short(value)}")
+        decoded[name] = value
+    try:
+        resolve_n_jobs(decoded.get("n_jobs"))  # the only parameter prediction uses
+    except (TypeError, ValueError) as error:
+        raise _FormatError(f"parameter n_jobs: {error}") from None
+    return decoded
+
+
+def _decode_classes(entry, n_classes):
+    if not (isinstance(entry, dict) and entry.keys() == {"dtype", "values"}
+            and isinstance(entry["dtype"], str) and isinstance(entry["values"], list)):
+        raise _FormatError("metadata 'classes_' must be an object with a 'dtype' string and a "
+                           f"'values' list, got {_short(entry)}")
+    values = entry["values"]
+    if len(values) != n_classes:
+        raise _FormatError(f"metadata 'classes_' has {len(values)} labels, n_classes is "
+                           f"{n_classes}")
+    try:
+        dtype = np.dtype(entry["dtype"])
+    except (TypeError, ValueError):
+        raise _FormatError(f"classes_ dtype {_short(entry['dtype'])} is not a NumPy dtype") \
+            from None
+    if dtype.kind not in _LABEL_KINDS or dtype.names is not None or dtype.subdtype is not None \
+            or dtype.itemsize > _MAX_LABEL_BYTES:
+        raise _FormatError(f"classes_ dtype {dtype} is not a supported label dtype")
+    kind = dtype.kind
+    if kind == "b":
+        valid = all(isinstance(label, bool) for label in values)
+    elif kind in "iu":
+        valid = all(_is_int(label) for label in values)
+    elif kind == "f":
+        valid = all(isinstance(label, float) and np.isfinite(label) for label in values)
+    elif kind in "US":
+        valid = all(isinstance(label, str) for label in values)
+    else:
+        valid = all(isinstance(label, (bool, int, float, str)) for label in values)
+        valid = valid and not any(isinstance(label, float) and not np.isfinite(label)
+                                  for label in values)
+    if not valid:
+        raise _FormatError(f"classes_ values {_short(values)} do not fit dtype {dtype}")
+    if len(set(values)) != len(values):
+        raise _FormatError(f"classes_ repeats a label: {_short(values)}")
+    try:
+        if kind == "O":
+            classes = np.empty(len(values), dtype=object)
+            classes[:] = values
+        elif kind == "S":
+            classes = np.array([label.encode("latin-1") for label in values], dtype=dtype)
+        else:
+            classes = np.array(values, dtype=dtype)
+    except (ValueError, OverflowError, UnicodeEncodeError) as error:
+        raise _FormatError(f"classes_ values do not fit dtype {dtype} ({error})") from None
+    stored = classes.tolist()
+    if kind == "S":
+        stored = [label.decode("latin-1") for label in stored]
+    if stored != values:  # e.g. a string longer than the dtype's width, truncated by NumPy
+        raise _FormatError(f"classes_ values {_short(values)} do not fit dtype {dtype}")
+    return classes
+
+
+def _read_model(archive, file_size):
+    members = set(archive.zip.namelist())
+    unexpected = sorted(members - _MEMBERS)
+    if unexpected:
+        raise _FormatError(f"unexpected members {', '.join(map(repr, unexpected[:5]))} (not a "
+                           "jitree model file?)")
+    if f"{_METADATA}.npy" not in members:
+        raise _FormatError("not a jitree model file (no metadata)")
+    metadata = _read_metadata(archive, file_size)
+    cls = _ESTIMATORS.get(metadata["estimator"]) if isinstance(metadata["estimator"], str) \
+        else None
+    if cls is None:
+        raise _FormatError(f"unknown estimator {_short(metadata['estimator'])} (expected one "
+                           f"of {', '.join(_ESTIMATORS)})")
+    is_classifier = cls._task == "classification"
+    n_nodes = _field(metadata, "n_nodes", lambda v: _is_int(v) and v >= 1, "an int >= 1")
+    n_features = _field(metadata, "n_features_in_", lambda v: _is_int(v) and v >= 1,
+                        "an int >= 1")
+    if is_classifier:
+        n_classes = _field(metadata, "n_classes", lambda v: _is_int(v) and v >= 1,
+                           "an int >= 1 for a classifier")
+        classes = _decode_classes(metadata["classes_"], n_classes)
+    else:
+        n_classes = _field(metadata, "n_classes", lambda v: _is_int(v) and v == 0,
+                           "0 for a regressor")
+        _field(metadata, "classes_", lambda v: v is None, "null for a regressor")
+        classes = None
+    max_features = _field(metadata, "max_features_",
+                          lambda v: _is_int(v) and 1 <= v <= n_features,
+                          f"an int in [1, {n_features}]")
+    feature_names = _field(
+        metadata, "feature_names_in_",
+        lambda v: v is None or (isinstance(v, list) and len(v) == n_features
+                                and all(isinstance(name, str) for name in v)),
+        f"null or a list of {n_features} strings")
+    _field(metadata, "jitree_version", lambda v: isinstance(v, str), "a string")
+    params = _decode_params(metadata["params"], cls)
+
+    width = n_classes if is_classifier else 1
+    arrays = {}
+    for name, dtype in _ARRAYS:
+        shape = (n_nodes, width) if name == "value" else (n_nodes,)
+        arrays[name] = _read_array(archive, name, dtype, shape, file_size)
+    tree = Tree(n_features, n_classes, **arrays)
+    try:
+        check_tree(tree, n_features, n_classes)
+    except (TypeError, ValueError) as error:
+        raise _FormatError(f"invalid tree: {error}") from None
+    model = cls._from_tree(tree, classes=classes, feature_names=feature_names, params=params)
+    model.max_features_ = max_features
+    return model
+
+
+def load(path):
+    """Read a model written by :func:`save`, validating all of it first.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted estimator, predicting exactly as the saved one.
+
+    Raises
+    ------
+    FileNotFoundError
+        There is no file at ``path`` (other ``OSError`` from opening it pass through too).
+    ValueError
+        The file is not a jitree model file of a supported version, or it is truncated,
+        corrupted or inconsistent; the message names the file and the problem.
+    """
+    path = os.fspath(path)
+    with open(path, "rb") as file:
+        file_size = os.fstat(file.fileno()).st_size
+        try:
+            if file.read(len(_ZIP_MAGIC)) != _ZIP_MAGIC:
+                raise _FormatError("not a jitree model file (not a non-empty zip archive)")
+            file.seek(0)
+            with np.load(file, allow_pickle=False) as archive:
+                if not isinstance(archive, np.lib.npyio.NpzFile):
+                    raise _FormatError("not a jitree model file (not an .npz archive)")
+                return _read_model(archive, file_size)
+        except _FormatError as error:
+            raise ValueError(f"cannot load jitree model {path!r}: {error}") from None
+        except _READ_ERRORS as error:
+            detail = " ".join(str(error).split())
+            raise ValueError(f"cannot load jitree model {path!r}: the file is truncated or "
+                             f"corrupted ({type(error).__name__}: {detail})") from None
