@@ -9,6 +9,12 @@ from .measures import impurity, split_gain  # noqa: E402
 from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
 from .model.export import export_graphviz, export_text  # noqa: E402
+from .model.forest import (  # noqa: E402
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from .model.interop import from_sklearn  # noqa: E402
 from .model.persistence import load, save  # noqa: E402
 from .model.plot import plot_tree  # noqa: E402
@@ -23,7 +29,11 @@ __all__ = [
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "NotFittedError",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
     "Rule",
     "TREE_LEAF",
     "TREE_UNDEFINED",

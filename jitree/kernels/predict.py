@@ -37,10 +37,11 @@ def leaf_of_row(X, i, feature, threshold, children_left, children_right):
 
 
 @jit
-def _walk_block(X, first, feature, threshold, left, max_depth, nodes):
-    """Walk rows first:first + BLOCK_ROWS to their leaves (flat layout) into ``nodes``."""
+def _walk_block(X, first, feature, threshold, left, max_depth, nodes, root):
+    """Walk rows first:first + BLOCK_ROWS from node ``root`` to their leaves (flat layout)
+    into ``nodes``."""
     for r in range(BLOCK_ROWS):
-        nodes[r] = 0
+        nodes[r] = root
     depth = 0
     while depth < max_depth:
         for _ in range(CHECK_EVERY):
@@ -57,8 +58,8 @@ def _walk_block(X, first, feature, threshold, left, max_depth, nodes):
 
 
 @jit
-def _walk_row(X, i, feature, threshold, left):
-    node = 0
+def _walk_row(X, i, feature, threshold, left, root):
+    node = root
     while left[node] != node:
         node = left[node] + np.intp(X[i, feature[node]] > threshold[node])
     return node
@@ -85,14 +86,54 @@ def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, max_depth, 
         nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
         i = first
         while i + BLOCK_ROWS <= last:
-            _walk_block(X, i, feature, threshold, left, max_depth, nodes)
+            _walk_block(X, i, feature, threshold, left, max_depth, nodes, 0)
             for r in range(BLOCK_ROWS):
                 for k in range(width):
                     out[i + r, k] = table[nodes[r], k]
             i += BLOCK_ROWS
         while i < last:
-            leaf = _walk_row(X, i, feature, threshold, left)
+            leaf = _walk_row(X, i, feature, threshold, left, 0)
             for k in range(width):
                 out[i, k] = table[leaf, k]
             i += 1
+    return nonfinite.any()
+
+
+@pjit
+def predict_forest(X, X_bits, exponent_mask, feature, threshold, left, tree_root, tree_depth,
+                   table, chunk_rows, out):
+    """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
+    chunks of rows.
+
+    The trees' flat layouts are concatenated: tree t starts at node ``tree_root[t]`` and is
+    ``tree_depth[t]`` deep. Within a chunk the trees are the outer loop: a forest's nodes
+    outgrow the caches, one tree's nodes and one chunk of rows fit together. Returns whether X
+    holds a NaN or an infinity, as :func:`predict_flat` does.
+    """
+    n_rows = X.shape[0]
+    width = table.shape[1]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    nonfinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        nodes = np.empty(BLOCK_ROWS, dtype=np.intp)
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
+        for i in range(first, last):
+            for k in range(width):
+                out[i, k] = 0.0
+        for t in range(tree_root.shape[0]):
+            root = tree_root[t]
+            i = first
+            while i + BLOCK_ROWS <= last:
+                _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
+                for r in range(BLOCK_ROWS):
+                    for k in range(width):
+                        out[i + r, k] += table[nodes[r], k]
+                i += BLOCK_ROWS
+            while i < last:
+                leaf = _walk_row(X, i, feature, threshold, left, root)
+                for k in range(width):
+                    out[i, k] += table[leaf, k]
+                i += 1
     return nonfinite.any()

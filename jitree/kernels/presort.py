@@ -12,8 +12,9 @@ result does not depend on the sort's internals.
 """
 
 import numpy as np
+from numba import prange
 
-from ._jit import jit
+from ._jit import jit, pjit
 
 
 @jit
@@ -81,3 +82,22 @@ def fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label):
         label_row = sorted_label[f]
         for k in range(keys.shape[0]):
             label_row[k] = label[index_row[k]]
+
+
+@pjit
+def keep_samples(sorted_index, sorted_value, sorted_label, keep, out_index, out_value,
+                 out_label):
+    """Copy the sorted arrays without the samples whose ``keep`` flag is 0 (the order of the
+    others is unchanged, so the copies are sorted too). Parallel over features. Used to grow
+    each tree of a forest on its own samples from one shared presort."""
+    with_labels = sorted_label.shape[1] == sorted_index.shape[1]
+    for f in prange(sorted_index.shape[0]):
+        write = 0
+        for k in range(sorted_index.shape[1]):
+            i = sorted_index[f, k]
+            if keep[i]:
+                out_index[f, write] = i
+                out_value[f, write] = sorted_value[f, k]
+                if with_labels:
+                    out_label[f, write] = sorted_label[f, k]
+                write += 1

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..kernels import criteria
 from ..kernels.grow import impurity_decreases, mark_and_count, pack_bits, partition
-from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys
+from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.select import select_features
 from ..kernels.split import best_pair_per_node, find_splits
 from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -124,6 +124,50 @@ def presort(X, label, sorted_index, sorted_value, sorted_label):
             pass
 
 
+class Presorted:
+    """Each feature's samples in increasing order (``sorted_index``, ``sorted_value``) and,
+    for classification, their classes (``sorted_label``), with ``label`` the class of every
+    sample: what the builder scans and partitions."""
+
+    def __init__(self, sorted_index, sorted_value, sorted_label, label):
+        self.sorted_index = sorted_index
+        self.sorted_value = sorted_value
+        self.sorted_label = sorted_label
+        self.label = label
+
+    @classmethod
+    def of(cls, X, target, is_regression, n_classes):
+        n_samples, n_features = X.shape
+        sorted_index = np.empty((n_features, n_samples), dtype=np.int32)
+        sorted_value = np.empty((n_features, n_samples), dtype=X.dtype)
+        # the smallest label type that holds the classes: labels move with every partition
+        if is_regression:
+            label = np.empty(0, dtype=np.uint8)
+            sorted_label = np.empty((1, 0), dtype=np.uint8)
+        else:
+            if n_classes > np.iinfo(np.uint16).max:
+                raise ValueError(f"y has {n_classes} classes; jitree supports at most 65535")
+            label_type = np.uint8 if n_classes <= np.iinfo(np.uint8).max + 1 else np.uint16
+            label = target.astype(label_type)
+            sorted_label = np.empty((n_features, n_samples), dtype=label_type)
+        presort(X, label, sorted_index, sorted_value, sorted_label)
+        return cls(sorted_index, sorted_value, sorted_label, label)
+
+    def subset(self, keep):
+        """A copy holding only the samples with ``keep[i]`` true (still sorted)."""
+        keep = np.ascontiguousarray(keep, dtype=np.uint8)
+        n_features = self.sorted_index.shape[0]
+        n_kept = int(np.count_nonzero(keep))
+        index = np.empty((n_features, n_kept), dtype=self.sorted_index.dtype)
+        value = np.empty((n_features, n_kept), dtype=self.sorted_value.dtype)
+        with_labels = self.sorted_label.shape[1] == self.sorted_index.shape[1]
+        label_rows = np.empty((n_features, n_kept) if with_labels else (1, 0),
+                              dtype=self.sorted_label.dtype)
+        keep_samples(self.sorted_index, self.sorted_value, self.sorted_label, keep, index,
+                     value, label_rows)
+        return Presorted(index, value, label_rows, self.label)
+
+
 class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
@@ -134,22 +178,18 @@ class TreeBuilder:
     def __init__(self, params):
         self.params = params
 
-    def build(self, X, target, sample_weight, n_stats, n_classes):
+    def build(self, X, target, sample_weight, n_stats, n_classes, presorted=None):
+        """Grow the tree. ``presorted``: a :class:`Presorted` of X for this tree's samples
+        (it is consumed: its arrays are partitioned in place); presorted here if None."""
         params = self.params
-        n_samples, n_features = X.shape
-        self.sorted_index = np.empty((n_features, n_samples), dtype=np.int32)
-        self.sorted_value = np.empty((n_features, n_samples), dtype=X.dtype)
-        # the smallest label type that holds the classes: labels move with every partition
-        if params.is_regression:
-            label = np.empty(0, dtype=np.uint8)
-            self.sorted_label = np.empty((1, 0), dtype=np.uint8)
-        else:
-            if n_classes > np.iinfo(np.uint16).max:
-                raise ValueError(f"y has {n_classes} classes; jitree supports at most 65535")
-            label_type = np.uint8 if n_classes <= np.iinfo(np.uint8).max + 1 else np.uint16
-            label = target.astype(label_type)
-            self.sorted_label = np.empty((n_features, n_samples), dtype=label_type)
-        presort(X, label, self.sorted_index, self.sorted_value, self.sorted_label)
+        n_features = X.shape[1]
+        if presorted is None:
+            presorted = Presorted.of(X, target, params.is_regression, n_classes)
+        self.sorted_index = presorted.sorted_index
+        self.sorted_value = presorted.sorted_value
+        self.sorted_label = presorted.sorted_label
+        n_samples = X.shape[0]
+        n_rows = self.sorted_index.shape[1]  # samples in this tree (all, or a forest's bag)
         self.target = target
         self.sample_weight = sample_weight
         self.weighted = not bool(np.all(sample_weight == 1.0))
@@ -163,11 +203,11 @@ class TreeBuilder:
             root_stats[0, 0] = np.dot(sample_weight, target)
             root_stats[0, 1] = np.dot(sample_weight * target, target)
         else:
-            root_stats[0] = np.bincount(label, weights=sample_weight, minlength=n_stats)
+            root_stats[0] = np.bincount(presorted.label, weights=sample_weight,
+                                        minlength=n_stats)
         root_weight = np.array([self.total_weight])
-        nodes.add(root_stats, root_weight, n_samples,
-                  self._impurities(root_stats, root_weight), 0)
-        root = (np.array([0]), np.array([0]), np.array([n_samples]))
+        nodes.add(root_stats, root_weight, n_rows, self._impurities(root_stats, root_weight), 0)
+        root = (np.array([0]), np.array([0]), np.array([n_rows]))
         if params.max_leaf_nodes:
             self._grow_best_first(*root)
         else:

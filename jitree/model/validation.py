@@ -171,8 +171,8 @@ def check_sample_weight(sample_weight, n_samples):
     return weight
 
 
-def check_is_fitted(estimator):
-    if not hasattr(estimator, "tree_"):
+def check_is_fitted(estimator, attribute="tree_"):
+    if not hasattr(estimator, attribute):
         raise compatible(NotFittedError)(
             f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator.")

@@ -1,0 +1,429 @@
+"""Forests on jitree's tree engine: random forests and extra trees.
+
+- One presort of X serves every tree: each tree copies, in sorted order, only the samples of
+  its bootstrap (:meth:`Presorted.subset`), with the bootstrap multiplicities as sample
+  weights; X itself is never copied.
+- Trees grow concurrently on a thread pool (``n_jobs`` threads), each with single-threaded
+  kernels, which release the GIL.
+- Tree ``t`` depends only on its seed, drawn from ``random_state`` up front, so a forest is
+  the same whatever ``n_jobs``.
+- Prediction walks every tree for each block of rows in one parallel kernel
+  (:func:`jitree.kernels.predict.predict_forest`) and averages the trees' class probabilities
+  (classification) or means (regression).
+"""
+
+import dataclasses
+import numbers
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .._threading import n_threads, resolve_n_jobs
+from ..kernels import predict as _predict
+from . import pruning
+from ._base import _check_float, _check_int, _seed_of
+from ._params import ParamsMixin
+from .builder import Presorted, TreeBuilder
+from .classifier import DecisionTreeClassifier, _class_weight_factors
+from .regressor import DecisionTreeRegressor
+from .validation import check_is_fitted, check_sample_weight, check_y, float_bits, raise_nonfinite
+
+# Most rows per parallel task of forest prediction; each task walks its rows through every
+# tree in turn (measured on 30 trees of 50k nodes: 16k rows ~1.6x faster than 1k rows).
+FOREST_CHUNK_ROWS = 16384
+
+_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                "min_impurity_decrease", "ccp_alpha")
+
+
+class BaseForest(ParamsMixin):
+    """Shared by the four forest estimators (not public)."""
+
+    _tree_class = None
+    _splitter = "best"
+
+    # -- fitting -----------------------------------------------------------------------------
+    def _tree_template(self):
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        if self._tree_class is DecisionTreeClassifier:
+            params["class_weight"] = None  # applied by the forest to the sample weights
+        return self._tree_class(splitter=self._splitter, random_state=0, n_jobs=1, **params)
+
+    def _n_bootstrap(self, n_samples):
+        if not self.bootstrap:
+            if self.max_samples is not None:
+                raise ValueError("max_samples is only used with bootstrap=True; set it to None")
+            return n_samples
+        max_samples = self.max_samples
+        if max_samples is None:
+            return n_samples
+        if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
+            return _check_int("max_samples", max_samples, 1)
+        fraction = _check_float("max_samples", max_samples, 0.0, 1.0, low_open=True)
+        return max(1, round(fraction * n_samples))
+
+    def _bootstrap_counts(self, seed, n_samples, n_bootstrap):
+        """How many times each sample is drawn into the bag of the tree with ``seed``."""
+        rng = np.random.default_rng(seed)
+        return np.bincount(rng.integers(0, n_samples, n_bootstrap), minlength=n_samples)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow ``n_estimators`` trees on bootstrap samples (or on all samples) of (X, y)."""
+        template = self._tree_template()
+        X = template._validate_fit_X(X)
+        n_samples, n_features = X.shape
+        n_estimators = _check_int("n_estimators", self.n_estimators, 1)
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
+        n_bootstrap = self._n_bootstrap(n_samples)
+        sample_weight = check_sample_weight(sample_weight, n_samples)
+        target, n_stats, n_classes = self._encode_target(y, n_samples)
+        class_factors = self._class_factors(target, sample_weight)
+        params = template._grow_params(n_samples, n_features, float(sample_weight.sum()))
+        ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
+        seeds = np.random.RandomState(_seed_of(self.random_state) % 2**32).randint(
+            np.iinfo(np.int32).max, size=n_estimators)
+        workers = min(resolve_n_jobs(self.n_jobs), n_estimators)
+        with n_threads(self.n_jobs):
+            presorted = Presorted.of(X, target, params.is_regression, n_classes)
+
+        def grow(t):
+            weight = sample_weight
+            if self.bootstrap:
+                weight = weight * self._bootstrap_counts(seeds[t], n_samples, n_bootstrap)
+            weight = self._class_weighted(weight, target, class_factors)
+            total = float(weight.sum())
+            if not total > 0:
+                raise ValueError("a bootstrap sample has zero total weight; use more "
+                                 "samples or bootstrap=False")
+            tree_params = dataclasses.replace(
+                params, seed=int(seeds[t]),
+                min_weight_leaf=self.min_weight_fraction_leaf * total)
+            with n_threads(1):
+                tree = TreeBuilder(tree_params).build(X, target, weight, n_stats, n_classes,
+                                                      presorted.subset(weight > 0))
+            return pruning.cost_complexity(tree, ccp_alpha)
+
+        if workers <= 1:
+            trees = [grow(t) for t in range(n_estimators)]
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                trees = list(pool.map(grow, range(n_estimators)))
+        self._seeds = seeds
+        self._n_bootstrap_samples = n_bootstrap
+        self._n_samples = n_samples
+        self.n_features_in_ = n_features
+        names = getattr(template, "feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.estimators_ = [self._wrap(tree, template) for tree in trees]
+        self.estimator_ = template
+        self._layouts = {}
+        if self.oob_score:
+            self._compute_oob(X, target)
+        return self
+
+    def _wrap(self, tree, template):
+        params = template.get_params()
+        names = getattr(template, "feature_names_in_", None)
+        model = self._tree_class._from_tree(tree, classes=getattr(self, "classes_", None),
+                                            feature_names=names, params=params)
+        model.max_features_ = template.max_features_ if hasattr(template, "max_features_") \
+            else tree.n_features
+        return model
+
+    def _class_factors(self, target, sample_weight):
+        return None
+
+    def _class_weighted(self, weight, target, factors):
+        return weight
+
+    # -- prediction --------------------------------------------------------------------------
+    def _layout(self, dtype):
+        """The trees' flat layouts concatenated (built once per X dtype)."""
+        dtype = np.dtype(dtype)
+        if dtype not in self._layouts:
+            features, thresholds, lefts, roots, depths, tables = [], [], [], [], [], []
+            offset = 0
+            for model in self.estimators_:
+                tree = model.tree_
+                feature, threshold, left, max_depth, node_of_flat = tree.flat(dtype)
+                features.append(feature)
+                thresholds.append(threshold)
+                lefts.append(left + offset)
+                roots.append(offset)
+                depths.append(max_depth)
+                tables.append(self._node_table(model)[node_of_flat])
+                offset += feature.shape[0]
+            self._layouts[dtype] = (
+                np.concatenate(features), np.concatenate(thresholds),
+                np.concatenate(lefts).astype(np.int32), np.array(roots, dtype=np.int64),
+                np.array(depths, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
+        return self._layouts[dtype]
+
+    def _predict_mean(self, X):
+        """Mean over the trees of each row's leaf table row (probabilities or means)."""
+        check_is_fitted(self, "estimators_")
+        X = self.estimators_[0]._validate_predict_X(X)
+        feature, threshold, left, roots, depths, table = self._layout(X.dtype)
+        out = np.empty((X.shape[0], table.shape[1]))
+        with n_threads(self.n_jobs) as threads:
+            # at least a few tasks per thread, so that small inputs still use every core
+            chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
+            if _predict.predict_forest(X, *float_bits(X), feature, threshold, left, roots,
+                                       depths, table, chunk_rows, out):
+                raise_nonfinite(X, "X")
+        out /= len(self.estimators_)
+        return out
+
+    def apply(self, X):
+        """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
+        check_is_fitted(self, "estimators_")
+        return np.column_stack([model.apply(X) for model in self.estimators_])
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' impurity-based importances, normalised to sum 1."""
+        check_is_fitted(self, "estimators_")
+        importances = np.mean([model.tree_.compute_feature_importances()
+                               for model in self.estimators_], axis=0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    @property
+    def estimators_samples_(self):
+        """The indices of the samples drawn into each tree's bag (with repetition), one array
+        per tree; all samples without bootstrap."""
+        check_is_fitted(self, "estimators_")
+        n_samples = self._n_samples
+        if not self.bootstrap:
+            return [np.arange(n_samples) for _ in self.estimators_]
+        return [np.repeat(np.arange(n_samples),
+                          self._bootstrap_counts(seed, n_samples, self._n_bootstrap_samples))
+                for seed in self._seeds]
+
+    def _oob_rows(self, t, n_samples):
+        counts = self._bootstrap_counts(self._seeds[t], n_samples, self._n_bootstrap_samples)
+        return np.flatnonzero(counts == 0)
+
+    def _compute_oob(self, X, target):
+        n_samples = X.shape[0]
+        total = None
+        seen = np.zeros(n_samples)
+        for t, model in enumerate(self.estimators_):
+            rows = self._oob_rows(t, n_samples)
+            if not rows.shape[0]:
+                continue
+            values = model.tree_.predict_table(np.ascontiguousarray(X[rows]),
+                                               self._node_table(model))
+            if total is None:
+                total = np.zeros((n_samples, values.shape[1]))
+            total[rows] += values
+            seen[rows] += 1
+        if total is None or not (seen > 0).any():
+            raise ValueError("no sample is out of bag in any tree: oob_score needs more "
+                             "trees or smaller bootstrap samples")
+        if (seen == 0).any():
+            warnings.warn(f"{int((seen == 0).sum())} samples were in every bootstrap sample "
+                          "and have no out-of-bag prediction; they are left out of "
+                          "oob_score_", UserWarning, stacklevel=3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / seen[:, None]
+        self._set_oob(mean, target, seen > 0)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "estimators_")
+
+    def _more_tags_common(self, tags):
+        tags.input_tags.allow_nan = False
+        tags.target_tags.multi_output = False
+        return tags
+
+
+class _ForestClassifier(BaseForest):
+    _tree_class = DecisionTreeClassifier
+
+    def _encode_target(self, y, n_samples):
+        y = check_y(y, n_samples, regression=False)
+        try:
+            classes, index = np.unique(y, return_inverse=True)
+        except TypeError:
+            raise ValueError("Unknown label type: the labels of y cannot be compared with "
+                             "each other (mixed types)") from None
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        return index.reshape(-1).astype(np.float64), self.n_classes_, self.n_classes_
+
+    def _class_factors(self, target, sample_weight):
+        if self.class_weight is None or self.class_weight == "balanced_subsample":
+            return self.class_weight
+        return _class_weight_factors(self.class_weight, self.classes_,
+                                     target.astype(np.intp), sample_weight)
+
+    def _class_weighted(self, weight, target, factors):
+        if factors is None:
+            return weight
+        index = target.astype(np.intp)
+        if isinstance(factors, str):  # balanced_subsample: 'balanced' on this tree's bag
+            drawn = np.bincount(index, weights=weight, minlength=self.n_classes_)
+            factors = weight.sum() / (self.n_classes_ * np.where(drawn > 0, drawn, 1.0))
+        return weight * factors[index]
+
+    def _node_table(self, model):
+        return model._node_proba()
+
+    def predict_proba(self, X):
+        """Mean class probabilities of the trees."""
+        return self._predict_mean(X)
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class with the highest mean probability."""
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))
+
+    def score(self, X, y, sample_weight=None):
+        return DecisionTreeClassifier.score(self, X, y, sample_weight)
+
+    def _set_oob(self, mean, target, has_oob):
+        self.oob_decision_function_ = mean
+        predicted = np.argmax(np.where(has_oob[:, None], mean, 0.0), axis=1)
+        self.oob_score_ = float(np.mean(predicted[has_oob] == target[has_oob]))
+
+    def __sklearn_tags__(self):
+        return DecisionTreeClassifier.__sklearn_tags__(self)
+
+
+class _ForestRegressor(BaseForest):
+    _tree_class = DecisionTreeRegressor
+
+    def _encode_target(self, y, n_samples):
+        return check_y(y, n_samples, regression=True), 2, 0
+
+    def _node_table(self, model):
+        return model.tree_.value
+
+    def predict(self, X):
+        """Mean of the trees' predictions."""
+        return self._predict_mean(X)[:, 0]
+
+    def score(self, X, y, sample_weight=None):
+        return DecisionTreeRegressor.score(self, X, y, sample_weight)
+
+    def _set_oob(self, mean, target, has_oob):
+        self.oob_prediction_ = mean[:, 0]
+        residual = np.sum((target[has_oob] - mean[has_oob, 0]) ** 2)
+        spread = np.sum((target[has_oob] - target[has_oob].mean()) ** 2)
+        self.oob_score_ = float(1.0 - residual / spread) if spread > 0 else 0.0
+
+    def __sklearn_tags__(self):
+        return DecisionTreeRegressor.__sklearn_tags__(self)
+
+
+def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
+                 min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
+                 bootstrap, oob_score, n_jobs, random_state, ccp_alpha, max_samples):
+    self.n_estimators = n_estimators
+    self.criterion = criterion
+    self.max_depth = max_depth
+    self.min_samples_split = min_samples_split
+    self.min_samples_leaf = min_samples_leaf
+    self.min_weight_fraction_leaf = min_weight_fraction_leaf
+    self.max_features = max_features
+    self.max_leaf_nodes = max_leaf_nodes
+    self.min_impurity_decrease = min_impurity_decrease
+    self.bootstrap = bootstrap
+    self.oob_score = oob_score
+    self.n_jobs = n_jobs
+    self.random_state = random_state
+    self.ccp_alpha = ccp_alpha
+    self.max_samples = max_samples
+
+
+class RandomForestClassifier(_ForestClassifier):
+    """A random forest classifier: trees on bootstrap samples, ``max_features`` features
+    drawn per node, class probabilities averaged.
+
+    Parameters have scikit-learn's names and meanings: ``n_estimators``, the tree parameters
+    (``criterion``, ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
+    ``min_weight_fraction_leaf``, ``max_features``, ``max_leaf_nodes``,
+    ``min_impurity_decrease``, ``ccp_alpha``), ``bootstrap``, ``oob_score``, ``n_jobs`` (trees
+    grown concurrently; threads of prediction), ``random_state``, ``class_weight`` (dict,
+    "balanced" or "balanced_subsample") and ``max_samples`` (bootstrap size: int or fraction).
+
+    Attributes: ``estimators_`` (fitted DecisionTreeClassifier), ``classes_``, ``n_classes_``,
+    ``n_features_in_``, ``feature_names_in_``, ``feature_importances_``, ``oob_score_`` and
+    ``oob_decision_function_`` (with ``oob_score=True``).
+    """
+
+    def __init__(self, n_estimators=100, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
+                 max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=True,
+                 oob_score=False, n_jobs=None, random_state=None, class_weight=None,
+                 ccp_alpha=0.0, max_samples=None):
+        _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                     min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
+                     ccp_alpha, max_samples)
+        self.class_weight = class_weight
+
+
+class ExtraTreesClassifier(_ForestClassifier):
+    """Extremely randomised trees: one random threshold per drawn feature and node, all
+    samples by default (``bootstrap=False``). Parameters as RandomForestClassifier."""
+
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
+                 max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=False,
+                 oob_score=False, n_jobs=None, random_state=None, class_weight=None,
+                 ccp_alpha=0.0, max_samples=None):
+        _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                     min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
+                     ccp_alpha, max_samples)
+        self.class_weight = class_weight
+
+
+class RandomForestRegressor(_ForestRegressor):
+    """A random forest regressor: trees on bootstrap samples, predictions averaged
+    (``max_features=1.0``: all features, as scikit-learn's default). Parameters as
+    RandomForestClassifier without ``class_weight``; ``oob_prediction_`` with
+    ``oob_score=True``."""
+
+    def __init__(self, n_estimators=100, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 ccp_alpha=0.0, max_samples=None):
+        _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                     min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
+                     ccp_alpha, max_samples)
+
+
+class ExtraTreesRegressor(_ForestRegressor):
+    """Extremely randomised trees for regression (``bootstrap=False``, ``max_features=1.0``).
+    Parameters as RandomForestRegressor."""
+
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
+                 ccp_alpha=0.0, max_samples=None):
+        _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                     min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
+                     ccp_alpha, max_samples)

@@ -1,0 +1,178 @@
+"""Forests: equal to a single tree when reduced to one, deterministic, OOB against a naive
+twin, prediction against the mean of the trees, scikit-learn's protocol."""
+
+import numpy as np
+import pytest
+
+import jitree
+from jitree.datasets import make_classification_data
+
+FORESTS = [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier,
+           jitree.RandomForestRegressor, jitree.ExtraTreesRegressor]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification_data(1500, 6, 3, seed=3)
+    return X, y, X[:, 0] * 2.0 + y
+
+
+def _target(cls, data):
+    X, y, y_reg = data
+    return y if cls in (jitree.RandomForestClassifier, jitree.ExtraTreesClassifier) else y_reg
+
+
+def _same_tree(a, b):
+    for name in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("cls, single", [
+    (jitree.RandomForestClassifier, jitree.DecisionTreeClassifier),
+    (jitree.RandomForestRegressor, jitree.DecisionTreeRegressor)])
+def test_one_tree_without_bootstrap_is_the_single_tree(data, cls, single):
+    X = data[0]
+    y = _target(cls, data)
+    forest = cls(n_estimators=1, bootstrap=False, max_features=None, random_state=0).fit(X, y)
+    tree = single().fit(X, y)
+    _same_tree(forest.estimators_[0].tree_, tree.tree_)
+    if hasattr(forest, "predict_proba"):
+        np.testing.assert_allclose(forest.predict_proba(X), tree.predict_proba(X))
+    np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
+
+
+def test_extra_trees_one_tree_is_a_random_splitter_tree(data):
+    X, y, _ = data
+    forest = jitree.ExtraTreesClassifier(n_estimators=1, max_features=None,
+                                         random_state=7).fit(X, y)
+    seed = int(np.random.RandomState(7).randint(np.iinfo(np.int32).max, size=1)[0])
+    tree = jitree.DecisionTreeClassifier(splitter="random", random_state=seed).fit(X, y)
+    _same_tree(forest.estimators_[0].tree_, tree.tree_)
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_deterministic_whatever_n_jobs(data, cls):
+    X = data[0]
+    y = _target(cls, data)
+    a = cls(n_estimators=6, random_state=1, n_jobs=1).fit(X, y)
+    b = cls(n_estimators=6, random_state=1, n_jobs=2).fit(X, y)
+    for tree_a, tree_b in zip(a.estimators_, b.estimators_, strict=True):
+        _same_tree(tree_a.tree_, tree_b.tree_)
+    c = cls(n_estimators=6, random_state=2).fit(X, y)
+    assert any(ta.tree_.node_count != tc.tree_.node_count
+               or not np.array_equal(ta.tree_.threshold, tc.tree_.threshold)
+               for ta, tc in zip(a.estimators_, c.estimators_, strict=True))
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_prediction_is_the_mean_of_the_trees(data, cls):
+    X = data[0]
+    y = _target(cls, data)
+    forest = cls(n_estimators=7, random_state=0, max_depth=6).fit(X, y)
+    X_test = np.ascontiguousarray(X[::-3])
+    if hasattr(forest, "predict_proba"):
+        mean = np.mean([t.predict_proba(X_test) for t in forest.estimators_], axis=0)
+        np.testing.assert_allclose(forest.predict_proba(X_test), mean, rtol=1e-12)
+        np.testing.assert_array_equal(forest.predict(X_test),
+                                      forest.classes_[np.argmax(mean, axis=1)])
+    else:
+        mean = np.mean([t.predict(X_test) for t in forest.estimators_], axis=0)
+        np.testing.assert_allclose(forest.predict(X_test), mean, rtol=1e-12)
+    assert forest.apply(X_test).shape == (X_test.shape[0], 7)
+    importances = forest.feature_importances_
+    expected = np.mean([t.feature_importances_ for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(importances, expected / expected.sum())
+
+
+def test_bootstrap_bags_are_sample_weights(data):
+    X, y, _ = data
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,
+                                           max_samples=0.5).fit(X, y)
+    for tree, bag in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        assert bag.shape[0] == 750
+        assert tree.tree_.weighted_n_node_samples[0] == 750  # multiplicities as weights
+        assert tree.tree_.n_node_samples[0] == np.unique(bag).shape[0]
+    assert jitree.RandomForestClassifier(n_estimators=2, max_samples=100, random_state=0) \
+        .fit(X, y).estimators_[0].tree_.weighted_n_node_samples[0] == 100
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+def test_oob_score_matches_naive_twin(data, cls):
+    X = data[0]
+    y = _target(cls, data)
+    forest = cls(n_estimators=25, oob_score=True, random_state=0).fit(X, y)
+    total = 0.0
+    seen = np.zeros(X.shape[0])
+    for tree, bag in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        out_of_bag = np.setdiff1d(np.arange(X.shape[0]), bag)
+        values = tree.predict_proba(X[out_of_bag]) if hasattr(tree, "predict_proba") \
+            else tree.predict(X[out_of_bag])[:, None]
+        if not isinstance(total, np.ndarray):
+            total = np.zeros((X.shape[0], values.shape[1]))
+        total[out_of_bag] += values
+        seen[out_of_bag] += 1
+    has = seen > 0
+    mean = total[has] / seen[has, None]
+    if hasattr(forest, "oob_decision_function_"):
+        expected = np.mean(forest.classes_[np.argmax(mean, axis=1)] == y[has])
+        np.testing.assert_allclose(forest.oob_decision_function_[has], mean)
+    else:
+        residual = np.sum((y[has] - mean[:, 0]) ** 2)
+        expected = 1 - residual / np.sum((y[has] - y[has].mean()) ** 2)
+    assert forest.oob_score_ == pytest.approx(expected, rel=1e-12)
+
+
+def test_class_weights_and_accuracy(data):
+    X, y, _ = data
+    for class_weight in (None, "balanced", "balanced_subsample", {0: 1.0, 1: 2.0, 2: 1.0}):
+        forest = jitree.RandomForestClassifier(n_estimators=10, class_weight=class_weight,
+                                               random_state=0).fit(X[:1000], y[:1000])
+        assert forest.score(X[1000:], y[1000:]) > 0.6
+
+
+def test_forest_bad_input(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match="n_estimators"):
+        jitree.RandomForestClassifier(n_estimators=0).fit(X, y)
+    with pytest.raises(ValueError, match="oob_score"):
+        jitree.ExtraTreesClassifier(oob_score=True).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples"):
+        jitree.ExtraTreesClassifier(max_samples=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples"):
+        jitree.RandomForestClassifier(max_samples=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="criterion"):
+        jitree.RandomForestRegressor(criterion="gini").fit(X, y)
+    with pytest.raises(jitree.NotFittedError):
+        jitree.RandomForestClassifier().predict(X)
+    forest = jitree.RandomForestClassifier(n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        forest.predict(X[:, :2])
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        forest.predict_proba(bad)
+
+
+def test_forest_save_rules_export_per_tree(tmp_path, data):
+    X, y, _ = data
+    forest = jitree.RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0)
+    forest.fit(X, y)
+    for k, tree in enumerate(forest.estimators_):
+        jitree.save(tree, tmp_path / f"tree{k}.jitree")
+        loaded = jitree.load(tmp_path / f"tree{k}.jitree")
+        np.testing.assert_array_equal(loaded.predict_proba(X), tree.predict_proba(X))
+        assert len(jitree.rules(tree)) == tree.get_n_leaves()
+        assert "digraph" in jitree.export_graphviz(tree)
+
+
+@pytest.mark.filterwarnings("ignore:Estimator .* does not inherit from:UserWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+@pytest.mark.parametrize("cls", FORESTS)
+def test_check_estimator(cls):
+    estimator_checks = pytest.importorskip("sklearn.utils.estimator_checks")
+    expected = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "zero-weight samples still shape the midpoint thresholds",
+    }
+    estimator_checks.check_estimator(cls(n_estimators=5, random_state=0),
+                                     expected_failed_checks=expected)
