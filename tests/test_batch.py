@@ -109,3 +109,18 @@ def test_bad_files(tmp_path, fitted):
         predict_file(classifier, tmp_path / "nan.npy", chunk_rows=10)
     with pytest.raises(ValueError, match="chunk_rows"):
         predict_file(classifier, tmp_path / "full.npy", chunk_rows=0)
+
+
+def test_predict_accepts_an_iterator_of_chunks_and_memmaps(tmp_path, fitted):
+    X, classifier, regressor = fitted
+    chunks = (X[i:i + 700] for i in range(0, X.shape[0], 700))
+    np.testing.assert_array_equal(classifier.predict(chunks), classifier.predict(X))
+    chunks = (X[i:i + 700] for i in range(0, X.shape[0], 700))
+    np.testing.assert_array_equal(classifier.predict_proba(chunks), classifier.predict_proba(X))
+    chunks = (X[i:i + 999] for i in range(0, X.shape[0], 999))
+    np.testing.assert_array_equal(regressor.predict(chunks), regressor.predict(X))
+    with pytest.raises(ValueError, match="empty iterator"):
+        classifier.predict(iter([]))
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    np.testing.assert_array_equal(classifier.predict(mapped), classifier.predict(X))

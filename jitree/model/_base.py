@@ -208,6 +208,14 @@ class BaseDecisionTree(ParamsMixin):
         return model
 
     # -- prediction --------------------------------------------------------------------------
+    def _predict_chunks(self, chunks, validated_method):
+        """Predictions of an iterator of chunks (2-D arrays or DataFrames), one chunk at a
+        time, concatenated: input memory is bounded by a chunk."""
+        pieces = [validated_method(self._validate_predict_X(chunk)) for chunk in chunks]
+        if not pieces:
+            raise ValueError("X is an empty iterator of chunks")
+        return np.concatenate(pieces)
+
     def _validate_predict_X(self, X, by_position=False):
         """X checked against the fitted features. ``by_position``: the columns are taken in
         order without a feature-name check (files without names, streamed chunks)."""

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._threading import n_threads
 from ._base import BaseDecisionTree
-from .validation import check_sample_weight, check_y
+from .validation import is_chunk_iterator, check_sample_weight, check_y
 
 
 def _class_weight_factors(class_weight, classes, y_index, sample_weight):
@@ -178,6 +178,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_proba_validated)
         return self._predict_proba_validated(self._validate_predict_X(X))
 
     def _predict_proba_validated(self, X):
@@ -191,6 +193,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):

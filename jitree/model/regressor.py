@@ -4,7 +4,7 @@ import numpy as np
 
 from .._threading import n_threads
 from ._base import BaseDecisionTree
-from .validation import check_sample_weight, check_y
+from .validation import is_chunk_iterator, check_sample_weight, check_y
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
@@ -54,6 +54,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):

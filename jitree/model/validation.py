@@ -13,6 +13,11 @@ def _is_dataframe(X):
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
 
 
+def is_chunk_iterator(X):
+    """An iterator (e.g. a generator) of chunks, as opposed to an array-like X."""
+    return hasattr(X, "__next__") and not hasattr(X, "shape")
+
+
 def feature_names_of(X):
     """Column names of a DataFrame when all are strings, else None."""
     if not _is_dataframe(X):
