@@ -4,7 +4,7 @@ import numpy as np
 
 from .._threading import n_threads
 from ._base import BaseDecisionTree
-from .validation import is_chunk_iterator, check_sample_weight, check_y
+from .validation import check_sample_weight, check_y, is_chunk_iterator
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
