@@ -172,6 +172,37 @@ def bench_scaling(report, repeat, threads, small, large):
     report.ratio("time ratio", times[large], times[small], -13 * large / small / 10)
 
 
+def bench_forest(report, n_samples, n_estimators, predict_rows, repeat, threads):
+    print(f"\n[forest] {n_estimators} trees, {n_samples} x 20 float32, 3 classes, "
+          f"n_jobs={threads[-1]}; accuracy on {n_samples // 4} held-out rows")
+    X, y = make_classification_data(n_samples + n_samples // 4, 20, 3, seed=0)
+    X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+        y[n_samples:]
+    ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=threads[-1],
+                                         random_state=0)
+    fit_seconds = _median_seconds(lambda: ours.fit(X_train, y_train), repeat)
+    report.add("forest-fit", "jitree", threads[-1], fit_seconds)
+    print(f"  jitree accuracy {ours.score(X_test, y_test):.4f}")
+    reps = -(-predict_rows // n_samples)
+    X_predict = np.ascontiguousarray(np.tile(X_train, (reps, 1))[:predict_rows])
+    predict_seconds = _median_seconds(lambda: ours.predict_proba(X_predict), repeat)
+    report.add("forest-predict", "jitree predict_proba", threads[-1], predict_seconds,
+               predict_rows)
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    peer = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=threads[-1],
+                                           random_state=0)
+    seconds = _median_seconds(lambda: peer.fit(X_train, y_train), max(1, repeat // 2))
+    report.add("forest-fit", "scikit-learn", threads[-1], seconds)
+    print(f"  scikit-learn accuracy {peer.score(X_test, y_test):.4f}")
+    report.ratio("fit speed-up over scikit-learn", seconds, fit_seconds, 3)
+    seconds = _median_seconds(lambda: peer.predict_proba(X_predict), max(1, repeat // 2))
+    report.add("forest-predict", "scikit-learn predict_proba", threads[-1], seconds,
+               predict_rows)
+    report.ratio("predict_proba speed-up over scikit-learn", seconds, predict_seconds, 3)
+
+
 _MEMORY_PROBE = r"""
 import sys, numpy as np
 n, d = int(sys.argv[1]), int(sys.argv[2])
@@ -244,14 +275,16 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
                         choices=["fit", "regression", "predict", "scaling", "memory",
-                                 "startup"])
+                                 "startup", "forest"])
+    parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     args = parser.parse_args(argv)
     all_threads = numba.config.NUMBA_NUM_THREADS
     threads = [1] if all_threads == 1 else [1, all_threads]
     print(f"jitree {jitree.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
           f"{platform.processor() or platform.machine()}, {all_threads} threads, "
           f"threading layer after first kernel: ", end="")
-    only = set(args.only or ["fit", "regression", "predict", "scaling", "memory", "startup"])
+    only = set(args.only or ["fit", "regression", "predict", "scaling", "memory", "startup",
+                             "forest"])
     report = Report()
     X, y = make_classification_data(2000, 20, 3, seed=0)
     jitree.DecisionTreeClassifier().fit(X, y).predict(X)
@@ -269,6 +302,9 @@ def main(argv=None):
         bench_memory(args.rows)
     if "startup" in only:
         bench_startup(args.repeat)
+    if "forest" in only:
+        bench_forest(report, args.rows, args.trees, args.predict_rows // 2,
+                     max(1, args.repeat // 2), threads)
     return 0
 
 
