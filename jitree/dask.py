@@ -1,10 +1,13 @@
-"""Lazy prediction of a fitted jitree estimator on Dask arrays and DataFrames.
+"""Lazy prediction of a fitted jitree estimator on Dask arrays and DataFrames, and training
+of a forest's trees on the workers of a ``dask.distributed`` cluster.
 
 ``import jitree.dask`` (not done by ``import jitree``), then::
 
     labels = jitree.dask.predict(model, X)          # X: dask Array or dask DataFrame
     proba = jitree.dask.predict_proba(model, X)
     leaves = jitree.dask.apply(model, X)
+    forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(random_state=0), X, y,
+                                    client)         # X, y: in memory; see fit_forest
 
 Nothing is computed until the result is; each block or partition is predicted by
 ``model.predict`` (``predict_proba``, ``apply``) wherever Dask runs it, a local thread pool or
@@ -38,6 +41,7 @@ running more threads than cores.
 
 import copy
 import sys
+import uuid
 import warnings
 
 try:
@@ -49,10 +53,11 @@ except ImportError:
 
 import numpy as np
 
-from .model._base import BaseDecisionTree
+from .model._base import BaseDecisionTree, _check_int
+from .model.forest import BaseForest, _grow_trees
 from .model.validation import check_is_fitted, check_X, feature_names_of
 
-__all__ = ["apply", "predict", "predict_proba"]
+__all__ = ["apply", "fit_forest", "predict", "predict_proba"]
 
 
 def predict(model, X):
@@ -72,6 +77,82 @@ def apply(model, X):
     return _map(model, X, "apply")
 
 
+def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
+    """Grow the trees of a jitree forest on the workers of a ``dask.distributed`` cluster:
+    ``estimator.fit(X, y, sample_weight)`` with the trees grown in groups, one task per group.
+
+    ``estimator``: a RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier or
+    ExtraTreesRegressor (fitted or not; refitted like ``fit`` does). It is returned, fitted.
+
+    With an int ``random_state`` the forest is identical to ``estimator.fit(X, y,
+    sample_weight)`` in memory: same trees, same predictions, same ``oob_score_``, whatever
+    the grouping. Each tree is grown from its own seed, and all seeds are drawn once on the
+    client before any tree grows, so with ``random_state=None`` (or a numpy generator) the
+    forest is just as consistent, but a second call draws other seeds.
+
+    ``X``, ``y`` and ``sample_weight`` are in memory on the client (NumPy arrays or pandas,
+    as for ``fit``); dask collections are refused with a ``TypeError`` (call ``.compute()``
+    first): every tree may draw any row, so every worker needs all of X anyway. They are
+    validated on the client, then sent once to every worker (``client.scatter(...,
+    broadcast=True)``), so each worker holds one copy of X, whatever its number of tasks.
+
+    ``client``: the ``distributed.Client`` to use (None: the current one). ``n_groups``:
+    number of tasks (None: one per worker thread of the cluster; at most ``n_estimators``);
+    each task presorts X once and grows a contiguous range of trees, with ``n_jobs`` threads
+    of the estimator (None: all the cores numba sees in the worker's process). On a machine
+    running several worker processes or threads, set ``n_jobs`` to its cores divided by them
+    to avoid running more threads than cores.
+
+    The trees come back to the client (a tree pickles to its node arrays only), where the
+    fitted attributes and, with ``oob_score=True``, the out-of-bag estimate are computed.
+    """
+    if not isinstance(estimator, BaseForest):
+        name = type(estimator).__name__
+        if isinstance(estimator, BaseDecisionTree):
+            raise TypeError(f"jitree.dask.fit_forest trains forests, got a single {name}: "
+                            "fit it in memory with estimator.fit(X, y)")
+        raise TypeError("jitree.dask.fit_forest expects a jitree forest (RandomForestClassifier,"
+                        " RandomForestRegressor, ExtraTreesClassifier or ExtraTreesRegressor), "
+                        f"got {name}")
+    for name, value in (("X", X), ("y", y), ("sample_weight", sample_weight)):
+        if dask.is_dask_collection(value):
+            raise TypeError(f"jitree.dask.fit_forest needs {name} in memory (every worker "
+                            f"grows its trees on all the rows): call {name}.compute() first")
+    if n_groups is not None:
+        n_groups = _check_int("n_groups", n_groups, 1)
+    client = _current_client(client)
+    plan, X, target, sample_weight = estimator._prepare_fit(X, y, sample_weight)
+    if n_groups is None:
+        n_groups = max(1, sum(client.nthreads().values()))
+    groups = np.array_split(np.arange(plan.n_estimators), min(n_groups, plan.n_estimators))
+    # Keys of their own (hash=False): under content keys, a second call on the same data would
+    # reuse keys the first call's futures are still releasing, and lose them.
+    shared = client.scatter([X, target, sample_weight], broadcast=True, hash=False)
+    # One random name per call: tasks of two calls never share results, and the dashboard
+    # shows them as "jitree-grow-trees".
+    call = uuid.uuid4().hex
+    futures = [client.submit(_grow_trees, plan, *shared, group.tolist(), estimator.n_jobs,
+                             key=f"jitree-grow-trees-{call}-{index}")
+               for index, group in enumerate(groups)]
+    trees = [tree for group_trees in client.gather(futures) for tree in group_trees]
+    return estimator._finish_fit(plan, trees, X, target)
+
+
+def _current_client(client):
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError("jitree.dask.fit_forest needs distributed: install the 'dask' "
+                          "extra (pip install 'jitree[dask]')") from None
+    if client is not None:
+        return client
+    try:
+        return distributed.get_client()
+    except ValueError:
+        raise ValueError("jitree.dask.fit_forest needs a dask.distributed cluster: pass "
+                         "client=, or create a distributed.Client first") from None
+
+
 # -- graph construction ------------------------------------------------------------------------
 
 def _dask_dataframe_type():
@@ -82,10 +163,14 @@ def _dask_dataframe_type():
 
 
 def _map(model, X, method):
-    if not isinstance(model, BaseDecisionTree):
+    is_forest = isinstance(model, BaseForest)
+    if not isinstance(model, BaseDecisionTree) and not is_forest:
         raise TypeError(f"jitree.dask.{method} expects a fitted jitree estimator, got "
                         f"{type(model).__name__}")
-    check_is_fitted(model)
+    if is_forest and method == "apply":
+        raise TypeError("jitree.dask.apply takes a single tree; apply it to each of the "
+                        "forest's estimators_")
+    check_is_fitted(model, "estimators_" if is_forest else "tree_")
     dataframe_type = _dask_dataframe_type()
     if isinstance(X, da.Array):
         X = _prepare_array(model, X)
@@ -101,6 +186,12 @@ def _map(model, X, method):
     # shipped copy must not check (or warn about) names again on every block.
     shipped = copy.copy(model)
     shipped.__dict__.pop("feature_names_in_", None)
+    if is_forest:
+        # the concatenated layout is rebuilt on each worker: it is larger than the trees
+        shipped._layouts = {}
+        shipped.estimators_ = [copy.copy(tree) for tree in model.estimators_]
+        for tree in shipped.estimators_:
+            tree.__dict__.pop("feature_names_in_", None)
     model_key = dask.delayed(shipped, pure=True)
     if isinstance(X, da.Array):
         return _map_array(model, X, model_key, method)

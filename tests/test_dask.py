@@ -305,3 +305,114 @@ def test_grid_search_on_dask_backend(client, data):
     assert on_dask.best_params_ == local.best_params_
     np.testing.assert_array_equal(on_dask.cv_results_["mean_test_score"],
                                   local.cv_results_["mean_test_score"])
+
+
+# -- training a forest's trees on the workers ---------------------------------------------------
+
+def _same_forest(forest, local, X):
+    assert len(forest.estimators_) == len(local.estimators_)
+    for tree, local_tree in zip(forest.estimators_, local.estimators_, strict=True):
+        arrays, local_arrays = tree.tree_.arrays(), local_tree.tree_.arrays()
+        assert arrays.keys() == local_arrays.keys()
+        for name, values in arrays.items():
+            np.testing.assert_array_equal(values, local_arrays[name], err_msg=name)
+        assert tree.get_params() == local_tree.get_params()
+    np.testing.assert_array_equal(forest.predict(X), local.predict(X))
+    np.testing.assert_array_equal(forest.feature_importances_, local.feature_importances_)
+    assert forest.n_features_in_ == local.n_features_in_
+
+
+def _grow_tasks(stream):
+    return [task for task in stream.data if "jitree-grow-trees" in str(task["key"])]
+
+
+def test_fit_forest_classifier_equals_local_fit(client, data):
+    X, labels, _ = data
+    weight = np.random.default_rng(3).uniform(0.5, 2.0, N_ROWS)
+    params = dict(n_estimators=24, max_depth=8, oob_score=True,
+                  class_weight="balanced_subsample", random_state=13)
+    local = jitree.RandomForestClassifier(**params).fit(X, labels, sample_weight=weight)
+    forest = jitree.RandomForestClassifier(**params)
+    with distributed.get_task_stream(client) as stream:
+        fitted = jitree.dask.fit_forest(forest, X, labels, client, sample_weight=weight)
+    assert fitted is forest
+    _same_forest(forest, local, X)
+    np.testing.assert_array_equal(forest.classes_, local.classes_)
+    np.testing.assert_array_equal(forest.predict_proba(X), local.predict_proba(X))
+    assert forest.oob_score_ == local.oob_score_
+    np.testing.assert_array_equal(forest.oob_decision_function_, local.oob_decision_function_)
+    # by default one task per worker thread: two single-threaded workers, two tasks
+    assert len(_grow_tasks(stream)) == 2
+
+
+def test_fit_forest_extra_trees_regressor_on_pandas_equals_local_fit(client, data):
+    X, _, target = data
+    frame, series = pd.DataFrame(X, columns=FEATURES), pd.Series(target)
+    params = dict(n_estimators=10, min_samples_leaf=2, max_features=0.5, random_state=4)
+    local = jitree.ExtraTreesRegressor(**params).fit(frame, series)
+    # no client given: the current one; 3 uneven groups of trees (4, 3, 3)
+    forest = jitree.dask.fit_forest(jitree.ExtraTreesRegressor(**params), frame, series,
+                                    n_groups=3)
+    _same_forest(forest, local, frame)
+    assert list(forest.feature_names_in_) == FEATURES
+
+
+def test_fit_forest_grows_on_the_workers(client, data):
+    X, labels, _ = data
+    forest = jitree.ExtraTreesClassifier(n_estimators=4, max_depth=4, random_state=0)
+    with distributed.get_task_stream(client) as stream:
+        jitree.dask.fit_forest(forest, X, labels, client, n_groups=9)  # at most one per tree
+    grown = _grow_tasks(stream)
+    assert len(grown) == 4
+    assert {task["worker"] for task in grown} == set(client.scheduler_info()["workers"])
+    assert len(forest.estimators_) == 4
+
+
+def test_fit_forest_tree_saves_and_loads(client, data, tmp_path):
+    X, _, target = data
+    forest = jitree.dask.fit_forest(jitree.RandomForestRegressor(n_estimators=4, max_depth=6,
+                                                                 random_state=2),
+                                    X, target, client)
+    tree = forest.estimators_[1]
+    jitree.save(tree, tmp_path / "tree.jitree")
+    loaded = jitree.load(tmp_path / "tree.jitree")
+    np.testing.assert_array_equal(loaded.predict(X), tree.predict(X))
+
+
+def test_fit_forest_bad_input(client, data):
+    X, labels, _ = data
+    with pytest.raises(TypeError, match="single DecisionTreeClassifier: fit it in memory with "
+                                        r"estimator\.fit"):
+        jitree.dask.fit_forest(jitree.DecisionTreeClassifier(), X, labels, client)
+    with pytest.raises(TypeError, match="expects a jitree forest"):
+        jitree.dask.fit_forest(object(), X, labels, client)
+    with pytest.raises(TypeError, match=r"X in memory .* call X\.compute\(\) first"):
+        jitree.dask.fit_forest(jitree.RandomForestClassifier(), dask_array(X), labels, client)
+    with pytest.raises(ValueError, match="n_groups must be >= 1"):
+        jitree.dask.fit_forest(jitree.RandomForestClassifier(), X, labels, client, n_groups=0)
+    with pytest.raises(ValueError, match="n_estimators"):  # checked on the client
+        jitree.dask.fit_forest(jitree.RandomForestClassifier(n_estimators=0), X, labels,
+                               client)
+
+
+def test_fit_forest_refuses_a_scikit_learn_forest(data):
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    X, labels, _ = data
+    with pytest.raises(TypeError, match="expects a jitree forest .* got RandomForestClassifier"):
+        jitree.dask.fit_forest(ensemble.RandomForestClassifier(), X, labels)
+
+
+def test_forest_prediction_on_dask_equals_local(client):
+    from jitree.datasets import make_classification_data
+
+    X, y = make_classification_data(1500, 5, 3, seed=4)
+    forest = jitree.RandomForestClassifier(n_estimators=5, max_depth=6, random_state=0)
+    forest.fit(X, y)
+    assert forest.estimators_[0].max_features_ == 2  # sqrt(5)
+    X_dask = da.from_array(X, chunks=(600, 5))
+    np.testing.assert_array_equal(jitree.dask.predict(forest, X_dask).compute(),
+                                  forest.predict(X))
+    np.testing.assert_allclose(jitree.dask.predict_proba(forest, X_dask).compute(),
+                               forest.predict_proba(X))
+    with pytest.raises(TypeError, match="single tree"):
+        jitree.dask.apply(forest, X_dask)

@@ -6,7 +6,11 @@
 - Trees grow concurrently on a thread pool (``n_jobs`` threads), each with single-threaded
   kernels, which release the GIL.
 - Tree ``t`` depends only on its seed, drawn from ``random_state`` up front, so a forest is
-  the same whatever ``n_jobs``.
+  the same whatever ``n_jobs``, and whatever groups its trees are grown in: ``fit`` is three
+  steps, ``_prepare_fit`` (validation, seeds: a picklable :class:`_ForestPlan`),
+  :func:`_grow_trees` (any subset of the trees, with its own presort) and ``_finish_fit``
+  (fitted attributes from all the trees); :func:`jitree.dask.fit_forest` runs the middle
+  step on a cluster's workers.
 - Prediction walks every tree for each block of rows in one parallel kernel
   (:func:`jitree.kernels.predict.predict_forest`) and averages the trees' class probabilities
   (classification) or means (regression).
@@ -24,7 +28,7 @@ from ..kernels import predict as _predict
 from . import pruning
 from ._base import _check_float, _check_int, _seed_of
 from ._params import ParamsMixin
-from .builder import Presorted, TreeBuilder
+from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor
 from .validation import check_is_fitted, check_sample_weight, check_y, float_bits, raise_nonfinite
@@ -36,6 +40,88 @@ FOREST_CHUNK_ROWS = 16384
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                 "min_impurity_decrease", "ccp_alpha")
+
+
+@dataclasses.dataclass(frozen=True)
+class _ForestPlan:
+    """Everything needed to grow any tree of a forest, computed once from the estimator and
+    the training data by :meth:`BaseForest._prepare_fit`; small and picklable, so that trees
+    can be grown elsewhere (another thread, process or machine) by :func:`_grow_trees`.
+
+    Tree ``t`` is grown from ``seeds[t]`` alone, which is what makes a forest grown in groups
+    the same as one grown in a single call.
+    """
+
+    seeds: np.ndarray
+    bootstrap: bool
+    n_bootstrap: int
+    n_samples: int
+    n_features: int
+    n_stats: int
+    n_classes: int
+    classes: np.ndarray | None
+    class_factors: object  # None, per-class factors, or "balanced_subsample"
+    grow_params: GrowParams
+    min_weight_fraction_leaf: float
+    ccp_alpha: float
+    template: object  # the unfitted tree estimator: parameters and feature names of each tree
+
+    @property
+    def n_estimators(self):
+        return self.seeds.shape[0]
+
+
+def _bootstrap_counts(seed, n_samples, n_bootstrap):
+    """How many times each sample is drawn into the bag of the tree with ``seed``."""
+    rng = np.random.default_rng(seed)
+    return np.bincount(rng.integers(0, n_samples, n_bootstrap), minlength=n_samples)
+
+
+def _class_weighted(weight, target, factors, n_classes):
+    if factors is None:
+        return weight
+    index = target.astype(np.intp)
+    if isinstance(factors, str):  # balanced_subsample: 'balanced' on this tree's bag
+        drawn = np.bincount(index, weights=weight, minlength=n_classes)
+        factors = weight.sum() / (n_classes * np.where(drawn > 0, drawn, 1.0))
+    return weight * factors[index]
+
+
+def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
+    """The trees ``tree_indices`` of the forest described by ``plan``, as pruned
+    :class:`~jitree.Tree` objects in that order.
+
+    ``X``, ``target`` and ``sample_weight`` are the arrays :meth:`BaseForest._prepare_fit`
+    returned with the plan. X is presorted once here for all these trees; they then grow
+    concurrently on ``n_jobs`` threads (None: all cores), each with single-threaded kernels.
+    """
+    tree_indices = [int(t) for t in tree_indices]
+    params = plan.grow_params
+    with n_threads(n_jobs):
+        presorted = Presorted.of(X, target, params.is_regression, plan.n_classes)
+
+    def grow(t):
+        seed = plan.seeds[t]
+        weight = sample_weight
+        if plan.bootstrap:
+            weight = weight * _bootstrap_counts(seed, plan.n_samples, plan.n_bootstrap)
+        weight = _class_weighted(weight, target, plan.class_factors, plan.n_classes)
+        total = float(weight.sum())
+        if not total > 0:
+            raise ValueError("a bootstrap sample has zero total weight; use more "
+                             "samples or bootstrap=False")
+        tree_params = dataclasses.replace(
+            params, seed=int(seed), min_weight_leaf=plan.min_weight_fraction_leaf * total)
+        with n_threads(1):
+            tree = TreeBuilder(tree_params).build(X, target, weight, plan.n_stats,
+                                                  plan.n_classes, presorted.subset(weight > 0))
+        return pruning.cost_complexity(tree, plan.ccp_alpha)
+
+    workers = min(resolve_n_jobs(n_jobs), len(tree_indices))
+    if workers <= 1:
+        return [grow(t) for t in tree_indices]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(grow, tree_indices))
 
 
 class BaseForest(ParamsMixin):
@@ -64,13 +150,17 @@ class BaseForest(ParamsMixin):
         fraction = _check_float("max_samples", max_samples, 0.0, 1.0, low_open=True)
         return max(1, round(fraction * n_samples))
 
-    def _bootstrap_counts(self, seed, n_samples, n_bootstrap):
-        """How many times each sample is drawn into the bag of the tree with ``seed``."""
-        rng = np.random.default_rng(seed)
-        return np.bincount(rng.integers(0, n_samples, n_bootstrap), minlength=n_samples)
-
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on bootstrap samples (or on all samples) of (X, y)."""
+        plan, X, target, sample_weight = self._prepare_fit(X, y, sample_weight)
+        trees = _grow_trees(plan, X, target, sample_weight, range(plan.n_estimators),
+                            self.n_jobs)
+        return self._finish_fit(plan, trees, X, target)
+
+    def _prepare_fit(self, X, y, sample_weight):
+        """Validate the parameters and data and draw the trees' seeds: the :class:`_ForestPlan`
+        and the arrays the trees grow on, ``(plan, X, target, sample_weight)``. The estimator
+        itself is left unchanged."""
         template = self._tree_template()
         X = template._validate_fit_X(X)
         n_samples, n_features = X.shape
@@ -81,68 +171,57 @@ class BaseForest(ParamsMixin):
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
         n_bootstrap = self._n_bootstrap(n_samples)
         sample_weight = check_sample_weight(sample_weight, n_samples)
-        target, n_stats, n_classes = self._encode_target(y, n_samples)
-        class_factors = self._class_factors(target, sample_weight)
+        target, n_stats, n_classes, classes = self._encode_target(y, n_samples)
+        class_factors = self._class_factors(classes, target, sample_weight)
         params = template._grow_params(n_samples, n_features, float(sample_weight.sum()))
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         seeds = np.random.RandomState(_seed_of(self.random_state) % 2**32).randint(
             np.iinfo(np.int32).max, size=n_estimators)
-        workers = min(resolve_n_jobs(self.n_jobs), n_estimators)
-        with n_threads(self.n_jobs):
-            presorted = Presorted.of(X, target, params.is_regression, n_classes)
+        resolve_n_jobs(self.n_jobs)  # a bad n_jobs fails here, before any tree grows
+        plan = _ForestPlan(
+            seeds=seeds, bootstrap=bool(self.bootstrap), n_bootstrap=n_bootstrap,
+            n_samples=n_samples, n_features=n_features, n_stats=n_stats, n_classes=n_classes,
+            classes=classes, class_factors=class_factors, grow_params=params,
+            min_weight_fraction_leaf=self.min_weight_fraction_leaf, ccp_alpha=ccp_alpha,
+            template=template)
+        return plan, X, target, sample_weight
 
-        def grow(t):
-            weight = sample_weight
-            if self.bootstrap:
-                weight = weight * self._bootstrap_counts(seeds[t], n_samples, n_bootstrap)
-            weight = self._class_weighted(weight, target, class_factors)
-            total = float(weight.sum())
-            if not total > 0:
-                raise ValueError("a bootstrap sample has zero total weight; use more "
-                                 "samples or bootstrap=False")
-            tree_params = dataclasses.replace(
-                params, seed=int(seeds[t]),
-                min_weight_leaf=self.min_weight_fraction_leaf * total)
-            with n_threads(1):
-                tree = TreeBuilder(tree_params).build(X, target, weight, n_stats, n_classes,
-                                                      presorted.subset(weight > 0))
-            return pruning.cost_complexity(tree, ccp_alpha)
-
-        if workers <= 1:
-            trees = [grow(t) for t in range(n_estimators)]
-        else:
-            with ThreadPoolExecutor(workers) as pool:
-                trees = list(pool.map(grow, range(n_estimators)))
-        self._seeds = seeds
-        self._n_bootstrap_samples = n_bootstrap
-        self._n_samples = n_samples
-        self.n_features_in_ = n_features
+    def _finish_fit(self, plan, trees, X, target):
+        """Set the fitted attributes from the plan and its grown ``trees`` (tree ``t`` at
+        position ``t``), then the out-of-bag estimate if asked for; returns the estimator."""
+        if len(trees) != plan.n_estimators:
+            raise ValueError(f"expected {plan.n_estimators} trees, got {len(trees)}")
+        template = plan.template
+        if plan.classes is not None:
+            self.classes_ = plan.classes
+            self.n_classes_ = plan.classes.shape[0]
+        self._seeds = plan.seeds
+        self._n_bootstrap_samples = plan.n_bootstrap
+        self._n_samples = plan.n_samples
+        self.n_features_in_ = plan.n_features
         names = getattr(template, "feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.estimators_ = [self._wrap(tree, template) for tree in trees]
+        self.estimators_ = [self._wrap(tree, template, plan.grow_params.max_features)
+                            for tree in trees]
         self.estimator_ = template
         self._layouts = {}
         if self.oob_score:
             self._compute_oob(X, target)
         return self
 
-    def _wrap(self, tree, template):
+    def _wrap(self, tree, template, max_features):
         params = template.get_params()
         names = getattr(template, "feature_names_in_", None)
         model = self._tree_class._from_tree(tree, classes=getattr(self, "classes_", None),
                                             feature_names=names, params=params)
-        model.max_features_ = template.max_features_ if hasattr(template, "max_features_") \
-            else tree.n_features
+        model.max_features_ = max_features
         return model
 
-    def _class_factors(self, target, sample_weight):
+    def _class_factors(self, classes, target, sample_weight):
         return None
-
-    def _class_weighted(self, weight, target, factors):
-        return weight
 
     # -- prediction --------------------------------------------------------------------------
     def _layout(self, dtype):
@@ -205,11 +284,11 @@ class BaseForest(ParamsMixin):
         if not self.bootstrap:
             return [np.arange(n_samples) for _ in self.estimators_]
         return [np.repeat(np.arange(n_samples),
-                          self._bootstrap_counts(seed, n_samples, self._n_bootstrap_samples))
+                          _bootstrap_counts(seed, n_samples, self._n_bootstrap_samples))
                 for seed in self._seeds]
 
     def _oob_rows(self, t, n_samples):
-        counts = self._bootstrap_counts(self._seeds[t], n_samples, self._n_bootstrap_samples)
+        counts = _bootstrap_counts(self._seeds[t], n_samples, self._n_bootstrap_samples)
         return np.flatnonzero(counts == 0)
 
     def _compute_oob(self, X, target):
@@ -232,7 +311,7 @@ class BaseForest(ParamsMixin):
         if (seen == 0).any():
             warnings.warn(f"{int((seen == 0).sum())} samples were in every bootstrap sample "
                           "and have no out-of-bag prediction; they are left out of "
-                          "oob_score_", UserWarning, stacklevel=3)
+                          "oob_score_", UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / seen[:, None]
         self._set_oob(mean, target, seen > 0)
@@ -248,6 +327,7 @@ class BaseForest(ParamsMixin):
 
 class _ForestClassifier(BaseForest):
     _tree_class = DecisionTreeClassifier
+    _task = "classification"
 
     def _encode_target(self, y, n_samples):
         y = check_y(y, n_samples, regression=False)
@@ -256,24 +336,14 @@ class _ForestClassifier(BaseForest):
         except TypeError:
             raise ValueError("Unknown label type: the labels of y cannot be compared with "
                              "each other (mixed types)") from None
-        self.classes_ = classes
-        self.n_classes_ = classes.shape[0]
-        return index.reshape(-1).astype(np.float64), self.n_classes_, self.n_classes_
+        n_classes = classes.shape[0]
+        return index.reshape(-1).astype(np.float64), n_classes, n_classes, classes
 
-    def _class_factors(self, target, sample_weight):
+    def _class_factors(self, classes, target, sample_weight):
         if self.class_weight is None or self.class_weight == "balanced_subsample":
             return self.class_weight
-        return _class_weight_factors(self.class_weight, self.classes_,
-                                     target.astype(np.intp), sample_weight)
-
-    def _class_weighted(self, weight, target, factors):
-        if factors is None:
-            return weight
-        index = target.astype(np.intp)
-        if isinstance(factors, str):  # balanced_subsample: 'balanced' on this tree's bag
-            drawn = np.bincount(index, weights=weight, minlength=self.n_classes_)
-            factors = weight.sum() / (self.n_classes_ * np.where(drawn > 0, drawn, 1.0))
-        return weight * factors[index]
+        return _class_weight_factors(self.class_weight, classes, target.astype(np.intp),
+                                     sample_weight)
 
     def _node_table(self, model):
         return model._node_proba()
@@ -305,9 +375,10 @@ class _ForestClassifier(BaseForest):
 
 class _ForestRegressor(BaseForest):
     _tree_class = DecisionTreeRegressor
+    _task = "regression"
 
     def _encode_target(self, y, n_samples):
-        return check_y(y, n_samples, regression=True), 2, 0
+        return check_y(y, n_samples, regression=True), 2, 0, None
 
     def _node_table(self, model):
         return model.tree_.value
