@@ -55,7 +55,7 @@ import numpy as np
 
 from .model._base import BaseDecisionTree, _check_int
 from .model.forest import BaseForest, _grow_trees
-from .model.validation import check_is_fitted, check_X, feature_names_of
+from .model.validation import check_is_fitted, check_X, feature_names_of, match_feature_names
 
 __all__ = ["apply", "fit_forest", "predict", "predict_proba"]
 
@@ -224,24 +224,10 @@ def _prepare_array(model, X):
 
 
 def _prepare_dataframe(model, X):
-    fitted_names = getattr(model, "feature_names_in_", None)
-    names = feature_names_of(X._meta)
-    if fitted_names is not None and names is not None:
-        if not np.array_equal(names, fitted_names):
-            missing = [c for c in fitted_names if c not in set(names)]
-            unexpected = [c for c in names if c not in set(fitted_names)]
-            if missing or unexpected or len(names) != len(fitted_names):
-                raise ValueError(
-                    "The feature names should match those that were passed during fit.\n"
-                    f"Feature names unseen at fit time: {unexpected}\n"
-                    f"Feature names seen at fit time, yet now missing: {missing}")
-            X = X[list(fitted_names)]
-    elif fitted_names is not None:
-        warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was "
-                      "fitted with feature names", UserWarning, stacklevel=4)
-    elif names is not None:
-        warnings.warn(f"X has feature names, but {type(model).__name__} was fitted without "
-                      "feature names", UserWarning, stacklevel=4)
+    reordered = match_feature_names(model, getattr(model, "feature_names_in_", None),
+                                    feature_names_of(X._meta), stacklevel=5)
+    if reordered is not None:
+        X = X[reordered]
     if len(X.columns) != model.n_features_in_:
         raise _features_mismatch(model, len(X.columns))
     # The estimator's column dtype rules (and messages), on Dask's one-row stand-in.

@@ -1,7 +1,6 @@
 """What the classifier and the regressor share: parameters, fit driver, prediction plumbing."""
 
 import numbers
-import warnings
 
 import numpy as np
 
@@ -10,7 +9,13 @@ from ..kernels import criteria
 from . import pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, TreeBuilder
-from .validation import check_is_fitted, check_sample_weight, check_X, feature_names_of
+from .validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_X,
+    feature_names_of,
+    match_feature_names,
+)
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
 _SEED_RANGE = 2**63
@@ -220,26 +225,11 @@ class BaseDecisionTree(ParamsMixin):
         """X checked against the fitted features. ``by_position``: the columns are taken in
         order without a feature-name check (files without names, streamed chunks)."""
         check_is_fitted(self)
-        fitted_names = getattr(self, "feature_names_in_", None)
-        names = feature_names_of(X)
-        if by_position:
-            pass
-        elif fitted_names is not None and names is not None:
-            if not np.array_equal(names, fitted_names):
-                missing = [c for c in fitted_names if c not in set(names)]
-                unexpected = [c for c in names if c not in set(fitted_names)]
-                if missing or unexpected or len(names) != len(fitted_names):
-                    raise ValueError(
-                        "The feature names should match those that were passed during fit.\n"
-                        f"Feature names unseen at fit time: {unexpected}\n"
-                        f"Feature names seen at fit time, yet now missing: {missing}")
-                X = X[list(fitted_names)]  # same columns, another order: match by name
-        elif fitted_names is not None and names is None and hasattr(X, "shape"):
-            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} "
-                          "was fitted with feature names", UserWarning, stacklevel=3)
-        elif fitted_names is None and names is not None:
-            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without "
-                          "feature names", UserWarning, stacklevel=3)
+        if not by_position:
+            reordered = match_feature_names(self, getattr(self, "feature_names_in_", None),
+                                            feature_names_of(X), hasattr(X, "shape"))
+            if reordered is not None:
+                X = X[reordered]  # same columns, another order: match by name
         X = check_X(X, finite=False)  # the prediction kernels check finiteness in their pass
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "

@@ -44,6 +44,34 @@ def raise_nonfinite(X, name):
     raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
 
 
+def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklevel=4):
+    """Check a table's column ``names`` against the ``fitted_names`` of ``estimator``.
+
+    Returns the fitted names when the table holds the same columns in another order (select
+    them to match by name), else None. Raises ValueError when columns are missing or unknown;
+    warns when only one side has names (``has_shape``: X is an array, not a plain list).
+    """
+    if fitted_names is not None and names is not None:
+        if np.array_equal(names, fitted_names):
+            return None
+        missing = [c for c in fitted_names if c not in set(names)]
+        unexpected = [c for c in names if c not in set(fitted_names)]
+        if missing or unexpected or len(names) != len(fitted_names):
+            raise ValueError(
+                "The feature names should match those that were passed during fit.\n"
+                f"Feature names unseen at fit time: {unexpected}\n"
+                f"Feature names seen at fit time, yet now missing: {missing}")
+        return list(fitted_names)
+    name = type(estimator).__name__
+    if fitted_names is not None and has_shape:
+        warnings.warn(f"X does not have valid feature names, but {name} was fitted with "
+                      "feature names", UserWarning, stacklevel=stacklevel)
+    elif fitted_names is None and names is not None:
+        warnings.warn(f"X has feature names, but {name} was fitted without feature names",
+                      UserWarning, stacklevel=stacklevel)
+    return None
+
+
 def check_X(X, name="X", finite=True):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
