@@ -66,49 +66,21 @@ def _walk_row(X, i, feature, threshold, left, root):
 
 
 @pjit
-def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, max_depth, table, out):
-    """out[i, :] = table[flat leaf of row i, :], in parallel over chunks of rows.
+def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, tree_root, tree_depth,
+                 table, chunk_rows, out):
+    """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
+    chunks of ``chunk_rows`` rows: one tree (``tree_root = [0]``) or a forest.
 
     ``table`` holds one row per flat node: class probabilities, means, class indices or the
-    node's id in the Tree (for ``apply``). Returns whether X holds a NaN or an infinity
-    (see :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk,
-    which loads each row anyway, instead of costing the caller another pass over X (twice
-    the reads for a memory-mapped file); the caller discards ``out`` and raises when true.
-    """
-    n_rows = X.shape[0]
-    width = table.shape[1]
-    n_chunks = (n_rows + CHUNK_ROWS - 1) // CHUNK_ROWS
-    nonfinite = np.zeros(n_chunks, dtype=np.uint8)
-    for chunk in prange(n_chunks):
-        nodes = np.empty(BLOCK_ROWS, dtype=np.intp)
-        first = chunk * CHUNK_ROWS
-        last = min(n_rows, first + CHUNK_ROWS)
-        nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
-        i = first
-        while i + BLOCK_ROWS <= last:
-            _walk_block(X, i, feature, threshold, left, max_depth, nodes, 0)
-            for r in range(BLOCK_ROWS):
-                for k in range(width):
-                    out[i + r, k] = table[nodes[r], k]
-            i += BLOCK_ROWS
-        while i < last:
-            leaf = _walk_row(X, i, feature, threshold, left, 0)
-            for k in range(width):
-                out[i, k] = table[leaf, k]
-            i += 1
-    return nonfinite.any()
+    node's id in the Tree (for ``apply``). The trees' flat layouts are concatenated: tree t
+    starts at node ``tree_root[t]`` and is ``tree_depth[t]`` deep. Within a chunk the trees
+    are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
+    rows fit together.
 
-
-@pjit
-def predict_forest(X, X_bits, exponent_mask, feature, threshold, left, tree_root, tree_depth,
-                   table, chunk_rows, out):
-    """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
-    chunks of rows.
-
-    The trees' flat layouts are concatenated: tree t starts at node ``tree_root[t]`` and is
-    ``tree_depth[t]`` deep. Within a chunk the trees are the outer loop: a forest's nodes
-    outgrow the caches, one tree's nodes and one chunk of rows fit together. Returns whether X
-    holds a NaN or an infinity, as :func:`predict_flat` does.
+    Returns whether X holds a NaN or an infinity (see
+    :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk, which
+    loads each row anyway, instead of costing the caller another pass over X (twice the reads
+    for a memory-mapped file); the caller discards ``out`` and raises when true.
     """
     n_rows = X.shape[0]
     width = table.shape[1]
@@ -119,9 +91,6 @@ def predict_forest(X, X_bits, exponent_mask, feature, threshold, left, tree_root
         first = chunk * chunk_rows
         last = min(n_rows, first + chunk_rows)
         nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
-        for i in range(first, last):
-            for k in range(width):
-                out[i, k] = 0.0
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             i = first
@@ -129,11 +98,17 @@ def predict_forest(X, X_bits, exponent_mask, feature, threshold, left, tree_root
                 _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
                 for r in range(BLOCK_ROWS):
                     for k in range(width):
-                        out[i + r, k] += table[nodes[r], k]
+                        if t == 0:  # the first tree sets, the others add
+                            out[i + r, k] = table[nodes[r], k]
+                        else:
+                            out[i + r, k] += table[nodes[r], k]
                 i += BLOCK_ROWS
             while i < last:
                 leaf = _walk_row(X, i, feature, threshold, left, root)
                 for k in range(width):
-                    out[i, k] += table[leaf, k]
+                    if t == 0:
+                        out[i, k] = table[leaf, k]
+                    else:
+                        out[i, k] += table[leaf, k]
                 i += 1
     return nonfinite.any()

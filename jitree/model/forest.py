@@ -12,7 +12,7 @@
   (fitted attributes from all the trees); :func:`jitree.dask.fit_forest` runs the middle
   step on a cluster's workers.
 - Prediction walks every tree for each block of rows in one parallel kernel
-  (:func:`jitree.kernels.predict.predict_forest`) and averages the trees' class probabilities
+  (:func:`jitree.kernels.predict.predict_flat`) and averages the trees' class probabilities
   (classification) or means (regression).
 """
 
@@ -255,8 +255,8 @@ class BaseForest(ParamsMixin):
         with n_threads(self.n_jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
-            if _predict.predict_forest(X, *float_bits(X), feature, threshold, left, roots,
-                                       depths, table, chunk_rows, out):
+            if _predict.predict_flat(X, *float_bits(X), feature, threshold, left, roots,
+                                     depths, table, chunk_rows, out):
                 raise_nonfinite(X, "X")
         out /= len(self.estimators_)
         return out

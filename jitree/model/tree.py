@@ -7,6 +7,7 @@ from .validation import float_bits, raise_nonfinite
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = -2
+_ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the flat-layout kernel
 
 _ARRAYS = (
     ("feature", np.int32),
@@ -176,8 +177,8 @@ class Tree:
         feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
         table = np.ascontiguousarray(node_table[node_of_flat])
         out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
-        if _predict.predict_flat(X, *float_bits(X), feature, threshold, left, max_depth, table,
-                                 out):
+        if _predict.predict_flat(X, *float_bits(X), feature, threshold, left, _ROOT,
+                                 np.array([max_depth]), table, _predict.CHUNK_ROWS, out):
             raise_nonfinite(X, "X")
         return out
 
