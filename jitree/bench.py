@@ -203,6 +203,97 @@ def bench_forest(report, n_samples, n_estimators, predict_rows, repeat, threads)
     report.ratio("predict_proba speed-up over scikit-learn", seconds, predict_seconds, 3)
 
 
+_BATCH_PEAK_PROBE = r"""
+import sys, numpy as np, jitree
+from jitree.batch import predict_file
+model = jitree.load(sys.argv[1])
+model.predict(np.zeros((10, 20), np.float32))
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+open("/proc/self/clear_refs", "w").write("5")
+before = status("VmRSS")
+predict_file(model, sys.argv[2], sys.argv[3], chunk_rows=int(sys.argv[4]))
+print((status("VmHWM") - before) / 1e6)
+"""
+
+
+def _in_memory_seconds(model, path, repeat):
+    X = np.load(path)  # freed on return, before the chunked run
+    return _median_seconds(lambda: model.predict(X), repeat)
+
+
+def _load_rows(path, start, stop):
+    return np.array(np.load(path, mmap_mode="r")[start:stop])
+
+
+def bench_batch(n_rows, chunk_rows, repeat, threads):
+    """In-memory vs chunked prediction from a memory-mapped .npy, and Dask if installed."""
+    import tempfile
+
+    from jitree.batch import predict_file
+
+    print(f"\n[batch] {n_rows} x 20 float32 rows in a .npy file, full-depth gini tree, "
+          f"chunks of {chunk_rows} rows")
+    X_train, y_train = make_classification_data(200_000, 20, 3, seed=0)
+    model = jitree.DecisionTreeClassifier().fit(X_train, y_train)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "X.npy")
+        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n_rows, 20))
+        rng = np.random.default_rng(5)
+        for start in range(0, n_rows, 1_000_000):
+            stop = min(n_rows, start + 1_000_000)
+            out[start:stop] = rng.normal(size=(stop - start, 20))
+        out.flush()
+        del out
+        memory = _in_memory_seconds(model, path, repeat)
+        print(f"  in memory            {n_rows / memory / 1e6:8.2f} M rows/s")
+        chunked = _median_seconds(
+            lambda: predict_file(model, path, os.path.join(folder, "p.npy"),
+                                 chunk_rows=chunk_rows), repeat)
+        print(f"  predict_file memmap  {n_rows / chunked / 1e6:8.2f} M rows/s = "
+              f"{memory / chunked:.0%} of in-memory (target >= 80%)")
+        model_path = os.path.join(folder, "model.jitree")
+        jitree.save(model, model_path)
+        if sys.platform.startswith("linux"):
+            result = subprocess.run(
+                [sys.executable, "-c", _BATCH_PEAK_PROBE, model_path, path,
+                 os.path.join(folder, "p.npy"), str(chunk_rows)],
+                capture_output=True, text=True)
+            if result.returncode == 0:
+                print(f"  peak RSS of the chunked run: {float(result.stdout):.0f} MB "
+                      f"(file {n_rows * 80 / 1e6:.0f} MB)")
+        _bench_dask_batch(model, path, n_rows, repeat, threads)
+
+
+def _bench_dask_batch(model, path, n_rows, repeat, threads):
+    try:
+        import dask
+        import dask.array as da
+        from dask.distributed import Client, LocalCluster
+
+        import jitree.dask
+    except ImportError:
+        print("  (dask skipped: pip install 'jitree[dask]')")
+        return
+    shipped = jitree.clone(model)
+    shipped.__dict__.update(model.__dict__)
+    shipped.n_jobs = 1  # one thread per worker process
+    chunk = 1_000_000
+    with LocalCluster(n_workers=threads[-1], threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address=None) as cluster, \
+            Client(cluster):
+        blocks = [da.from_delayed(dask.delayed(_load_rows)(path, a, min(n_rows, a + chunk)),
+                                  shape=(min(n_rows, a + chunk) - a, 20), dtype=np.float32)
+                  for a in range(0, n_rows, chunk)]
+        X = da.concatenate(blocks)
+        seconds = _median_seconds(lambda: jitree.dask.predict(shipped, X).sum().compute(),
+                                  repeat)
+        print(f"  dask, {threads[-1]} workers x 1 thread, blocks read from the .npy by the "
+              f"workers: {n_rows / seconds / 1e6:.2f} M rows/s")
+
+
 _MEMORY_PROBE = r"""
 import sys, numpy as np
 n, d = int(sys.argv[1]), int(sys.argv[2])
@@ -275,8 +366,11 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
                         choices=["fit", "regression", "predict", "scaling", "memory",
-                                 "startup", "forest"])
+                                 "startup", "forest", "batch"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
+    parser.add_argument("--batch-rows", type=int, default=20_000_000,
+                        help="rows of the batch figure (written to a temporary .npy)")
+    parser.add_argument("--chunk-rows", type=int, default=1_000_000)
     args = parser.parse_args(argv)
     all_threads = numba.config.NUMBA_NUM_THREADS
     threads = [1] if all_threads == 1 else [1, all_threads]
@@ -305,6 +399,8 @@ def main(argv=None):
     if "forest" in only:
         bench_forest(report, args.rows, args.trees, args.predict_rows // 2,
                      max(1, args.repeat // 2), threads)
+    if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
+        bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
     return 0
 
 
