@@ -78,3 +78,16 @@ def test_flat_layout_of_a_tree_with_non_adjacent_children():
     X = np.array([[-3.0], [-1.0], [0.0], [0.5], [0.6], [9.0]])
     np.testing.assert_array_equal(tree.apply(X), predict_walk(tree, X))
     np.testing.assert_array_equal(tree.apply(X), [2, 2, 3, 3, 4, 4])
+
+
+def test_hand_built_tree_with_a_cycle_or_bad_feature_is_refused():
+    arrays = dict(n_features=1, n_classes=2, feature=[0, 0, -2], threshold=[0.5, 0.2, -2.0],
+                  children_left=[1, 0, -1], children_right=[2, 2, -1],
+                  value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0.0, 0.0],
+                  n_node_samples=[2, 1, 1], weighted_n_node_samples=[2, 1, 1])
+    with pytest.raises(ValueError):
+        jitree.Tree(**arrays)  # node 1 points back to the root
+    arrays.update(children_left=[1, -1, -1], children_right=[2, -1, -1],
+                  feature=[3, -2, -2])
+    with pytest.raises(ValueError, match="feature"):
+        jitree.Tree(**arrays)  # feature 3 of a 1-feature tree
