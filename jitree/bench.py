@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 import jitree
-from jitree.datasets import make_classification_data
+from jitree.datasets import make_classification_data, make_regression_data
 
 
 def _median_seconds(function, repeat):
@@ -37,14 +37,6 @@ def _peer(module):
     except ImportError:
         print(f"  (skipped: {module} is not installed; pip install 'jitree[bench]')")
         return None
-
-
-def _regression_data(n_samples, n_features, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_samples, n_features)).astype(np.float32)
-    y = X[:, :5] @ rng.normal(size=5) + np.sin(2.0 * X[:, 0]) + rng.normal(scale=0.3,
-                                                                           size=n_samples)
-    return X, y
 
 
 class Report:
@@ -92,7 +84,7 @@ def bench_fit_classification(report, n_samples, repeat, threads):
 
 def bench_fit_regression(report, n_samples, repeat, threads):
     print(f"\n[fit] regression {n_samples} x 20 float32, squared_error, max_depth=8")
-    X, y = _regression_data(n_samples, 20)
+    X, y = make_regression_data(n_samples, 20)
     ours = {}
     for t in threads:
         model = jitree.DecisionTreeRegressor(max_depth=8, n_jobs=t)
@@ -298,7 +290,7 @@ _MEMORY_PROBE = r"""
 import sys, numpy as np
 n, d = int(sys.argv[1]), int(sys.argv[2])
 import jitree
-from jitree.datasets import make_classification_data
+from jitree.datasets import make_classification_data, make_regression_data
 X, y = make_classification_data(2000, d, 3, seed=0)
 jitree.DecisionTreeClassifier().fit(X, y)          # compile / load kernels first
 X = np.empty((n, d), dtype=np.float32)

@@ -28,3 +28,13 @@ def make_classification_data(n_samples, n_features, n_classes=3, seed=0, dtype=n
     score += 0.5 * np.sin(3.0 * X[:, 0]) + rng.normal(scale=0.5, size=n_samples)
     edges = np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])
     return X, np.searchsorted(edges, score)
+
+
+def make_regression_data(n_samples, n_features, seed=0, dtype=np.float32):
+    """Synthetic regression data: y = a linear function of 5 features + a sine + noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features)).astype(dtype)
+    informative = min(n_features, 5)
+    y = X[:, :informative] @ rng.normal(size=informative) + np.sin(2.0 * X[:, 0]) \
+        + rng.normal(scale=0.3, size=n_samples)
+    return X, y
