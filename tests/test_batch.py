@@ -102,11 +102,18 @@ def test_bad_files(tmp_path, fitted):
     (tmp_path / "X.txt").write_text("1")
     with pytest.raises(ValueError, match="unknown data format"):
         predict_file(classifier, tmp_path / "X.txt")
-    nan = X.copy()
-    nan[17, 2] = np.nan
-    np.save(tmp_path / "nan.npy", nan)
-    with pytest.raises(ValueError, match="NaN"):
-        predict_file(classifier, tmp_path / "nan.npy", chunk_rows=10)
+    infinite = X.copy()
+    infinite[17, 2] = np.inf
+    np.save(tmp_path / "inf.npy", infinite)
+    with pytest.raises(ValueError, match="infinity"):
+        predict_file(classifier, tmp_path / "inf.npy", chunk_rows=10)
+    # NaN is a missing value: the file path predicts it like the in-memory one
+    missing = X.copy()
+    missing[17, 2] = np.nan
+    np.save(tmp_path / "nan.npy", missing)
+    np.testing.assert_array_equal(
+        predict_file(classifier, tmp_path / "nan.npy", chunk_rows=10),
+        classifier.predict(missing))
     with pytest.raises(ValueError, match="chunk_rows"):
         predict_file(classifier, tmp_path / "full.npy", chunk_rows=0)
 

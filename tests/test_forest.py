@@ -148,8 +148,8 @@ def test_forest_bad_input(data):
     with pytest.raises(ValueError, match="features"):
         forest.predict(X[:, :2])
     bad = X.copy()
-    bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
         forest.predict_proba(bad)
 
 

@@ -148,7 +148,7 @@ def test_float32_training_values_and_exact_threshold_hits():
 
 def test_missing_value_split_threshold():
     """A tree grown with NaN in X holds an infinite threshold (non-missing left, missing
-    right); jitree refuses NaN, and every finite row goes left as in scikit-learn."""
+    right): finite rows go left and NaN rows right, as in scikit-learn."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(300, 3))
     X[::5, 1] = np.nan
@@ -158,6 +158,44 @@ def test_missing_value_split_threshold():
     model = from_sklearn(estimator)
     X_finite = np.concatenate([np.nan_to_num(X), [[0.0, 3e38, 0.0], [0.0, -3e38, 0.0]]])
     _assert_same_as_sklearn(model, estimator, X_finite)
+    _assert_same_as_sklearn(model, estimator, X)
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+def _with_nan(X, fraction, rng):
+    X = X.copy()
+    X[rng.random(X.shape) < fraction] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("make", [SkClassifier, SkRegressor])
+@pytest.mark.parametrize("train_fraction", [0.0, 0.1, 0.3])
+def test_missing_values_routed_as_in_sklearn(make, train_fraction):
+    """Trained with or without NaN, rows with NaN reach scikit-learn's leaves: the learned
+    side where a node saw missing values, the child with more samples elsewhere."""
+    rng = np.random.default_rng(5)
+    X, y = (X_CLASS, Y_CLASS) if make is SkClassifier else (X_REG, Y_REG)
+    estimator = make(random_state=0, max_depth=8).fit(_with_nan(X, train_fraction, rng), y)
+    model = from_sklearn(estimator)
+    missing_go_to_left = estimator.tree_.missing_go_to_left.astype(bool)
+    internal = estimator.tree_.children_left != TREE_LEAF
+    np.testing.assert_array_equal(model.tree_.missing_left.astype(bool),
+                                  missing_go_to_left & internal)
+    if train_fraction:  # the learned sides differ from jitree's heavier-child default
+        assert (model.tree_.missing_left != Tree(**{
+            **model.tree_.arrays(), "missing_left": None, "n_features": 8,
+            "n_classes": model.tree_.n_classes}).missing_left).any()
+    X_test = np.concatenate([_with_nan(X[:500], 0.2, rng), _with_nan(X[500:700], 0.9, rng),
+                             np.full((3, 8), np.nan)])
+    _assert_same_as_sklearn(model, estimator, X_test)
+
+
+def test_missing_values_survive_save_and_load(tmp_path):
+    rng = np.random.default_rng(6)
+    estimator = SkClassifier(random_state=0).fit(_with_nan(X_CLASS, 0.2, rng), Y_CLASS)
+    path = tmp_path / "with_nan.jitree"
+    save(from_sklearn(estimator), path)
+    _assert_same_as_sklearn(load(path), estimator, _with_nan(X_CLASS, 0.2, rng))
 
 
 def test_string_labels_feature_names_and_params():

@@ -181,6 +181,41 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
 
 
 @jit
+def child_score(criterion, stats, weight):
+    """One child's term of the split score for the criteria whose score is a sum over the
+    children (gini, entropy, misclassification, squared_error): :func:`split_score` of a
+    binary split is the sum of the two terms, and a multiway split's score is the sum over all
+    its children, so both compare on one scale. ``weight`` must be positive."""
+    if criterion == GINI:
+        total = 0.0
+        for c in range(stats.shape[0]):
+            total += stats[c] * stats[c]
+        return total / weight
+    if criterion == SQUARED_ERROR:
+        return stats[0] * stats[0] / weight
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        return -_weighted_entropy_sum(stats, weight)
+    largest = 0.0  # MISCLASSIFICATION
+    for c in range(stats.shape[0]):
+        if stats[c] > largest:
+            largest = stats[c]
+    return largest
+
+
+@jit
+def gain_ratio_of(children_entropy_sum, split_information, node_weight, parent_entropy):
+    """C4.5's gain ratio from the children's summed ``-child_score`` (nats, weighted) and
+    the split information sum_j -W_j log W_j / W ... in nats too: (H - sum_j W_j H_j / W) /
+    SplitInfo, both in bits."""
+    children = children_entropy_sum / (node_weight * _LOG2)
+    return (parent_entropy - children) / (split_information / _LOG2)
+
+
+# criteria a multiway (one child per category) split can use
+MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR)
+
+
+@jit
 def impurity_decrease(criterion, stats, weight, left, weight_left, right, weight_right):
     """I(node) - W_l/W I(left) - W_r/W I(right), with the criterion's node impurity."""
     return (node_impurity(criterion, stats, weight)

@@ -12,48 +12,92 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
+from .split import non_missing_end
 
 
 @jit
-def _mark_side(index_row, label_row, target, sample_weight, weighted, is_regression, first,
-               last, side_flag, goes_left, stats):
-    """Flag samples first:last of a sorted segment with ``side_flag`` and add them to
-    ``stats``; returns their total weight."""
+def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression, first,
+                last, slot, child_slot, write_slot, goes_left, child_stats, child_weight,
+                child_count, row):
+    """Send samples first:last of a sorted segment to child ``slot`` (statistics into
+    ``row`` of the child arrays)."""
+    flag = 1 if slot == 0 else 0
     total = 0.0
     w = 1.0
     for k in range(first, last):
         i = index_row[k]
-        goes_left[i] = side_flag
+        goes_left[i] = flag
+        if write_slot:
+            child_slot[i] = slot
         if weighted:
             w = sample_weight[i]
         if is_regression:
-            stats[0] += w * target[i]
-            stats[1] += w * target[i] * target[i]
+            child_stats[row, 0] += w * target[i]
+            child_stats[row, 1] += w * target[i] * target[i]
         else:
-            stats[label_row[k]] += w
+            child_stats[row, label_row[k]] += w
         total += w
-    return total
+    child_weight[row] += total
+    child_count[row] += last - first
 
 
 @pjit
-def mark_and_count(sorted_index, sorted_label, target, sample_weight, weighted, is_regression,
-                   split_start, split_end, split_feature, split_pos, goes_left, left_stats,
-                   right_stats, left_weight, right_weight):
-    """For each node to split: flag its samples going left and sum both children's statistics
-    (class weights, or sum of w y and of w y**2). Parallel over the nodes (disjoint segments).
+def mark_and_count(sorted_index, sorted_value, sorted_label, target, sample_weight, weighted,
+                   is_regression, split_start, split_end, split_feature, split_pos,
+                   split_categorical, split_missing_slot, detail_offset, detail_slot,
+                   child_offset, child_slot, goes_left, child_stats, child_weight,
+                   child_count):
+    """For each node to split: the child of each of its samples and every child's statistics
+    (class weights, or sum of w y and of w y**2), weight and count. Parallel over the nodes
+    (disjoint segments).
+
+    Node j's children are rows ``child_offset[j] .. child_offset[j + 1] - 1`` of the
+    ``child_*`` outputs (slot 0 is the left child of a binary split). On its split feature's
+    sorted segment: a threshold split sends positions ``start:split_pos[j]`` to slot 0 and the
+    other non-missing ones to slot 1; a categorical split sends the r-th run of equal codes to
+    ``detail_slot[detail_offset[j] + r]``; missing values (the NaN tail) go to
+    ``split_missing_slot[j]``. Writes ``goes_left[i] = (slot == 0)`` and, for a node of more
+    than two children, ``child_slot[i]``.
     """
     for j in prange(split_start.shape[0]):
         f = split_feature[j]
         index_row = sorted_index[f]
+        value_row = sorted_value[f]
         label_row = sorted_label[0] if is_regression else sorted_label[f]
-        left_stats[j, :] = 0.0
-        right_stats[j, :] = 0.0
-        left_weight[j] = _mark_side(index_row, label_row, target, sample_weight, weighted,
-                                    is_regression, split_start[j], split_pos[j], 1, goes_left,
-                                    left_stats[j])
-        right_weight[j] = _mark_side(index_row, label_row, target, sample_weight, weighted,
-                                     is_regression, split_pos[j], split_end[j], 0, goes_left,
-                                     right_stats[j])
+        first_child = child_offset[j]
+        write_slot = child_offset[j + 1] - first_child > 2
+        for row in range(first_child, child_offset[j + 1]):
+            child_stats[row, :] = 0.0
+            child_weight[row] = 0.0
+            child_count[row] = 0
+        start = split_start[j]
+        end = split_end[j]
+        end_nm = non_missing_end(value_row, start, end)
+        if split_categorical[j]:
+            run_start = start
+            run = 0
+            for k in range(start + 1, end_nm + 1):
+                if k == end_nm or value_row[k] != value_row[k - 1]:
+                    slot = detail_slot[detail_offset[j] + run]
+                    _mark_range(index_row, label_row, target, sample_weight, weighted,
+                                is_regression, run_start, k, slot, child_slot, write_slot,
+                                goes_left, child_stats, child_weight, child_count,
+                                first_child + slot)
+                    run_start = k
+                    run += 1
+        else:
+            pos = split_pos[j]
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        start, pos, 0, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child)
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        pos, end_nm, 1, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child + 1)
+        if end_nm < end:
+            slot = split_missing_slot[j]
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        end_nm, end, slot, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child + slot)
 
 
 @jit
@@ -129,3 +173,49 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
                 value_row[write + r] = spill_value[r]
                 if with_labels:
                     label_row[write + r] = spill_label[r]
+
+
+@pjit
+def partition_multiway(sorted_index, sorted_value, sorted_label, child_slot, split_start,
+                       split_end, child_offset, child_count):
+    """Stable partition of every feature's segment of every multiway node into its children,
+    parallel over features: after the call node j's samples of slot s occupy, in every
+    feature, the positions from ``split_start[j] + sum(child_count[first:first + s])`` on
+    (``first = child_offset[j]``), still in increasing feature value (NaN last)."""
+    n_features = sorted_index.shape[0]
+    n_split = split_start.shape[0]
+    with_labels = sorted_label.shape[1] == sorted_index.shape[1]
+    longest = 0
+    widest = 0
+    for j in range(n_split):
+        longest = max(longest, split_end[j] - split_start[j])
+        widest = max(widest, child_offset[j + 1] - child_offset[j])
+    for f in prange(n_features):
+        index_row = sorted_index[f]
+        value_row = sorted_value[f]
+        label_row = sorted_label[f] if with_labels else sorted_label[0]
+        spill_index = np.empty(longest, dtype=sorted_index.dtype)
+        spill_value = np.empty(longest, dtype=sorted_value.dtype)
+        spill_label = np.empty(longest if with_labels else 0, dtype=sorted_label.dtype)
+        position = np.empty(widest, dtype=np.int64)
+        for j in range(n_split):
+            start = split_start[j]
+            first = child_offset[j]
+            filled = 0
+            for s in range(child_offset[j + 1] - first):
+                position[s] = filled
+                filled += child_count[first + s]
+            for k in range(start, split_end[j]):
+                i = index_row[k]
+                s = child_slot[i]
+                to = position[s]
+                position[s] = to + 1
+                spill_index[to] = i
+                spill_value[to] = value_row[k]
+                if with_labels:
+                    spill_label[to] = label_row[k]
+            for k in range(split_end[j] - start):
+                index_row[start + k] = spill_index[k]
+                value_row[start + k] = spill_value[k]
+                if with_labels:
+                    label_row[start + k] = spill_label[k]

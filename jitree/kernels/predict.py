@@ -19,6 +19,9 @@ from ._jit import jit, pjit
 from .checks import nonfinite_rows
 
 TREE_LEAF = -1
+SPLIT_THRESHOLD = 0
+SPLIT_SUBSET = 1
+SPLIT_MULTIWAY = 2
 BLOCK_ROWS = 8  # rows walked together by one thread
 CHUNK_ROWS = 2048  # rows per parallel task
 CHECK_EVERY = 4  # levels between two "all rows at a leaf?" checks
@@ -34,6 +37,104 @@ def leaf_of_row(X, i, feature, threshold, children_left, children_right):
         else:
             node = children_right[node]
     return node
+
+
+@jit
+def category_code(x, n_categories):
+    """The category code of value ``x``, or -1 when it is missing: NaN, or not one of the
+    codes 0 .. n_categories - 1 (an unseen category). Never an index out of range."""
+    if x >= 0.0 and x < n_categories:  # False for NaN
+        code = np.intp(x)
+        if code == x:
+            return code
+    return -1
+
+
+@jit
+def child_of(x, node, feature, threshold, children_left, children_right, split_kind,
+             missing_left, category_offset, category_bits, multiway_slot, n_categories):
+    """The child of internal ``node`` that value ``x`` (of the node's feature) goes to."""
+    kind = split_kind[node]
+    left = children_left[node]
+    if kind == SPLIT_THRESHOLD:
+        if x <= threshold[node]:
+            return left
+        if x > threshold[node]:
+            return children_right[node]
+        return left if missing_left[node] else children_right[node]  # NaN
+    m = n_categories[feature[node]]
+    code = category_code(x, m)
+    if kind == SPLIT_SUBSET:
+        if code < 0:
+            return left if missing_left[node] else children_right[node]
+        word = category_bits[category_offset[node] + (code >> 6)]
+        if (word >> np.uint64(code & 63)) & np.uint64(1):
+            return left
+        return children_right[node]
+    if code < 0:
+        code = m  # the slot of missing values and unseen categories
+    return left + multiway_slot[category_offset[node] + code]
+
+
+@jit
+def leaf_of_row_any(X, i, feature, threshold, children_left, children_right, split_kind,
+                    missing_left, category_offset, category_bits, multiway_slot,
+                    n_categories):
+    """Leaf reached by row ``i`` of X in a tree with any kind of node (threshold, category
+    subset, multiway) and missing values: the arrays of :class:`jitree.Tree`, in the order of
+    ``Tree.walk_arrays()``."""
+    node = 0
+    while children_left[node] != TREE_LEAF:
+        node = child_of(X[i, feature[node]], node, feature, threshold, children_left,
+                        children_right, split_kind, missing_left, category_offset,
+                        category_bits, multiway_slot, n_categories)
+    return node
+
+
+@jit
+def infinite_rows(bits, first, last, magnitude_mask, infinity):
+    """Whether a value of rows first:last is +-inf (``bits``: X viewed as unsigned ints)."""
+    found = False
+    for i in range(first, last):
+        for j in range(bits.shape[1]):
+            found |= (bits[i, j] & magnitude_mask) == infinity
+    return found
+
+
+@pjit
+def predict_nodes(X, X_bits, magnitude_mask, infinity, feature, threshold, children_left,
+                  children_right, split_kind, missing_left, category_offset, category_bits,
+                  multiway_slot, n_categories, tree_root, table, chunk_rows, out):
+    """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], walking the Tree
+    arrays themselves (every node kind, missing values), in parallel over chunks of rows.
+
+    Several trees are concatenated arrays with tree t's root at ``tree_root[t]`` (children and
+    category offsets already shifted). ``X_bits``: X viewed as unsigned ints; a value is infinite
+    when ``bits & magnitude_mask == infinity`` (all but the sign bit compared). Returns whether X
+    holds an infinity (the caller raises; NaN is a missing value).
+    """
+    n_rows = X.shape[0]
+    width = table.shape[1]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
+        for t in range(tree_root.shape[0]):
+            for i in range(first, last):
+                node = tree_root[t]
+                while children_left[node] != TREE_LEAF:
+                    node = child_of(X[i, feature[node]], node, feature, threshold,
+                                    children_left, children_right, split_kind, missing_left,
+                                    category_offset, category_bits, multiway_slot,
+                                    n_categories)
+                for k in range(width):
+                    if t == 0:
+                        out[i, k] = table[node, k]
+                    else:
+                        out[i, k] += table[node, k]
+    return infinite.any()
 
 
 @jit

@@ -22,7 +22,8 @@ def fill_sorted(column, order, label, f, sorted_index, sorted_value, sorted_labe
     """Write feature ``f``'s sorted segment arrays from ``order = argsort(column)``.
 
     Equal values are put in increasing sample index (a quicksort leaves them in any order), so
-    the result is the stable order and does not depend on the sort's internals. Fills
+    the result is the stable order and does not depend on the sort's internals. NaN (sorted
+    last by NumPy) count as equal to each other. Fills
     ``sorted_index[f]``, ``sorted_value[f]`` and, for classification (``label`` non-empty),
     ``sorted_label[f]`` (the class of each sorted sample).
     """
@@ -35,7 +36,8 @@ def fill_sorted(column, order, label, f, sorted_index, sorted_value, sorted_labe
     # insertion sort of the sample indices inside each run of equal values (runs are short)
     run_start = 0
     for k in range(1, n + 1):
-        if k < n and value_row[k] == value_row[run_start]:
+        if k < n and (value_row[k] == value_row[run_start]
+                      or (np.isnan(value_row[k]) and np.isnan(value_row[run_start]))):
             continue
         for a in range(run_start + 1, k):
             i = index_row[a]
@@ -52,18 +54,23 @@ def fill_sorted(column, order, label, f, sorted_index, sorted_value, sorted_labe
 
 
 _SIGN = np.uint32(0x80000000)
+_INFINITY = np.uint32(0x7F800000)
+_NAN = np.uint32(0x7FC00000)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
 
 
 @jit
 def float32_keys(column, keys):
-    """keys[i] = monotone uint32 image of column[i] (with -0.0 as +0.0) << 32 | i."""
+    """keys[i] = monotone uint32 image of column[i] (with -0.0 as +0.0, every NaN as one
+    positive NaN, which sorts after +inf) << 32 | i."""
     bits = column.view(np.uint32)
     for i in range(column.shape[0]):
         u = bits[i]
         if u == _SIGN:
             u = np.uint32(0)
+        if (u & ~_SIGN) > _INFINITY:
+            u = _NAN
         u = ~u if u & _SIGN else u | _SIGN
         keys[i] = (np.uint64(u) << _SHIFT) | np.uint64(i)
 

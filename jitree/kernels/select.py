@@ -4,12 +4,14 @@ import numpy as np
 
 from ._jit import jit
 from .random import stream_key, uniform
+from .split import non_missing_end
 
 
 @jit
 def select_features(seed, node_id, node_start, node_end, sorted_value, max_features,
                     out_features, out_count):
-    """Draw, for each node, up to ``max_features`` features not constant in the node.
+    """Draw, for each node, up to ``max_features`` features not constant in the node (two
+    distinct non-missing values, or a missing and a non-missing one).
 
     The features are visited in a random permutation (Fisher-Yates on the stream of
     (seed, node)); the chosen ones are written in increasing index order to
@@ -28,7 +30,12 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
                 pick = n_features - 1
             order[step], order[pick] = order[pick], order[step]
             f = order[step]
-            if sorted_value[f, node_start[j]] < sorted_value[f, node_end[j] - 1]:
+            value_row = sorted_value[f]
+            end_nm = non_missing_end(value_row, node_start[j], node_end[j])
+            last = end_nm - 1
+            varies = last > node_start[j] and value_row[node_start[j]] < value_row[last]
+            # a missing and a non-missing value can be split apart too
+            if varies or (end_nm > node_start[j] and end_nm < node_end[j]):
                 out_features[j, count] = f
                 count += 1
                 if count == max_features:

@@ -7,6 +7,11 @@ left-to-right pass accumulates the left statistics as prefix sums; a candidate s
 between two successive distinct values: samples at positions ``start:pos`` go left, ``pos:end``
 go right.
 
+Missing values (NaN) sort after every number, so they are the tail ``end_nm:end`` of each
+segment. A feature with missing values at a node is scanned twice, with the missing samples on
+the right and then on the left, and the better direction is kept; one more candidate sends
+every non-missing sample left and the missing ones right (threshold ``ALL_VALUES``).
+
 Ties between equal scores: positions are visited left to right and a candidate replaces the
 best only if strictly better, so the lowest threshold wins; features are compared in
 increasing index order by :func:`best_pair_per_node`, so the lowest feature index wins.
@@ -17,6 +22,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
+from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, scan_categorical
 from .random import stream_key, uniform
 
 
@@ -32,11 +38,78 @@ def midpoint(low, high):
 
 
 @jit
+def non_missing_end(value_row, start, end):
+    """End of the non-missing part of a sorted segment: NaN sort last, so the first NaN of
+    ``value_row[start:end]`` (``end`` if none), found by bisection."""
+    if not np.isnan(value_row[end - 1]):
+        return end
+    low = start
+    high = end - 1  # value_row[high] is NaN
+    while low < high:
+        middle = (low + high) // 2
+        if np.isnan(value_row[middle]):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+# threshold of a split that sends every non-missing value left (the missing ones right)
+ALL_VALUES = np.finfo(np.float64).max
+
+
+@jit
+def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node, missing,
+                       missing_weight, n_missing, parent_entropy, min_samples_leaf,
+                       min_weight_leaf, left, right):
+    """Score of the split of the non-missing samples (left) from the missing ones (right);
+    -inf when it breaks a leaf constraint."""
+    weight_left = node_weight - missing_weight
+    if (n_node - n_missing < min_samples_leaf or n_missing < min_samples_leaf
+            or weight_left <= 0.0 or missing_weight <= 0.0
+            or weight_left < min_weight_leaf or missing_weight < min_weight_leaf):
+        return -np.inf
+    for s in range(node_stats.shape[0]):
+        left[s] = node_stats[s] - missing[s]
+        right[s] = missing[s]
+    if is_regression:
+        return left[0] * left[0] / weight_left + right[0] * right[0] / missing_weight
+    return criteria.split_score(criterion, left, right, weight_left, missing_weight,
+                                parent_entropy)
+
+
+@jit
+def missing_stats(label_row, index_row, first, end, target, sample_weight, weighted,
+                  is_regression, out):
+    """Statistics of samples first:end (the missing tail) into ``out``; returns their
+    weight."""
+    out[:] = 0.0
+    total = 0.0
+    w = 1.0
+    for k in range(first, end):
+        i = index_row[k]
+        if weighted:
+            w = sample_weight[i]
+        if is_regression:
+            out[0] += w * target[i]
+        else:
+            out[label_row[k]] += w
+        total += w
+    return total
+
+
+@jit
 def scan_classification(criterion, label_row, value_row, index_row, start, end,
                         sample_weight, weighted, node_stats, node_weight, parent_entropy,
-                        min_samples_leaf, min_weight_leaf, left, right):
+                        min_samples_leaf, min_weight_leaf, left, right, weight_left0=0.0,
+                        n_left0=0, n_right0=0):
     """Best threshold of one node on one feature, classification. Returns (score, pos);
     pos == -1 when no split satisfies the leaf constraints.
+
+    ``start:end`` are the non-missing samples. ``left`` comes holding the statistics of the
+    samples that are on the left before the scan (the missing ones when they go left, of weight
+    ``weight_left0`` and number ``n_left0``; zeros otherwise); ``n_right0`` missing samples are
+    on the right otherwise. Candidates keep non-missing samples on both sides.
 
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
     ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
@@ -44,18 +117,18 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
     """
     best_score = -np.inf
     best_pos = -1
-    if end - start < 2 * min_samples_leaf:
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
         return best_score, best_pos
-    left[:] = 0.0
     right_sq = 0.0
-    for c in range(node_stats.shape[0]):
-        right[c] = node_stats[c]
-        right_sq += node_stats[c] * node_stats[c]
     left_sq = 0.0
-    weight_left = 0.0
+    for c in range(node_stats.shape[0]):
+        right[c] = node_stats[c] - left[c]
+        right_sq += right[c] * right[c]
+        left_sq += left[c] * left[c]
+    weight_left = weight_left0
     w = 1.0
-    first_candidate = start + min_samples_leaf - 1
-    for k in range(start, end - min_samples_leaf):
+    first_candidate = start + min_samples_leaf - 1 - n_left0
+    for k in range(start, min(end - 1, end + n_right0 - min_samples_leaf)):
         c = label_row[k]
         if weighted:
             w = sample_weight[index_row[k]]
@@ -88,19 +161,21 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
 
 @jit
 def scan_regression(value_row, index_row, start, end, target, sample_weight, weighted,
-                    node_stats, node_weight, min_samples_leaf, min_weight_leaf):
+                    node_stats, node_weight, min_samples_leaf, min_weight_leaf, sum_left0=0.0,
+                    weight_left0=0.0, n_left0=0, n_right0=0):
     """Best threshold of one node on one feature for squared error (maximises
-    S_l**2 / W_l + S_r**2 / W_r, S = sum of w y). Returns (score, pos)."""
+    S_l**2 / W_l + S_r**2 / W_r, S = sum of w y). Returns (score, pos). Missing samples as in
+    :func:`scan_classification` (``sum_left0``: their sum of w y when they go left)."""
     best_score = -np.inf
     best_pos = -1
-    if end - start < 2 * min_samples_leaf:
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
         return best_score, best_pos
-    sum_left = 0.0
+    sum_left = sum_left0
     sum_total = node_stats[0]
-    weight_left = 0.0
+    weight_left = weight_left0
     w = 1.0
-    first_candidate = start + min_samples_leaf - 1
-    for k in range(start, end - min_samples_leaf):
+    first_candidate = start + min_samples_leaf - 1 - n_left0
+    for k in range(start, min(end - 1, end + n_right0 - min_samples_leaf)):
         i = index_row[k]
         if weighted:
             w = sample_weight[i]
@@ -122,18 +197,30 @@ def scan_regression(value_row, index_row, start, end, target, sample_weight, wei
 
 
 @jit
+def _random_score(criterion, is_regression, left, right, weight_left, weight_right,
+                  parent_entropy):
+    if is_regression:
+        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    return criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                parent_entropy)
+
+
+@jit
 def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
                 target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
-                min_samples_leaf, min_weight_leaf, left, right, key):
-    """One random threshold, uniform between the node's min and max value (Extra-Trees).
+                min_samples_leaf, min_weight_leaf, left, right, key, missing, missing_weight,
+                n_missing):
+    """One random threshold, uniform between the node's min and max non-missing value
+    (Extra-Trees); ``start:end`` are the non-missing samples, ``missing`` the statistics of the
+    ``n_missing`` others, sent to the better side.
 
-    Returns ``(score, pos, threshold)`` with ``pos == -1`` when the feature is constant in the
-    node or the draw breaks a leaf constraint.
+    Returns ``(score, pos, threshold, missing_direction)`` with ``pos == -1`` when the feature
+    is constant in the node or the draw breaks a leaf constraint.
     """
     low = np.float64(value_row[start])
     high = np.float64(value_row[end - 1])
     if not low < high:
-        return -np.inf, -1, 0.0
+        return -np.inf, -1, 0.0, NO_MISSING
     threshold = low + uniform(key, 0) * (high - low)
     if threshold >= high:
         threshold = low
@@ -151,38 +238,57 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
             left[label_row[pos]] += w
         weight_left += w
         pos += 1
-    weight_right = node_weight - weight_left
-    if (pos - start < min_samples_leaf or end - pos < min_samples_leaf
-            or weight_left <= 0.0 or weight_right <= 0.0
-            or weight_left < min_weight_leaf or weight_right < min_weight_leaf):
-        return -np.inf, -1, threshold
-    for s in range(node_stats.shape[0]):
-        right[s] = node_stats[s] - left[s]
-    if is_regression:
-        score = left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
-    else:
-        score = criteria.split_score(criterion, left, right, weight_left, weight_right,
-                                     parent_entropy)
-    return score, pos, threshold
+    best_score = -np.inf
+    best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
+    for direction in range(2 if n_missing > 0 else 1):
+        n_left = pos - start + (n_missing if direction == MISSING_LEFT else 0)
+        n_right = end - start + n_missing - n_left
+        if direction == MISSING_LEFT:
+            for s in range(node_stats.shape[0]):
+                left[s] += missing[s]
+            weight_left += missing_weight
+        weight_right = node_weight - weight_left
+        if (n_left < min_samples_leaf or n_right < min_samples_leaf
+                or weight_left <= 0.0 or weight_right <= 0.0
+                or weight_left < min_weight_leaf or weight_right < min_weight_leaf):
+            continue
+        for s in range(node_stats.shape[0]):
+            right[s] = node_stats[s] - left[s]
+        score = _random_score(criterion, is_regression, left, right, weight_left,
+                              weight_right, parent_entropy)
+        if score > best_score:
+            best_score = score
+            if n_missing > 0:
+                best_direction = direction
+    if best_score == -np.inf:
+        return -np.inf, -1, threshold, NO_MISSING
+    return best_score, pos, threshold, best_direction
 
 
 @pjit
 def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
                 target, sample_weight, weighted, is_regression, node_id, node_start, node_end,
                 node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
-                pair_feature, n_blocks, out_score, out_pos, out_threshold):
+                pair_feature, feature_categorical, categorical_mode, max_exhaustive,
+                max_subset_size, n_blocks, out_score, out_pos, out_threshold, out_missing):
     """Best split of every (node, feature) pair, in parallel over blocks of pairs.
 
     Pair ``p`` asks for node ``pair_node[p]`` (a row of the ``node_*`` arrays) on feature
-    ``pair_feature[p]``; writes its score, position (-1: none) and threshold. The pairs are
-    cut into ``n_blocks`` blocks (a few per thread); each block allocates its scratch once.
+    ``pair_feature[p]``; writes its score, position (-1: none) and threshold, and where its
+    missing values go (``MISSING_LEFT``, ``MISSING_RIGHT``, ``NO_MISSING``; for a multiway
+    split the child slot, -1 for none). Features with ``feature_categorical[f]`` are searched
+    by :func:`jitree.kernels.categorical.scan_categorical` in ``categorical_mode``; their
+    "position" is the number of categories present (>= 2) when a split was found. The pairs
+    are cut into ``n_blocks`` blocks (a few per thread); each block allocates its scratch once.
     """
     n_stats = node_stats.shape[1]
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, n_blocks))
+    no_output = np.empty(0, dtype=np.int64)
     for block in prange(n_blocks):
         left = np.empty(n_stats)
         right = np.empty(n_stats)
+        missing = np.empty(n_stats)
         for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
             j = pair_node[p]
             f = pair_feature[p]
@@ -196,27 +302,118 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
             index_row = sorted_index[f]
             value_row = sorted_value[f]
             label_row = sorted_label[f] if not is_regression else sorted_label[0]
+            end_nm = non_missing_end(value_row, start, end)
+            n_missing = end - end_nm
+            missing_weight = 0.0
+            if n_missing > 0:
+                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
+                                               sample_weight, weighted, is_regression,
+                                               missing)
             threshold = 0.0
+            direction = NO_MISSING
+            if feature_categorical[f]:
+                score, pos, direction = scan_categorical(
+                    categorical_mode, criterion, is_regression, label_row, value_row,
+                    index_row, start, end_nm, target, sample_weight, weighted, stats, weight,
+                    parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
+                    max_subset_size, missing, missing_weight, n_missing, left, right,
+                    no_output, no_output)
+                out_score[p] = score
+                out_pos[p] = pos
+                out_threshold[p] = 0.0
+                out_missing[p] = direction
+                continue
             if random_splitter:
-                score, pos, threshold = scan_random(
-                    criterion, is_regression, label_row, value_row, index_row, start, end,
+                score, pos, threshold, direction = scan_random(
+                    criterion, is_regression, label_row, value_row, index_row, start, end_nm,
                     target, sample_weight, weighted, stats, weight, parent_entropy,
                     min_samples_leaf, min_weight_leaf, left, right,
-                    stream_key(seed, node_id[j], f))
-            elif is_regression:
-                score, pos = scan_regression(value_row, index_row, start, end, target,
-                                             sample_weight, weighted, stats, weight,
-                                             min_samples_leaf, min_weight_leaf)
+                    stream_key(seed, node_id[j], f), missing, missing_weight, n_missing)
             else:
-                score, pos = scan_classification(
-                    criterion, label_row, value_row, index_row, start, end, sample_weight,
-                    weighted, stats, weight, parent_entropy, min_samples_leaf,
-                    min_weight_leaf, left, right)
-            if pos > 0 and not random_splitter:
-                threshold = midpoint(value_row[pos - 1], value_row[pos])
+                score = -np.inf
+                pos = -1
+                for side in range(2 if n_missing > 0 else 1):
+                    # side 0: missing samples right (or none); side 1: missing samples left
+                    if is_regression:
+                        side_score, side_pos = scan_regression(
+                            value_row, index_row, start, end_nm, target, sample_weight,
+                            weighted, stats, weight, min_samples_leaf, min_weight_leaf,
+                            missing[0] if side == 1 else 0.0,
+                            missing_weight if side == 1 else 0.0,
+                            n_missing if side == 1 else 0, n_missing if side == 0 else 0)
+                    else:
+                        if side == 1:
+                            left[:] = missing
+                        else:
+                            left[:] = 0.0
+                        side_score, side_pos = scan_classification(
+                            criterion, label_row, value_row, index_row, start, end_nm,
+                            sample_weight, weighted, stats, weight, parent_entropy,
+                            min_samples_leaf, min_weight_leaf, left, right,
+                            missing_weight if side == 1 else 0.0,
+                            n_missing if side == 1 else 0, n_missing if side == 0 else 0)
+                    if side_pos > 0 and side_score > score:
+                        score = side_score
+                        pos = side_pos
+                        direction = side if n_missing > 0 else NO_MISSING
+                if n_missing > 0 and end_nm > start:
+                    # every non-missing sample left, the missing ones right
+                    only_score = missing_only_score(
+                        criterion, is_regression, stats, weight, end - start, missing,
+                        missing_weight, n_missing, parent_entropy, min_samples_leaf,
+                        min_weight_leaf, left, right)
+                    if only_score > score:
+                        score = only_score
+                        pos = end_nm
+                        direction = MISSING_RIGHT
+                if pos == end_nm and n_missing > 0:
+                    threshold = ALL_VALUES
+                elif pos > 0:
+                    threshold = midpoint(value_row[pos - 1], value_row[pos])
             out_score[p] = score
             out_pos[p] = pos
             out_threshold[p] = threshold
+            out_missing[p] = direction
+
+
+@pjit
+def categorical_details(criterion, sorted_index, sorted_value, sorted_label, target,
+                        sample_weight, weighted, is_regression, split_start, split_end,
+                        split_stats, split_weight, split_feature, categorical_mode,
+                        min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size,
+                        detail_offset, out_code, out_slot):
+    """For each chosen categorical split j: the code and child slot of every category present
+    at the node, written at ``detail_offset[j]`` (room for min(n_categories, n_node) entries).
+    Re-runs the deterministic search of :func:`find_splits` on the winning pair only."""
+    n_stats = split_stats.shape[1]
+    for j in prange(split_start.shape[0]):
+        f = split_feature[j]
+        start = split_start[j]
+        end = split_end[j]
+        stats = split_stats[j]
+        weight = split_weight[j]
+        parent_entropy = 0.0
+        if criterion == criteria.GAIN_RATIO:
+            parent_entropy = criteria.entropy(stats, weight)
+        index_row = sorted_index[f]
+        value_row = sorted_value[f]
+        label_row = sorted_label[f] if not is_regression else sorted_label[0]
+        left = np.empty(n_stats)
+        right = np.empty(n_stats)
+        missing = np.zeros(n_stats)
+        end_nm = non_missing_end(value_row, start, end)
+        n_missing = end - end_nm
+        missing_weight = 0.0
+        if n_missing > 0:
+            missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
+                                           sample_weight, weighted, is_regression, missing)
+        first = detail_offset[j]
+        scan_categorical(categorical_mode, criterion, is_regression, label_row, value_row,
+                         index_row, start, end_nm, target, sample_weight, weighted, stats,
+                         weight, parent_entropy, min_samples_leaf, min_weight_leaf,
+                         max_exhaustive, max_subset_size, missing, missing_weight, n_missing,
+                         left, right, out_code[first:detail_offset[j + 1]],
+                         out_slot[first:detail_offset[j + 1]])
 
 
 @jit

@@ -6,18 +6,24 @@ import numpy as np
 
 from .._threading import n_threads
 from ..kernels import criteria
+from ..kernels.categorical import CATEGORICAL_SPLITS, MULTIWAY
+from ..kernels.checks import any_nonfinite
 from . import pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, TreeBuilder
+from .categories import FeatureEncoder
 from .validation import (
     check_is_fitted,
     check_sample_weight,
     check_X,
     feature_names_of,
+    float_bits,
     match_feature_names,
 )
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
+# 2**(m-1) - 1 partitions are scored per node and categorical feature: 2**19 at most
+_MAX_EXHAUSTIVE_LIMIT = 20
 _SEED_RANGE = 2**63
 
 
@@ -43,6 +49,13 @@ def _check_float(name, value, low, high, low_open=False, high_open=False):
         hi = ")" if high_open else "]"
         raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value}")
     return value
+
+
+def _columns_with_nan(X):
+    """Boolean per column: whether it holds a NaN (X is finite or NaN here)."""
+    if not any_nonfinite(*float_bits(X)):  # the common case: one parallel pass, no copy
+        return np.zeros(X.shape[1], dtype=bool)
+    return np.array([bool(np.isnan(X[:, j]).any()) for j in range(X.shape[1])])
 
 
 def _seed_of(random_state):
@@ -127,6 +140,24 @@ class BaseDecisionTree(ParamsMixin):
         if self._task == "classification":
             purity_threshold = _check_float("purity_threshold", self.purity_threshold, 0.0,
                                             1.0, low_open=True)
+        categorical_split = getattr(self, "categorical_split", "subset")
+        if not isinstance(categorical_split, str) or categorical_split not in \
+                CATEGORICAL_SPLITS:
+            raise ValueError("categorical_split must be 'subset', 'one_vs_rest' or "
+                             f"'multiway', got {categorical_split!r}")
+        mode = CATEGORICAL_SPLITS[categorical_split]
+        if mode == MULTIWAY and criterion not in criteria.MULTIWAY_CRITERIA:
+            raise ValueError(f"criterion={self.criterion!r} scores binary splits only; "
+                             "categorical_split='multiway' needs 'entropy', 'gain_ratio', "
+                             "'gini', 'misclassification' or 'squared_error'")
+        max_exhaustive = _check_int("max_exhaustive_categories",
+                                    getattr(self, "max_exhaustive_categories", 10), 1)
+        if max_exhaustive > _MAX_EXHAUSTIVE_LIMIT:
+            raise ValueError(f"max_exhaustive_categories must be <= {_MAX_EXHAUSTIVE_LIMIT} "
+                             f"(2**(m-1) partitions per node), got {max_exhaustive}")
+        max_subset_size = _check_int("max_subset_size", getattr(self, "max_subset_size", None),
+                                     1, allow_none=True)
+        encoder = getattr(self, "_encoder", None)
         return GrowParams(
             criterion=int(criterion),
             is_regression=self._task == "regression",
@@ -141,6 +172,11 @@ class BaseDecisionTree(ParamsMixin):
             min_impurity_decrease=min_impurity_decrease,
             purity_threshold=purity_threshold,
             impurity_threshold=impurity_threshold,
+            feature_kind=None if encoder is None else encoder.feature_kind_,
+            n_categories=None if encoder is None else encoder.n_categories_,
+            categorical_mode=mode,
+            max_exhaustive_categories=max_exhaustive,
+            max_subset_size=max_subset_size or 0,
         )
 
     # -- fitting -----------------------------------------------------------------------------
@@ -156,14 +192,33 @@ class BaseDecisionTree(ParamsMixin):
         return self
 
     def _validate_fit_X(self, X):
+        """X encoded for the kernels (categories to codes, missing values to NaN); learns
+        the feature kinds and categories (``categories_``)."""
         names = feature_names_of(X)
-        X = check_X(X)
+        encoder = FeatureEncoder(getattr(self, "categorical_features", None),
+                                 getattr(self, "ordinal_features", None))
+        X = encoder.fit_transform(X)
         for attribute in ("feature_names_in_",):
             if hasattr(self, attribute):
                 delattr(self, attribute)
         if names is not None:
             self.feature_names_in_ = names
+        self._encoder = encoder
+        self.categories_ = encoder.categories_
+        # which features had missing values in training (export marks where they go)
+        self.missing_values_in_feature_mask_ = _columns_with_nan(X)
         return X
+
+    def _feature_encoder(self):
+        """The encoder of the fitted features (rebuilt from the tree and ``categories_`` for a
+        model that was loaded or converted)."""
+        encoder = getattr(self, "_encoder", None)
+        if encoder is None or encoder.n_features_in_ != self.tree_.n_features:
+            encoder = FeatureEncoder.from_fitted(self.tree_.feature_kind,
+                                                 getattr(self, "categories_", None),
+                                                 getattr(self, "feature_names_in_", None))
+            self._encoder = encoder
+        return encoder
 
     # -- post-pruning ------------------------------------------------------------------------
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -230,7 +285,16 @@ class BaseDecisionTree(ParamsMixin):
                                             feature_names_of(X), hasattr(X, "shape"))
             if reordered is not None:
                 X = X[reordered]  # same columns, another order: match by name
-        X = check_X(X, finite=False)  # the prediction kernels check finiteness in their pass
+        encoder = self._feature_encoder()
+        if encoder.is_trivial:
+            X = check_X(X, finite=False)  # the prediction kernels check finiteness
+        else:
+            if not hasattr(X, "shape"):
+                X = np.asarray(X, dtype=object)
+            if len(X.shape) == 2 and X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input.")
+            X = encoder.transform(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
@@ -274,7 +338,7 @@ class BaseDecisionTree(ParamsMixin):
         return self.tree_.compute_feature_importances()
 
     def _more_tags_common(self, tags):
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         tags.target_tags.multi_output = False
         tags.non_deterministic = False
         return tags

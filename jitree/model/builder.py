@@ -13,11 +13,26 @@ import numba
 import numpy as np
 
 from ..kernels import criteria
-from ..kernels.grow import impurity_decreases, mark_and_count, pack_bits, partition
+from ..kernels.categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
+from ..kernels.grow import (
+    impurity_decreases,
+    mark_and_count,
+    pack_bits,
+    partition,
+    partition_multiway,
+)
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.select import select_features
-from ..kernels.split import best_pair_per_node, find_splits
-from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ..kernels.split import best_pair_per_node, categorical_details, find_splits
+from .tree import (
+    FEATURE_CATEGORICAL,
+    SPLIT_MULTIWAY,
+    SPLIT_SUBSET,
+    SPLIT_THRESHOLD,
+    TREE_LEAF,
+    TREE_UNDEFINED,
+    Tree,
+)
 
 # A node whose impurity is at most this is pure (rounding of an exact 0).
 EPSILON = np.finfo(np.float64).eps
@@ -40,6 +55,12 @@ class GrowParams:
     min_impurity_decrease: float
     purity_threshold: float
     impurity_threshold: float
+    # feature kinds (FEATURE_* of jitree.model.tree) and category counts; None: all numeric
+    feature_kind: np.ndarray = None
+    n_categories: np.ndarray = None
+    categorical_mode: int = 0  # SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
+    max_exhaustive_categories: int = 10
+    max_subset_size: int = 0  # 0: no bound
 
 
 class _Nodes:
@@ -57,6 +78,13 @@ class _Nodes:
         self.n_samples = np.zeros(capacity, dtype=np.int64)
         self.impurity = np.zeros(capacity)
         self.depth = np.zeros(capacity, dtype=np.int64)
+        self.split_kind = np.zeros(capacity, dtype=np.int8)
+        self.missing_left = np.zeros(capacity, dtype=np.uint8)
+        self.category_offset = np.full(capacity, -1, dtype=np.int64)
+        self.category_bits = []  # pieces of the pools, concatenated by to_tree
+        self.multiway_slot = []
+        self.bits_size = 0
+        self.slots_size = 0
 
     def _reserve(self, extra):
         needed = self.count + extra
@@ -67,7 +95,8 @@ class _Nodes:
         for name, fill in (("feature", TREE_UNDEFINED), ("threshold", float(TREE_UNDEFINED)),
                            ("left", TREE_LEAF), ("right", TREE_LEAF), ("stats", 0.0),
                            ("weight", 0.0), ("n_samples", 0), ("impurity", 0.0),
-                           ("depth", 0)):
+                           ("depth", 0), ("split_kind", 0), ("missing_left", 0),
+                           ("category_offset", -1)):
             old = getattr(self, name)
             new = np.full((capacity,) + old.shape[1:], fill, dtype=old.dtype)
             new[: self.count] = old[: self.count]
@@ -86,15 +115,35 @@ class _Nodes:
         self.count += k
         return ids
 
-    def to_tree(self, n_features, n_classes, is_regression):
+    def add_category_table(self, node, kind, table):
+        """Attach a subset node's bitset words or a multiway node's slots to ``node``."""
+        if kind == SPLIT_SUBSET:
+            self.category_offset[node] = self.bits_size
+            self.category_bits.append(table)
+            self.bits_size += table.shape[0]
+        else:
+            self.category_offset[node] = self.slots_size
+            self.multiway_slot.append(table)
+            self.slots_size += table.shape[0]
+
+    def to_tree(self, n_features, n_classes, is_regression, n_categories=None,
+                feature_kind=None):
         m = self.count
         if is_regression:
             value = self.stats[:m, :1] / self.weight[:m, None]
         else:
             value = self.stats[:m]
+        bits = (np.concatenate(self.category_bits) if self.category_bits
+                else np.zeros(0, dtype=np.uint64))
+        slots = (np.concatenate(self.multiway_slot) if self.multiway_slot
+                 else np.zeros(0, dtype=np.int32))
         return Tree(n_features, n_classes, self.feature[:m], self.threshold[:m],
                     self.left[:m], self.right[:m], value, self.impurity[:m],
-                    self.n_samples[:m], self.weight[:m])
+                    self.n_samples[:m], self.weight[:m], split_kind=self.split_kind[:m],
+                    missing_left=self.missing_left[:m],
+                    category_offset=self.category_offset[:m], category_bits=bits,
+                    multiway_slot=slots, n_categories=n_categories,
+                    feature_kind=feature_kind)
 
 
 def presort(X, label, sorted_index, sorted_value, sorted_label):
@@ -110,8 +159,9 @@ def presort(X, label, sorted_index, sorted_value, sorted_label):
             keys.sort()
             fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label)
         else:
-            fill_sorted(column, np.argsort(column), label, f, sorted_index, sorted_value,
-                        sorted_label)
+            # stable: equal values (long runs in a categorical column) already in index order
+            fill_sorted(column, np.argsort(column, kind="stable"), label, f, sorted_index,
+                        sorted_value, sorted_label)
 
     n_features = X.shape[1]
     workers = min(numba.get_num_threads(), n_features)
@@ -195,8 +245,17 @@ class TreeBuilder:
         self.weighted = not bool(np.all(sample_weight == 1.0))
         self.goes_left = np.zeros(n_samples, dtype=np.uint8)
         self.goes_left_bits = np.zeros((n_samples + 63) // 64, dtype=np.uint64)
+        self.child_slot = np.zeros(n_samples, dtype=np.int32)
         self.total_weight = float(sample_weight.sum())
         self.nodes = nodes = _Nodes(n_stats)
+        if params.feature_kind is None:
+            self.feature_kind = np.zeros(n_features, dtype=np.int8)
+            self.n_categories = np.zeros(n_features, dtype=np.int32)
+        else:
+            self.feature_kind = np.asarray(params.feature_kind, dtype=np.int8)
+            self.n_categories = np.asarray(params.n_categories, dtype=np.int32)
+        self.feature_categorical = (self.feature_kind == FEATURE_CATEGORICAL).astype(np.uint8)
+        self.multiway = params.categorical_mode == MULTIWAY
 
         root_stats = np.zeros((1, n_stats))
         if params.is_regression:
@@ -213,8 +272,9 @@ class TreeBuilder:
         else:
             self._grow_depth_wise(*root)
         del self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left
-        del self.goes_left_bits
-        return nodes.to_tree(n_features, n_classes, params.is_regression)
+        del self.goes_left_bits, self.child_slot
+        return nodes.to_tree(n_features, n_classes, params.is_regression, self.n_categories,
+                             self.feature_kind)
 
     # -- node tests --------------------------------------------------------------------------
     def _impurities(self, stats, weights):
@@ -239,7 +299,8 @@ class TreeBuilder:
 
     # -- split search ------------------------------------------------------------------------
     def _best_splits(self, ids, start, end):
-        """Best split of each node: (feature, pos, threshold); feature -1 if none."""
+        """Best split of each node: (feature, pos, threshold, missing); feature -1 if none.
+        ``missing``: see :func:`jitree.kernels.split.find_splits`."""
         p = self.params
         m = ids.shape[0]
         n_features = self.sorted_index.shape[0]
@@ -255,10 +316,11 @@ class TreeBuilder:
             pair_feature = np.tile(np.arange(n_features), m)
         n_pairs = pair_node.shape[0]
         if n_pairs == 0:
-            return np.full(m, -1), np.zeros(m, np.int64), np.zeros(m)
+            return np.full(m, -1), np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.int64)
         score = np.empty(n_pairs)
         pos = np.empty(n_pairs, dtype=np.int64)
         threshold = np.empty(n_pairs)
+        missing = np.empty(n_pairs, dtype=np.int64)
         stats = self.nodes.stats[ids]
         weight = self.nodes.weight[ids]
         for first in range(0, n_pairs, _PAIRS_PER_CALL):
@@ -267,87 +329,187 @@ class TreeBuilder:
                         self.sorted_value, self.sorted_label, self.target, self.sample_weight,
                         self.weighted, p.is_regression, ids, start, end, stats, weight,
                         p.min_samples_leaf, p.min_weight_leaf, pair_node[chunk],
-                        pair_feature[chunk], 8 * numba.get_num_threads(), score[chunk],
-                        pos[chunk], threshold[chunk])
+                        pair_feature[chunk], self.feature_categorical, p.categorical_mode,
+                        p.max_exhaustive_categories, p.max_subset_size,
+                        8 * numba.get_num_threads(), score[chunk], pos[chunk],
+                        threshold[chunk], missing[chunk])
         best = np.empty(m, dtype=np.int64)
         best_pair_per_node(pair_node, score, pos, best)
         found = best >= 0
         pick = np.where(found, best, 0)
-        return np.where(found, pair_feature[pick], -1), pos[pick], threshold[pick]
+        return (np.where(found, pair_feature[pick], -1), pos[pick], threshold[pick],
+                missing[pick])
 
     def _candidates(self, ids, start, end):
         """Find, for the open nodes ``ids``, the best split of each one that may be split and
-        mark its samples; returns the accepted candidates as a dict of arrays (children's
-        statistics included)."""
+        mark its samples; returns the accepted :class:`_Candidates` (children's statistics
+        included)."""
+        p = self.params
         keep = self._splittable(ids)
         ids, start, end = ids[keep], start[keep], end[keep]
-        feature, pos, threshold = self._best_splits(ids, start, end)
+        feature, pos, threshold, missing = self._best_splits(ids, start, end)
         if ids.shape[0]:
             found = feature >= 0
             ids, start, end = ids[found], start[found], end[found]
             feature, pos, threshold = feature[found], pos[found], threshold[found]
+            missing = missing[found]
         k = ids.shape[0]
+        categorical = self.feature_categorical[feature].astype(bool) if k else \
+            np.zeros(0, dtype=bool)
+        multiway = categorical & self.multiway
+        # children per split: q categories for multiway (pos holds q), else 2
+        n_children = np.where(multiway, pos, 2).astype(np.int64)
+        child_offset = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(n_children, out=child_offset[1:])
+        # where the missing samples of each split go, as a child slot
+        if k:
+            missing_slot = np.where(missing == MISSING_LEFT, 0, 1)
+            missing_slot = np.where(multiway, missing, missing_slot).astype(np.int64)
+        else:
+            missing_slot = np.zeros(0, dtype=np.int64)
+        # categorical splits: code and child slot of each category present at the node
+        detail_offset = np.zeros(k + 1, dtype=np.int64)
+        detail_size = np.where(categorical, end - start, 0)
+        if categorical.any():
+            detail_size = np.minimum(detail_size, self.n_categories[feature])
+        np.cumsum(detail_size, out=detail_offset[1:])
+        detail_code = np.full(detail_offset[-1], -1, dtype=np.int64)  # -1: past the last
+        detail_slot = np.zeros(detail_offset[-1], dtype=np.int64)
         n_stats = self.nodes.n_stats
-        left_stats = np.empty((k, n_stats))
-        right_stats = np.empty((k, n_stats))
-        left_weight = np.empty(k)
-        right_weight = np.empty(k)
+        total_children = int(child_offset[-1])
+        child_stats = np.empty((total_children, n_stats))
+        child_weight = np.empty(total_children)
+        child_count = np.empty(total_children, dtype=np.int64)
         improvement = np.empty(k)
         if k:
-            mark_and_count(self.sorted_index, self.sorted_label, self.target,
-                           self.sample_weight, self.weighted, self.params.is_regression, start,
-                           end, feature, pos, self.goes_left, left_stats, right_stats,
-                           left_weight, right_weight)
-            impurity_decreases(self.params.criterion, self.nodes.stats[ids],
-                               self.nodes.weight[ids], left_stats, left_weight, right_stats,
-                               right_weight, self.total_weight, improvement)
-        accept = improvement + EPSILON >= self.params.min_impurity_decrease
-        candidates = dict(ids=ids, start=start, end=end, feature=feature, pos=pos,
-                          threshold=threshold, left_stats=left_stats, right_stats=right_stats,
-                          left_weight=left_weight, right_weight=right_weight,
-                          improvement=improvement)
-        return {name: value[accept] for name, value in candidates.items()}
+            if categorical.any():
+                chosen = np.flatnonzero(categorical)
+                offsets = np.zeros(chosen.shape[0] + 1, dtype=np.int64)
+                offsets[1:] = detail_offset[chosen + 1]
+                offsets[0] = detail_offset[chosen[0]]
+                categorical_details(
+                    p.criterion, self.sorted_index, self.sorted_value, self.sorted_label,
+                    self.target, self.sample_weight, self.weighted, p.is_regression,
+                    start[chosen], end[chosen], self.nodes.stats[ids[chosen]],
+                    self.nodes.weight[ids[chosen]], feature[chosen], p.categorical_mode,
+                    p.min_samples_leaf, p.min_weight_leaf, p.max_exhaustive_categories,
+                    p.max_subset_size, offsets - offsets[0], detail_code[offsets[0]:],
+                    detail_slot[offsets[0]:])
+            mark_and_count(self.sorted_index, self.sorted_value, self.sorted_label,
+                           self.target, self.sample_weight, self.weighted, p.is_regression,
+                           start, end, feature, pos, categorical.astype(np.uint8),
+                           missing_slot, detail_offset, detail_slot, child_offset,
+                           self.child_slot, self.goes_left, child_stats, child_weight,
+                           child_count)
+            child_impurity = self._impurities(child_stats, child_weight)
+            binary = ~multiway
+            if binary.all():
+                impurity_decreases(p.criterion, self.nodes.stats[ids], self.nodes.weight[ids],
+                                   child_stats[0::2], child_weight[0::2], child_stats[1::2],
+                                   child_weight[1::2], self.total_weight, improvement)
+            else:
+                node_weight = self.nodes.weight[ids]
+                decrease = self.nodes.impurity[ids].copy()
+                owner = np.repeat(np.arange(k), n_children)
+                np.subtract.at(decrease, owner,
+                               child_weight / node_weight[owner] * child_impurity)
+                improvement[:] = node_weight / self.total_weight * decrease
+        else:
+            child_impurity = np.empty(0)
+        candidates = _Candidates(
+            ids=ids, start=start, end=end, feature=feature, pos=pos, threshold=threshold,
+            missing=missing, categorical=categorical, multiway=multiway,
+            improvement=improvement, child_offset=child_offset, child_stats=child_stats,
+            child_weight=child_weight, child_count=child_count,
+            child_impurity=child_impurity, detail_offset=detail_offset,
+            detail_code=detail_code, detail_slot=detail_slot)
+        accept = improvement + EPSILON >= p.min_impurity_decrease
+        return candidates.select(np.flatnonzero(accept))
 
     def _split(self, c):
         """Split the candidate nodes ``c`` (already marked); returns the (ids, start, end) of
-        the children that may be split further, left then right per parent."""
+        the children that may be split further, in order of parent then slot."""
         nodes = self.nodes
-        ids, start, end, pos = c["ids"], c["start"], c["end"], c["pos"]
+        ids, start, end = c.ids, c.start, c.end
         k = ids.shape[0]
-        child_stats = np.empty((2 * k, nodes.n_stats))
-        child_stats[0::2] = c["left_stats"]
-        child_stats[1::2] = c["right_stats"]
-        child_weight = np.empty(2 * k)
-        child_weight[0::2] = c["left_weight"]
-        child_weight[1::2] = c["right_weight"]
-        child_start = np.empty(2 * k, dtype=np.int64)
-        child_end = np.empty(2 * k, dtype=np.int64)
-        child_start[0::2] = start
-        child_end[0::2] = pos
-        child_start[1::2] = pos
-        child_end[1::2] = end
-        child_ids = nodes.add(child_stats, child_weight, child_end - child_start,
-                              self._impurities(child_stats, child_weight),
-                              np.repeat(nodes.depth[ids] + 1, 2))
-        nodes.feature[ids] = c["feature"]
-        nodes.threshold[ids] = c["threshold"]
-        nodes.left[ids] = child_ids[0::2]
-        nodes.right[ids] = child_ids[1::2]
-        # Only children that may be split need their segments partitioned: a parent whose two
-        # children are both leaves (pure, too small, too deep) is left as it is.
+        n_children = np.diff(c.child_offset)
+        owner = np.repeat(np.arange(k), n_children)
+        # children's segments: consecutive, in slot order, from the parent's start
+        child_end = start[owner] + _segmented_cumsum(c.child_count, c.child_offset)
+        child_start = child_end - c.child_count
+        child_ids = nodes.add(c.child_stats, c.child_weight, c.child_count, c.child_impurity,
+                              nodes.depth[ids][owner] + 1)
+        first = child_ids[c.child_offset[:-1]]
+        last = child_ids[c.child_offset[1:] - 1]
+        nodes.feature[ids] = c.feature
+        nodes.threshold[ids] = np.where(c.categorical, float(TREE_UNDEFINED), c.threshold)
+        nodes.left[ids] = first
+        nodes.right[ids] = last
+        self._set_missing_and_categories(c, ids)
+        # Only children that may be split need their segments partitioned: a parent whose
+        # children are all leaves (pure, too small, too deep) is left as it is.
         open_child = self._splittable(child_ids)
-        needed = open_child[0::2] | open_child[1::2]
-        if needed.any():
+        needed = np.zeros(k, dtype=bool)
+        np.logical_or.at(needed, owner, open_child)
+        binary = needed & ~c.multiway
+        if binary.any():
             pack_bits(self.goes_left, self.goes_left_bits)
+            # the split feature's own segment is already left | right unless categorical or
+            # with its missing values sent left: -1 makes the kernel partition it too
+            own_order = ~c.categorical & (c.missing != MISSING_LEFT)
             partition(self.sorted_index, self.sorted_value, self.sorted_label,
-                      self.goes_left_bits, start[needed], end[needed], c["feature"][needed])
+                      self.goes_left_bits, start[binary], end[binary],
+                      np.where(own_order, c.feature, -1)[binary])
+        multi = np.flatnonzero(needed & c.multiway)
+        if multi.shape[0]:
+            counts = np.diff(c.child_offset)[multi]
+            offsets = np.zeros(multi.shape[0] + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            rows = _ranges(c.child_offset[multi], counts)
+            partition_multiway(self.sorted_index, self.sorted_value, self.sorted_label,
+                               self.child_slot, start[multi], end[multi], offsets,
+                               c.child_count[rows])
         return child_ids[open_child], child_start[open_child], child_end[open_child]
+
+    def _set_missing_and_categories(self, c, ids):
+        """missing_left, split_kind and the category tables of the nodes just split."""
+        nodes = self.nodes
+        left_weight = c.child_weight[c.child_offset[:-1]]
+        right_weight = c.child_weight[np.minimum(c.child_offset[:-1] + 1,
+                                                 c.child_offset[1:] - 1)]
+        heavier_left = left_weight >= right_weight
+        learned = (c.missing == MISSING_LEFT) | (c.missing == MISSING_RIGHT)
+        missing_left = np.where(learned & ~c.multiway, c.missing == MISSING_LEFT,
+                                heavier_left)
+        nodes.missing_left[ids] = np.where(c.multiway, 0, missing_left)
+        nodes.split_kind[ids] = np.where(c.multiway, SPLIT_MULTIWAY,
+                                         np.where(c.categorical, SPLIT_SUBSET, SPLIT_THRESHOLD))
+        for j in np.flatnonzero(c.categorical):
+            f = int(c.feature[j])
+            m = int(self.n_categories[f])
+            detail = slice(c.detail_offset[j], c.detail_offset[j + 1])
+            children = slice(c.child_offset[j], c.child_offset[j + 1])
+            present = c.detail_code[detail] >= 0
+            codes = c.detail_code[detail][present]
+            slots = c.detail_slot[detail][present]
+            # categories absent from the node's samples go to the heaviest child
+            heaviest = int(np.argmax(c.child_weight[children]))
+            if c.multiway[j]:
+                table = np.full(m + 1, heaviest, dtype=np.int32)
+                table[codes] = slots
+                if c.missing[j] >= 0:
+                    table[m] = c.missing[j]
+                nodes.add_category_table(ids[j], SPLIT_MULTIWAY, table)
+            else:
+                side = np.full(m, heaviest, dtype=np.int64)
+                side[codes] = slots
+                nodes.add_category_table(ids[j], SPLIT_SUBSET, category_bitset(side == 0))
 
     # -- growth orders -----------------------------------------------------------------------
     def _grow_depth_wise(self, ids, start, end):
         while ids.shape[0]:
             candidates = self._candidates(ids, start, end)
-            if not candidates["ids"].shape[0]:
+            if not candidates.ids.shape[0]:
                 break
             ids, start, end = self._split(candidates)
 
@@ -358,15 +520,68 @@ class TreeBuilder:
 
         def push(ids, start, end):
             candidates = self._candidates(ids, start, end)
-            for j in range(candidates["ids"].shape[0]):
-                one = {name: value[j:j + 1] for name, value in candidates.items()}
-                heapq.heappush(heap, (-float(one["improvement"][0]), int(one["ids"][0]),
-                                      one))
+            for j in range(candidates.ids.shape[0]):
+                one = candidates.select(np.array([j]))
+                heapq.heappush(heap, (-float(one.improvement[0]), int(one.ids[0]), one))
 
         push(ids, start, end)
         n_leaves = 1
         while heap and n_leaves < self.params.max_leaf_nodes:
             _, _, candidate = heapq.heappop(heap)
             children = self._split(candidate)
-            n_leaves += 1
+            n_leaves += int(candidate.child_offset[1]) - 1
             push(*children)
+
+
+def category_bitset(in_set):
+    """uint64 words of a boolean membership array: bit c of word c // 64 set when
+    ``in_set[c]``."""
+    m = in_set.shape[0]
+    words = (m + 63) // 64
+    padded = np.zeros(words * 64, dtype=bool)
+    padded[:m] = in_set
+    packed = np.packbits(padded, bitorder="little")
+    return packed.view("<u8").astype(np.uint64)
+
+
+def _ranges(starts, sizes):
+    """Concatenation of ``arange(starts[j], starts[j] + sizes[j])`` over j."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    total = int(sizes.sum())
+    first = np.zeros(sizes.shape[0], dtype=np.int64)
+    np.cumsum(sizes[:-1], out=first[1:])
+    return np.repeat(np.asarray(starts, dtype=np.int64) - first, sizes) + np.arange(total)
+
+
+def _segmented_cumsum(values, offsets):
+    """Cumulative sums of ``values`` restarting at each segment ``offsets[j]:offsets[j+1]``."""
+    total = np.cumsum(values)
+    before = np.concatenate(([0], total))[offsets[:-1]]
+    return total - np.repeat(before, np.diff(offsets))
+
+
+class _Candidates:
+    """The accepted splits of a set of open nodes: per split arrays, plus the children (rows
+    ``child_offset[j]:child_offset[j + 1]``) and categorical details (``detail_offset``)."""
+
+    _PER_SPLIT = ("ids", "start", "end", "feature", "pos", "threshold", "missing",
+                  "categorical", "multiway", "improvement")
+    _PER_CHILD = ("child_stats", "child_weight", "child_count", "child_impurity")
+
+    def __init__(self, **arrays):
+        self.__dict__.update(arrays)
+
+    def select(self, rows):
+        """The candidates ``rows`` (indices, increasing), children and details re-based."""
+        out = {name: getattr(self, name)[rows] for name in self._PER_SPLIT}
+        for offsets_name, per_item in (("child_offset", self._PER_CHILD),
+                                       ("detail_offset", ("detail_code", "detail_slot"))):
+            offsets = getattr(self, offsets_name)
+            sizes = offsets[rows + 1] - offsets[rows]
+            new_offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+            np.cumsum(sizes, out=new_offsets[1:])
+            take = _ranges(offsets[rows], sizes)
+            out[offsets_name] = new_offsets
+            for name in per_item:
+                out[name] = getattr(self, name)[take]
+        return _Candidates(**out)

@@ -75,6 +75,27 @@ class DecisionTreeClassifier(BaseDecisionTree):
         this are pruned (see ``cost_complexity_pruning_path``).
     n_jobs : int or None, default=None
         Threads for fitting and prediction (None or -1: all cores).
+    categorical_features : list of int or str, bool mask or None, default=None
+        Columns holding unordered categories (indices, DataFrame column names or a mask).
+        A pandas ``category`` column is categorical without being declared; string columns
+        must be declared. Categories are matched by value at predict; one unseen at fit is
+        routed like a missing value.
+    ordinal_features : list of int or str, bool mask or None, default=None
+        Columns holding ordered levels, tested ``x <= level`` (a pandas ordered
+        ``category`` column is ordinal without being declared).
+    categorical_split : {"subset", "one_vs_rest", "multiway"}, default="subset"
+        Tests on categorical features: the best subset ``x ∈ V``; ``x == c``; or one child per
+        category present at the node (ID3 / C4.5, with ``entropy`` or ``gain_ratio``). See
+        :mod:`jitree.kernels.categorical` for the search and its complexity.
+    max_exhaustive_categories : int, default=10
+        Subset search with more than two classes: every partition is tried while a node has
+        at most this many categories; beyond, the best of the per-class orderings.
+    max_subset_size : int or None, default=None
+        Subset search: only partitions with a side of at most this many categories.
+
+    Missing values (NaN; None / pandas NA in categorical columns) are allowed: each split
+    sends them to the side that scores best; where a node had none in training they go to the
+    child with more training weight.
 
     Ties between equally good splits go to the lowest feature index, then the lowest threshold.
 
@@ -95,7 +116,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, purity_threshold=1.0, impurity_threshold=0.0,
-                 ccp_alpha=0.0, n_jobs=None):
+                 ccp_alpha=0.0, n_jobs=None, categorical_features=None,
+                 ordinal_features=None, categorical_split="subset",
+                 max_exhaustive_categories=10, max_subset_size=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -111,6 +134,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.impurity_threshold = impurity_threshold
         self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+        self.ordinal_features = ordinal_features
+        self.categorical_split = categorical_split
+        self.max_exhaustive_categories = max_exhaustive_categories
+        self.max_subset_size = max_subset_size
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""

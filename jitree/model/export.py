@@ -1,10 +1,44 @@
-"""Text and Graphviz (DOT) export of a fitted tree."""
+"""Text and Graphviz (DOT) export of a fitted tree.
+
+How tests are written (shared with :mod:`jitree.model.rules` and :mod:`jitree.model.plot`):
+
+- threshold on a numeric feature: ``x <= 2.5`` / ``x > 2.5``;
+- threshold on an ordinal feature: the level, ``size <= medium`` / ``size > medium``
+  (threshold ``t`` sends codes ``<= floor(t)`` left, so the level printed is
+  ``categories_[f][floor(t)]``);
+- category subset: ``color in {red, blue}`` / ``color not in {red, blue}``, a single category
+  as ``color == red`` / ``color != red``;
+- multiway: one branch per child, ``outlook = sunny``, or ``outlook in {overcast, foggy}`` for a
+  child several categories lead to (``outlook is missing`` for a child only missing values
+  reach).
+
+Categories are named by the model's ``categories_`` (their code when the model has none).
+Missing-value routing is shown by `` (or missing)`` after the branch a missing value takes (NaN,
+and for a categorical feature any value that is not one of its category codes, i.e. an unseen
+category). It is shown at every category test, and at threshold tests of the features the
+model saw missing values of in training (``missing_values_in_feature_mask_``); elsewhere a
+threshold test sends a missing value, never seen in training, to its heavier child unmarked.
+A graphviz box or plotted box shows the test of a binary node (it holds: left, the root's edge
+labelled True), and the feature of a multiway node, whose edges carry the branch tests
+(``= sunny``, ``in {overcast, foggy}``).
+"""
 
 import colorsys
 
 import numpy as np
 
-from .tree import TREE_LEAF
+from .tree import (
+    FEATURE_ORDINAL,
+    SPLIT_MULTIWAY,
+    SPLIT_SUBSET,
+    SPLIT_THRESHOLD,
+    TREE_LEAF,
+)
+
+# The fitted attribute (a boolean per feature) telling which features had missing values in
+# training: threshold tests on them show their missing-value branch.
+MISSING_SEEN_ATTRIBUTE = "missing_values_in_feature_mask_"
+MISSING_MARK = " (or missing)"
 
 
 def _fitted_tree(model):
@@ -20,7 +54,9 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False):
     """The tree as indented text, one line per test and per leaf.
 
     ``feature_names`` defaults to ``model.feature_names_in_`` when the model was fitted on a
-    DataFrame, else ``feature_0``, ``feature_1``, ...
+    DataFrame, else ``feature_0``, ``feature_1``, ... A binary node prints its test and its
+    negation, a multiway node one line per child; categories, ordinal levels and missing
+    values print as the module docstring describes.
     """
     tree = _fitted_tree(model)
     if feature_names is None:
@@ -32,6 +68,8 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False):
         raise ValueError(f"feature_names has {len(feature_names)} names, the tree has "
                          f"{tree.n_features} features")
     classes = getattr(model, "classes_", None)
+    categories = _category_labels(model, tree)
+    marked = _missing_marked(model, tree)
     lines = []
 
     def leaf_text(node):
@@ -45,23 +83,28 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False):
             return text
         return f"value: [{tree.value[node, 0]:.{decimals}f}]"
 
-    # (node, depth) to print, or ("else", text) for the header of a right branch
+    def number(value):
+        return f"{value:.{decimals}f}"
+
+    # (node, depth) to print, or ("branch", line) for the header of a branch after the first
     stack = [(0, 0)]
     while stack:
         node, depth = stack.pop()
-        if node == "else":
+        if node == "branch":
             lines.append(depth)
             continue
         indent = "|   " * depth + "|--- "
         if tree.children_left[node] == TREE_LEAF:
             lines.append(indent + leaf_text(node))
             continue
-        name = feature_names[tree.feature[node]]
-        threshold = tree.threshold[node]
-        stack.append((int(tree.children_right[node]), depth + 1))
-        stack.append(("else", indent + f"{name} >  {threshold:.{decimals}f}"))
-        stack.append((int(tree.children_left[node]), depth + 1))
-        lines.append(indent + f"{name} <= {threshold:.{decimals}f}")
+        branches = _branch_texts(tree, node, feature_names, categories, marked[node], number,
+                                 greater=">  ")
+        children = tree.children(node)
+        for child, text in zip(reversed(children[1:]), reversed(branches[1:]), strict=True):
+            stack.append((child, depth + 1))
+            stack.append(("branch", indent + text))
+        stack.append((children[0], depth + 1))
+        lines.append(indent + branches[0])
     return "\n".join(lines) + "\n"
 
 
@@ -157,13 +200,137 @@ def _format_number(value, decimals):
     return text
 
 
-def _node_lines(tree, node, names, labels, impurity_name, precision):
-    """The text of one node, line by line: its test (internal nodes), impurity, number of
-    samples, value and, for classifiers, the majority class."""
+def _plain_label(value):
+    """A category as printed: NumPy scalars as the equal Python value."""
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def _category_labels(model, tree):
+    """Per feature, the printed name of each category code (list of str), or None for a numeric
+    feature and when the model has no ``categories_`` (codes are printed then)."""
+    categories = getattr(model, "categories_", None)
+    labels = [None] * tree.n_features
+    if categories is None:
+        return labels
+    if isinstance(categories, (str, bytes)) or not hasattr(categories, "__len__") \
+            or len(categories) != tree.n_features:
+        raise ValueError("categories_ must hold one entry per feature "
+                         f"({tree.n_features}), got {categories!r:.80}")
+    for f, values in enumerate(categories):
+        n_categories = int(tree.n_categories[f])
+        if n_categories == 0 or values is None:
+            continue
+        values = np.asarray(values, dtype=object)
+        if values.ndim != 1 or values.shape[0] != n_categories:
+            raise ValueError(f"categories_[{f}] must list the {n_categories} categories of "
+                             f"feature {f} in code order, got shape {values.shape}")
+        labels[f] = [_plain_label(value) for value in values]
+    return labels
+
+
+def _missing_marked(model, tree):
+    """Per node, whether its missing-value branch is marked: every category test, and the
+    threshold tests on features the model saw missing values of in training."""
+    seen = getattr(model, MISSING_SEEN_ATTRIBUTE, None)
+    seen = np.zeros(tree.n_features, dtype=bool) if seen is None else \
+        np.asarray(seen, dtype=bool).reshape(-1)
+    if seen.shape[0] != tree.n_features:
+        raise ValueError(f"{MISSING_SEEN_ATTRIBUTE} must hold one boolean per feature "
+                         f"({tree.n_features}), got {seen.shape[0]}")
+    internal = tree.children_left != TREE_LEAF
+    feature = np.where(internal, tree.feature, 0)
+    return internal & ((tree.split_kind != SPLIT_THRESHOLD) | seen[feature])
+
+
+def _codes_in_set(tree, node):
+    """Category codes of a subset node's set (bit c of its words set: code c goes left)."""
+    n_categories = int(tree.n_categories[tree.feature[node]])
+    offset = int(tree.category_offset[node])
+    words = tree.category_bits[offset:offset + (n_categories + 63) // 64]
+    bits = np.unpackbits(words.astype("<u8").view(np.uint8), bitorder="little")
+    return np.flatnonzero(bits[:n_categories]).tolist()
+
+
+def _multiway_branches(tree, node):
+    """Per child of a multiway node (in order): (category codes sending there, whether missing
+    values go there)."""
+    n_categories = int(tree.n_categories[tree.feature[node]])
+    offset = int(tree.category_offset[node])
+    slot = tree.multiway_slot[offset:offset + n_categories + 1]
+    return [(np.flatnonzero(slot[:n_categories] == k).tolist(), bool(slot[n_categories] == k))
+            for k in range(tree.n_children(node))]
+
+
+def _shown_categories(codes, labels):
+    """The printed names of category ``codes`` (the codes themselves without labels)."""
+    return [labels[code] if labels is not None else str(code) for code in codes]
+
+
+def _set_text(name, shown, negated=False, single=("==", "!=")):
+    """``name in {a, b}`` (``not in`` when negated) for the printed categories ``shown``; one
+    category as ``name == a``."""
+    if len(shown) == 1:
+        return f"{name} {single[negated]} {shown[0]}"
+    return f"{name} {'not in' if negated else 'in'} {{{', '.join(shown)}}}"
+
+
+def _ordinal_level(threshold, labels, n_categories):
+    """The level printed for an ordinal threshold: codes <= floor(t) go left; None when
+    floor(t) is not a level (the threshold is printed as a number then)."""
+    level = int(np.floor(threshold))
+    if 0 <= level < n_categories:
+        return labels[level] if labels is not None else str(level)
+    return None
+
+
+def _branch_texts(tree, node, names, categories, marked, number, greater="> "):
+    """The test leading to each child of internal ``node``, children in order (left, right
+    for a binary node). ``number`` formats a threshold; ``marked``: append the missing mark to
+    the branch missing values take."""
+    feature = int(tree.feature[node])
+    name = names[feature]
+    labels = categories[feature]
+    kind = tree.split_kind[node]
+    if kind == SPLIT_MULTIWAY:
+        texts = []
+        for codes, missing in _multiway_branches(tree, node):
+            if not codes and missing:
+                texts.append(f"{name} is missing")
+                continue
+            text = _set_text(name, _shown_categories(codes, labels), single=("=", "!="))
+            texts.append(text + (MISSING_MARK if marked and missing else ""))
+        return texts
+    if kind == SPLIT_SUBSET:
+        shown = _shown_categories(_codes_in_set(tree, node), labels)
+        texts = [_set_text(name, shown), _set_text(name, shown, negated=True)]
+    else:
+        threshold = float(tree.threshold[node])
+        shown = None
+        if tree.feature_kind[feature] == FEATURE_ORDINAL:
+            shown = _ordinal_level(threshold, labels, int(tree.n_categories[feature]))
+        if shown is None:
+            shown = number(threshold)
+        texts = [f"{name} <= {shown}", f"{name} {greater}{shown}"]
+    if marked:
+        side = 0 if tree.missing_left[node] else 1
+        texts[side] += MISSING_MARK
+    return texts
+
+
+def _node_lines(tree, node, names, labels, impurity_name, precision, categories=None,
+                marked=None):
+    """The text of one node, line by line: its test (binary nodes; the tested feature for a
+    multiway node, whose branches label its edges), impurity, number of samples, value and,
+    for classifiers, the majority class."""
     lines = []
     if tree.children_left[node] != TREE_LEAF:
-        threshold = _format_number(tree.threshold[node], precision)
-        lines.append(f"{names[tree.feature[node]]} <= {threshold}")
+        if tree.split_kind[node] == SPLIT_MULTIWAY:
+            lines.append(names[tree.feature[node]])
+        else:
+            categories = categories or [None] * tree.n_features
+            lines.append(_branch_texts(tree, node, names, categories,
+                                       marked is not None and marked[node],
+                                       lambda value: _format_number(value, precision))[0])
     lines.append(f"{impurity_name} = {_format_number(tree.impurity[node], precision)}")
     lines.append(f"samples = {int(tree.n_node_samples[node])}")
     if labels is None:
@@ -176,21 +343,37 @@ def _node_lines(tree, node, names, labels, impurity_name, precision):
     return lines
 
 
+def _edge_labels(tree, node, names, categories, marked, precision):
+    """Labels of the edges to the children of ``node``: under a multiway node its branch tests
+    without the feature name, which its box shows (``= sunny``, ``in {overcast, foggy}``);
+    True/False under a binary root (its test holds: left); else None."""
+    if tree.split_kind[node] == SPLIT_MULTIWAY:
+        name = names[tree.feature[node]]
+        return [text[len(name) + 1:] for text in _branch_texts(
+            tree, node, names, categories, marked[node],
+            lambda value: _format_number(value, precision))]
+    if node == 0:
+        return ["True", "False"]
+    return [None, None]
+
+
 def _walk(tree, max_depth=None):
-    """Depth-first, left child first: ``(node, parent, depth, is_left, hidden)`` per drawn box.
+    """Depth-first, children in order: ``(node, parent, depth, rank, hidden)`` per drawn box,
+    ``rank`` the node's position among its parent's children (0: the left child).
 
     The root has parent -1. Below ``max_depth`` a subtree is not walked: its root is yielded
     once with ``hidden=True`` (drawn as a "(...)" placeholder).
     """
-    stack = [(0, -1, 0, True)]
+    stack = [(0, -1, 0, 0)]
     while stack:
-        node, parent, depth, is_left = stack.pop()
+        node, parent, depth, rank = stack.pop()
         hidden = max_depth is not None and depth > max_depth
-        yield node, parent, depth, is_left, hidden
+        yield node, parent, depth, rank, hidden
         if hidden or tree.children_left[node] == TREE_LEAF:
             continue
-        stack.append((int(tree.children_right[node]), node, depth + 1, False))
-        stack.append((int(tree.children_left[node]), node, depth + 1, True))
+        children = tree.children(node)
+        for rank_below in range(len(children) - 1, -1, -1):
+            stack.append((children[rank_below], node, depth + 1, rank_below))
 
 
 def _fill_colors(tree):
@@ -244,10 +427,11 @@ def export_graphviz(model, feature_names=None, class_names=None, filled=False, r
                     precision=3, max_depth=None):
     """The tree as Graphviz DOT source (render with ``dot -Tpng``, pydot or graphviz).
 
-    Every node is a box listing its test ``name <= threshold`` (internal nodes), impurity,
-    number of training samples, value (weighted class counts, or the mean target) and, for
-    classifiers, the majority class. The root's two edges are labelled True (the test holds:
-    left) and False.
+    Every node is a box listing its test ``name <= threshold`` (binary nodes; see the module
+    docstring for category tests and missing values), impurity, number of training samples,
+    value (weighted class counts, or the mean target) and, for classifiers, the majority class.
+    A binary root's two edges are labelled True (the test holds: left) and False; the box of a
+    multiway node names its feature and its edges carry the test of each branch (``= sunny``).
 
     Parameters
     ----------
@@ -271,6 +455,8 @@ def export_graphviz(model, feature_names=None, class_names=None, filled=False, r
     precision = _check_precision(precision)
     max_depth = _check_max_depth(max_depth)
     impurity_name = _impurity_name(model, tree)
+    categories = _category_labels(model, tree)
+    marked = _missing_marked(model, tree)
     colors = _fill_colors(tree) if filled else None
 
     styles = (["filled"] if filled else []) + (["rounded"] if rounded else [])
@@ -281,20 +467,23 @@ def export_graphviz(model, feature_names=None, class_names=None, filled=False, r
     out = ["digraph Tree {",
            f"node [{', '.join(node_defaults)}] ;",
            'edge [fontname="helvetica"] ;']
-    for node, parent, _, is_left, hidden in _walk(tree, max_depth):
+    edge_labels = {}
+    for node, parent, _, rank, hidden in _walk(tree, max_depth):
         if hidden:
             node_id = f"hidden{node}"
             out.append(f'{node_id} [label="(...)", style="dashed"] ;')
         else:
             node_id = str(node)
             label = _dot_string(_node_lines(tree, node, names, labels, impurity_name,
-                                            precision))
+                                            precision, categories, marked))
             fill = f', fillcolor="{colors[node]}"' if filled else ""
             out.append(f"{node_id} [label={label}{fill}] ;")
         if parent >= 0:
-            edge_label = ""
-            if parent == 0:
-                edge_label = ' [label="True"]' if is_left else ' [label="False"]'
+            if parent not in edge_labels:
+                edge_labels[parent] = _edge_labels(tree, parent, names, categories, marked,
+                                                   precision)
+            text = edge_labels[parent][rank]
+            edge_label = "" if text is None else f" [label={_dot_string([text])}]"
             out.append(f"{parent} -> {node_id}{edge_label} ;")
     out.append("}")
     return "\n".join(out) + "\n"

@@ -15,6 +15,13 @@ for every float64 ``x`` (see :func:`float32_equivalent_thresholds`); float32 X g
 comparisons as ``t`` too. So the jitree model predicts like the scikit-learn one on float32
 and on float64 input, rather than moving float64 values that round onto a float32 threshold to
 the other side.
+
+Missing values
+--------------
+scikit-learn (>= 1.3) sends a NaN at node ``i`` left when ``tree_.missing_go_to_left[i]`` is
+1 (learned where the node's training samples had NaN, else the child with more samples); the
+converted tree copies it into ``missing_left``, so rows with NaN reach the same leaves. A
+scikit-learn tree without that array keeps jitree's default (the heavier child).
 """
 
 import sys
@@ -125,8 +132,8 @@ def from_sklearn(estimator):
         scikit-learn fractions). Parameters shared with jitree are copied; a criterion jitree
         lacks becomes ``"gini"``/``"squared_error"`` (for a refit only: the tree is kept) and a
         ``random_state`` that is not an int becomes None. Thresholds are adjusted to reproduce
-        scikit-learn's float32 comparisons (module docstring). jitree refuses NaN in X, so
-        scikit-learn's routing of missing values is not used.
+        scikit-learn's float32 comparisons, and missing values (NaN) are routed as
+        scikit-learn routes them (module docstring).
 
     Raises
     ------
@@ -179,10 +186,17 @@ def from_sklearn(estimator):
         classes = None
         n_classes = 0
         value = np.asarray(source.value, dtype=np.float64)[:n_nodes, 0, :1]
+    children_left = _as_int32("children_left", left)
+    children_right = _as_int32("children_right", right)
+    missing_go_to_left = getattr(source, "missing_go_to_left", None)
+    missing_left = None  # scikit-learn < 1.3 (no NaN support): the Tree's default
+    if missing_go_to_left is not None:
+        # scikit-learn fills the entry of leaves too; a jitree leaf has 0
+        missing_left = np.where(leaf, 0, np.asarray(missing_go_to_left)[:n_nodes] != 0)
     tree = Tree(n_features, n_classes, _as_int32("feature", feature), threshold,
-                _as_int32("children_left", left), _as_int32("children_right", right), value,
-                source.impurity[:n_nodes], source.n_node_samples[:n_nodes],
-                weighted_n_node_samples)
+                children_left, children_right, value, source.impurity[:n_nodes],
+                source.n_node_samples[:n_nodes], weighted_n_node_samples,
+                missing_left=missing_left)
     check_tree(tree, n_features, n_classes)
     model = cls._from_tree(tree, classes=classes,
                            feature_names=getattr(estimator, "feature_names_in_", None),

@@ -6,39 +6,49 @@
 crafted), so that a loaded model can never make the prediction kernels read out of bounds or
 loop. No Python object is ever unpickled.
 
-Format ``"jitree"``, version 1
+Format ``"jitree"``, version 2
 ------------------------------
 A zip archive as written by ``numpy.savez``: every member is a ``.npy`` array stored
 uncompressed (a compressed member is refused).
 
-==============================  ========  ===========================================
-member                          dtype     shape
-==============================  ========  ===========================================
-``metadata.npy``                uint8     (n_bytes,): a UTF-8 JSON object (below)
-``feature.npy``                 int32     (n_nodes,)
-``threshold.npy``               float64   (n_nodes,)
-``children_left.npy``           int32     (n_nodes,)
-``children_right.npy``          int32     (n_nodes,)
-``value.npy``                   float64   (n_nodes, n_classes); (n_nodes, 1) for regression
-``impurity.npy``                float64   (n_nodes,)
-``n_node_samples.npy``          int64     (n_nodes,)
-``weighted_n_node_samples.npy`` float64   (n_nodes,)
-==============================  ========  ===========================================
+===================================  ========  ==================================================
+member                               dtype     shape
+===================================  ========  ==================================================
+``metadata.npy``                     uint8     (n_bytes,): a UTF-8 JSON object (below)
+``feature.npy``                      int32     (n_nodes,)
+``threshold.npy``                    float64   (n_nodes,)
+``children_left.npy``                int32     (n_nodes,)
+``children_right.npy``               int32     (n_nodes,)
+``value.npy``                        float64   (n_nodes, n_classes); (n_nodes, 1) for regression
+``impurity.npy``                     float64   (n_nodes,)
+``n_node_samples.npy``               int64     (n_nodes,)
+``weighted_n_node_samples.npy``      float64   (n_nodes,)
+``split_kind.npy``                   int8      (n_nodes,)
+``missing_left.npy``                 uint8     (n_nodes,)
+``category_offset.npy``              int64     (n_nodes,)
+``category_bits.npy``                uint64    (n_words,): the category-set pool
+``multiway_slot.npy``                int32     (n_slots,): the multiway slot pool
+``n_categories.npy``                 int32     (n_features_in_,)
+``feature_kind.npy``                 int8      (n_features_in_,)
+===================================  ========  ==================================================
 
 The arrays are those of :class:`jitree.Tree` (see its docstring for their meaning) and must
-satisfy :func:`jitree.model.tree_check.check_tree`. They are written in the machine's byte
-order; either byte order is read.
+satisfy :func:`jitree.model.tree_check.check_tree` (among others: split kinds and feature kinds
+agree, every category set and slot table lies inside its pool, every slot names a child). They
+are written in the machine's byte order; either byte order is read.
 
 The metadata object has exactly these keys:
 
 ``format`` : ``"jitree"``
-``format_version`` : ``1``
+``format_version`` : ``2``
 ``jitree_version`` : str, the version that wrote the file (informative)
 ``estimator`` : ``"DecisionTreeClassifier"`` or ``"DecisionTreeRegressor"``
 ``params`` : object, the constructor parameters (``get_params()``); each value is null, a
-    boolean, a number or a string, except ``class_weight`` given as a dict, stored as a list
-    of ``[label, weight]`` pairs (labels need not be strings). A ``random_state`` that is not
-    an int is stored as null. Non-finite floats are written as JSON ``Infinity``/``NaN``.
+    boolean, a number, a string or a list of booleans, numbers and strings (a tuple or a 1-D
+    array parameter, e.g. ``categorical_features``, is stored and read back as a list), except
+    ``class_weight`` given as a dict, stored as a list of ``[label, weight]`` pairs (labels
+    need not be strings). A ``random_state`` that is not an int is stored as null. Non-finite
+    floats are written as JSON ``Infinity``/``NaN``.
 ``n_nodes`` : int >= 1
 ``n_features_in_`` : int >= 1
 ``n_classes`` : int, the number of classes (>= 1), 0 for a regressor
@@ -48,6 +58,18 @@ The metadata object has exactly these keys:
     ``"<f8"``, ``"|b1"``, ``"<U5"``, ``"|S3"``, ``"|O"``, ...). Bytes labels are stored as
     latin-1 decoded strings; an object array holds strings, numbers or booleans only.
 ``feature_names_in_`` : list of n_features_in_ strings, or null
+``categories_`` : null (the model has no ``categories_``), or a list with one entry per
+    feature: null for a numeric feature (``n_categories`` 0), else ``{"dtype": str, "values":
+    list}`` as for ``classes_``: the ``n_categories`` distinct categories (ordinal levels) in
+    code order, with their NumPy dtype (booleans, integers, finite floats, strings, or an
+    object array of those), so that they are read back with their types.
+``missing_values_in_feature_mask_`` : null, or a list of n_features_in_ booleans: the features
+    the model saw missing values of in training (shown by the exports).
+
+Version 1 files are still read: they lack the members from ``split_kind.npy`` on and the
+metadata keys ``categories_`` and ``missing_values_in_feature_mask_``; their trees are all
+threshold tests on numeric features (the :class:`jitree.Tree` defaults, missing values going
+to the heavier child).
 """
 
 import json
@@ -62,23 +84,40 @@ import numpy as np
 
 from .._threading import resolve_n_jobs
 from .classifier import DecisionTreeClassifier
+from .export import MISSING_SEEN_ATTRIBUTE
 from .regressor import DecisionTreeRegressor
-from .tree import _ARRAYS, Tree
+from .tree import _ARRAYS, _FEATURE_ARRAYS, _POOLS, Tree
 from .tree_check import check_tree
 from .validation import check_is_fitted
 
 FORMAT_NAME = "jitree"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 
 _ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)}
 _METADATA = "metadata"
-_METADATA_KEYS = frozenset((
+_METADATA_KEYS_V1 = frozenset((
     "format", "format_version", "jitree_version", "estimator", "params", "n_nodes",
     "n_features_in_", "n_classes", "max_features_", "classes_", "feature_names_in_",
 ))
-_MEMBERS = frozenset(f"{name}.npy" for name in (_METADATA, *(name for name, _ in _ARRAYS)))
+_METADATA_KEYS = {
+    1: _METADATA_KEYS_V1,
+    2: _METADATA_KEYS_V1 | {"categories_", MISSING_SEEN_ATTRIBUTE},
+}
+# (name, dtype, what its length counts) of every array member, by format version
+_V1_NAMES = ("feature", "threshold", "children_left", "children_right", "value", "impurity",
+             "n_node_samples", "weighted_n_node_samples")
+_LAYOUT = {
+    2: tuple((name, dtype, "nodes") for name, dtype in _ARRAYS)
+    + tuple((name, dtype, "pool") for name, dtype in _POOLS)
+    + tuple((name, dtype, "features") for name, dtype in _FEATURE_ARRAYS),
+}
+_LAYOUT[1] = tuple(entry for entry in _LAYOUT[2] if entry[0] in _V1_NAMES)
+_MEMBERS = {version: frozenset([f"{_METADATA}.npy"] + [f"{name}.npy" for name, _, _ in layout])
+            for version, layout in _LAYOUT.items()}
 _ZIP_MAGIC = b"PK\x03\x04"
 _LABEL_KINDS = "biufUSO"
+_CATEGORY_KINDS = "biufUO"  # str, int, float and bool categories (no bytes)
 # Longest label a classes_ dtype may declare (bytes per entry): bounds what a crafted
 # dtype string can make load allocate.
 _MAX_LABEL_BYTES = 1 << 20
@@ -112,6 +151,10 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _is_scalar_list(values):
+    return all(_is_json_scalar(value) and value is not None for value in values)
+
+
 def _encode_params(model):
     params = {}
     for name, value in model.get_params(deep=False).items():
@@ -127,29 +170,94 @@ def _encode_params(model):
                                 "strings, numbers or booleans and weights numbers")
             value = [[label, weight if isinstance(weight, int) else float(weight)]
                      for label, weight in pairs]
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            # feature lists and masks (categorical_features, ...): stored as a list
+            items = value.tolist() if isinstance(value, np.ndarray) else \
+                [_plain(item) for item in value]
+            if (isinstance(value, np.ndarray) and value.ndim != 1) or not _is_scalar_list(items):
+                raise TypeError(f"cannot save parameter {name}={_short(value)}: a list "
+                                "parameter can hold only booleans, numbers and strings")
+            value = items
         elif not _is_json_scalar(value):
             raise TypeError(f"cannot save parameter {name}={_short(value)}: only None, "
-                            "booleans, numbers and strings can be stored")
+                            "booleans, numbers, strings and lists of them can be stored")
         params[name] = value
     return params
 
 
-def _encode_classes(classes):
-    dtype = classes.dtype
-    if dtype.kind not in _LABEL_KINDS or dtype.names is not None:
-        raise TypeError(f"cannot save class labels of dtype {dtype}")
+def _encode_values(values, what, kinds, error):
+    """``{"dtype": ..., "values": [...]}`` for a 1-D array of labels or categories; ``error``
+    (the exception class) when they are not of a kind in ``kinds``."""
+    dtype = values.dtype
+    if dtype.kind not in kinds or dtype.names is not None or values.ndim != 1:
+        raise error(f"cannot save {what} of dtype {dtype} and shape {values.shape}: they "
+                    "must be strings, numbers or booleans")
     if dtype.kind == "S":
-        values = [label.decode("latin-1") for label in classes.tolist()]
+        encoded = [value.decode("latin-1") for value in values.tolist()]
     elif dtype.kind == "O":
-        values = [_plain(label) for label in classes]
-        for label in values:
-            if not isinstance(label, (bool, int, float, str)):
-                raise TypeError(f"cannot save class label {_short(label)} of type "
-                                f"{type(label).__name__}: labels must be strings, numbers or "
-                                "booleans")
+        encoded = [_plain(value) for value in values]
+        for value in encoded:
+            if not isinstance(value, (bool, int, float, str)):
+                raise error(f"cannot save {what}: {_short(value)} is of type "
+                            f"{type(value).__name__}, they must be strings, numbers or "
+                            "booleans")
     else:
-        values = classes.tolist()
-    return {"dtype": dtype.str, "values": values}
+        encoded = values.tolist()
+    return {"dtype": dtype.str, "values": encoded}
+
+
+def _encode_classes(classes):
+    return _encode_values(classes, "class labels", _LABEL_KINDS, TypeError)
+
+
+def _encode_categories(model, tree):
+    """``categories_`` as stored (module docstring); ValueError when it does not fit the tree
+    or holds values other than strings, numbers and booleans."""
+    categories = getattr(model, "categories_", None)
+    if categories is None:
+        return None
+    if not isinstance(categories, (list, tuple)) or len(categories) != tree.n_features:
+        raise ValueError(f"cannot save categories_={_short(categories)}: it must be a list "
+                         f"with one entry per feature ({tree.n_features})")
+    encoded = []
+    for f, values in enumerate(categories):
+        n_categories = int(tree.n_categories[f])
+        if values is None:
+            if n_categories:
+                raise ValueError(f"cannot save categories_[{f}] = None: feature {f} has "
+                                 f"{n_categories} categories")
+            encoded.append(None)
+            continue
+        if not n_categories:
+            raise ValueError(f"cannot save categories_[{f}]: it lists categories of the numeric "
+                             f"feature {f}")
+        if not isinstance(values, np.ndarray):
+            items = list(values)
+            values = np.empty(len(items), dtype=object)  # keeps each value's own type
+            values[:] = items
+        entry = _encode_values(values, f"categories_[{f}]", _CATEGORY_KINDS, ValueError)
+        found = entry["values"]
+        if len(found) != n_categories:
+            raise ValueError(f"cannot save categories_[{f}]: it has {len(found)} values, "
+                             f"feature {f} has {n_categories} category codes")
+        if any(isinstance(value, float) and not np.isfinite(value) for value in found):
+            raise ValueError(f"cannot save categories_[{f}]: a category is not finite (NaN is "
+                             "a missing value, not a category)")
+        if len(set(found)) != len(found):
+            raise ValueError(f"cannot save categories_[{f}]: it repeats a category")
+        encoded.append(entry)
+    return encoded
+
+
+def _encode_missing_seen(model, tree):
+    seen = getattr(model, MISSING_SEEN_ATTRIBUTE, None)
+    if seen is None:
+        return None
+    seen = np.asarray(seen)
+    if seen.dtype != bool or seen.shape != (tree.n_features,):
+        raise ValueError(f"cannot save {MISSING_SEEN_ATTRIBUTE}: it must be a boolean array "
+                         f"of shape ({tree.n_features},), got {seen.dtype} {seen.shape}")
+    return seen.tolist()
 
 
 def save(model, path):
@@ -171,7 +279,9 @@ def save(model, path):
     NotFittedError
         ``model`` is not fitted.
     ValueError
-        ``model.tree_`` is malformed (see :func:`jitree.model.tree_check.check_tree`).
+        ``model.tree_`` is malformed (see :func:`jitree.model.tree_check.check_tree`), or
+        ``categories_`` does not fit it or holds values other than strings, numbers and
+        booleans (the file is not written then).
     """
     from .. import __version__
 
@@ -197,6 +307,8 @@ def save(model, path):
         "classes_": _encode_classes(model.classes_) if is_classifier else None,
         "feature_names_in_": None if feature_names is None else [str(feature)
                                                                  for feature in feature_names],
+        "categories_": _encode_categories(model, tree),
+        MISSING_SEEN_ATTRIBUTE: _encode_missing_seen(model, tree),
     }
     text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
     metadata_bytes = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
@@ -272,13 +384,14 @@ def _read_metadata(archive, file_size):
     if metadata.get("format") != FORMAT_NAME:
         raise _FormatError(f"not a jitree model file (format {_short(metadata.get('format'))})")
     version = metadata.get("format_version")
-    if not _is_int(version) or version != FORMAT_VERSION:
+    if not _is_int(version) or version not in _READABLE_VERSIONS:
         raise _FormatError(f"unsupported format version {_short(version)} (this jitree reads "
-                           f"version {FORMAT_VERSION})")
-    missing = sorted(_METADATA_KEYS - metadata.keys())
+                           f"versions {', '.join(map(str, _READABLE_VERSIONS))})")
+    keys = _METADATA_KEYS[version]
+    missing = sorted(keys - metadata.keys())
     if missing:
         raise _FormatError(f"metadata lacks {', '.join(missing)}")
-    unknown = sorted(metadata.keys() - _METADATA_KEYS)
+    unknown = sorted(metadata.keys() - keys)
     if unknown:
         raise _FormatError(f"metadata has unknown keys {', '.join(map(repr, unknown))}")
     return metadata
@@ -302,6 +415,10 @@ def _decode_params(params, cls):
             value = {label: weight for label, weight in pairs}
             if len(value) != len(pairs):
                 raise _FormatError("parameter class_weight repeats a label")
+        elif isinstance(value, list):
+            if not _is_scalar_list(value):
+                raise _FormatError(f"parameter {name} has unsupported value {_short(value)} "
+                                   "(a list holds booleans, numbers and strings)")
         elif not _is_json_scalar(value):
             raise _FormatError(f"parameter {name} has unsupported value {_short(value)}")
         decoded[name] = value
@@ -312,67 +429,115 @@ def _decode_params(params, cls):
     return decoded
 
 
-def _decode_classes(entry, n_classes):
+def _decode_values(entry, count, what, noun, kinds):
+    """The array stored by :func:`_encode_values`: ``count`` distinct values of a dtype whose
+    kind is in ``kinds``, checked to fit it exactly. ``what`` names the entry in messages,
+    ``noun`` one value ("label", "category")."""
     if not (isinstance(entry, dict) and entry.keys() == {"dtype", "values"}
             and isinstance(entry["dtype"], str) and isinstance(entry["values"], list)):
-        raise _FormatError("metadata 'classes_' must be an object with a 'dtype' string and a "
+        raise _FormatError(f"metadata {what!r} must be an object with a 'dtype' string and a "
                            f"'values' list, got {_short(entry)}")
     values = entry["values"]
-    if len(values) != n_classes:
-        raise _FormatError(f"metadata 'classes_' has {len(values)} labels, n_classes is "
-                           f"{n_classes}")
+    if len(values) != count:
+        raise _FormatError(f"metadata {what!r} has {len(values)} values, {count} are "
+                           "expected")
     try:
         dtype = np.dtype(entry["dtype"])
     except (TypeError, ValueError):
-        raise _FormatError(f"classes_ dtype {_short(entry['dtype'])} is not a NumPy dtype") \
+        raise _FormatError(f"{what} dtype {_short(entry['dtype'])} is not a NumPy dtype") \
             from None
-    if dtype.kind not in _LABEL_KINDS or dtype.names is not None or dtype.subdtype is not None \
+    if dtype.kind not in kinds or dtype.names is not None or dtype.subdtype is not None \
             or dtype.itemsize > _MAX_LABEL_BYTES:
-        raise _FormatError(f"classes_ dtype {dtype} is not a supported label dtype")
+        raise _FormatError(f"{what} dtype {dtype} is not a supported {noun} dtype")
     kind = dtype.kind
     if kind == "b":
-        valid = all(isinstance(label, bool) for label in values)
+        valid = all(isinstance(value, bool) for value in values)
     elif kind in "iu":
-        valid = all(_is_int(label) for label in values)
+        valid = all(_is_int(value) for value in values)
     elif kind == "f":
-        valid = all(isinstance(label, float) and np.isfinite(label) for label in values)
+        valid = all(isinstance(value, float) and np.isfinite(value) for value in values)
     elif kind in "US":
-        valid = all(isinstance(label, str) for label in values)
+        valid = all(isinstance(value, str) for value in values)
     else:
-        valid = all(isinstance(label, (bool, int, float, str)) for label in values)
-        valid = valid and not any(isinstance(label, float) and not np.isfinite(label)
-                                  for label in values)
+        valid = all(isinstance(value, (bool, int, float, str)) for value in values)
+        valid = valid and not any(isinstance(value, float) and not np.isfinite(value)
+                                  for value in values)
     if not valid:
-        raise _FormatError(f"classes_ values {_short(values)} do not fit dtype {dtype}")
+        raise _FormatError(f"{what} values {_short(values)} do not fit dtype {dtype}")
     if len(set(values)) != len(values):
-        raise _FormatError(f"classes_ repeats a label: {_short(values)}")
+        raise _FormatError(f"{what} repeats a {noun}: {_short(values)}")
     try:
         if kind == "O":
-            classes = np.empty(len(values), dtype=object)
-            classes[:] = values
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
         elif kind == "S":
-            classes = np.array([label.encode("latin-1") for label in values], dtype=dtype)
+            array = np.array([value.encode("latin-1") for value in values], dtype=dtype)
         else:
-            classes = np.array(values, dtype=dtype)
+            array = np.array(values, dtype=dtype)
     except (ValueError, OverflowError, UnicodeEncodeError) as error:
-        raise _FormatError(f"classes_ values do not fit dtype {dtype} ({error})") from None
-    stored = classes.tolist()
+        raise _FormatError(f"{what} values do not fit dtype {dtype} ({error})") from None
+    stored = array.tolist()
     if kind == "S":
-        stored = [label.decode("latin-1") for label in stored]
+        stored = [value.decode("latin-1") for value in stored]
     if stored != values:  # e.g. a string longer than the dtype's width, truncated by NumPy
-        raise _FormatError(f"classes_ values {_short(values)} do not fit dtype {dtype}")
-    return classes
+        raise _FormatError(f"{what} values {_short(values)} do not fit dtype {dtype}")
+    return array
+
+
+def _decode_classes(entry, n_classes):
+    return _decode_values(entry, n_classes, "classes_", "label", _LABEL_KINDS)
+
+
+def _decode_categories(entry, tree):
+    """``categories_`` (a list of None / arrays) from its stored form, checked against the
+    tree's ``n_categories``; None when the model had none."""
+    if entry is None:
+        return None
+    if not isinstance(entry, list) or len(entry) != tree.n_features:
+        raise _FormatError(f"metadata 'categories_' must be null or a list of "
+                           f"{tree.n_features} entries, got {_short(entry)}")
+    categories = []
+    for f, values in enumerate(entry):
+        n_categories = int(tree.n_categories[f])
+        if values is None:
+            if n_categories:
+                raise _FormatError(f"categories_[{f}] is null, but feature {f} has "
+                                   f"{n_categories} categories")
+            categories.append(None)
+            continue
+        if not n_categories:
+            raise _FormatError(f"categories_[{f}] lists categories of the numeric feature {f}")
+        categories.append(_decode_values(values, n_categories, f"categories_[{f}]",
+                                         "category", _CATEGORY_KINDS))
+    return categories
+
+
+def _check_offsets_in_pools(arrays):
+    """Refuse a category offset past both pools before check_tree adds widths to it: near the
+    int64 limit that sum would wrap around and pass a bounds test."""
+    offset = arrays["category_offset"]
+    largest = max(arrays["category_bits"].shape[0], arrays["multiway_slot"].shape[0])
+    bad = (offset < -1) | (offset > largest)
+    if bad.any():
+        node = int(np.flatnonzero(bad)[0])
+        raise _FormatError(f"invalid tree: tree.category_offset[{node}] = {offset[node]} "
+                           "reads outside its pool")
 
 
 def _read_model(archive, file_size):
     members = set(archive.zip.namelist())
-    unexpected = sorted(members - _MEMBERS)
+    unexpected = sorted(members - _MEMBERS[FORMAT_VERSION])
     if unexpected:
         raise _FormatError(f"unexpected members {', '.join(map(repr, unexpected[:5]))} (not a "
                            "jitree model file?)")
     if f"{_METADATA}.npy" not in members:
         raise _FormatError("not a jitree model file (no metadata)")
     metadata = _read_metadata(archive, file_size)
+    version = metadata["format_version"]
+    unexpected = sorted(members - _MEMBERS[version])
+    if unexpected:
+        raise _FormatError(f"unexpected members {', '.join(map(repr, unexpected[:5]))} in a "
+                           f"version {version} file")
     cls = _ESTIMATORS.get(metadata["estimator"]) if isinstance(metadata["estimator"], str) \
         else None
     if cls is None:
@@ -402,18 +567,34 @@ def _read_model(archive, file_size):
     _field(metadata, "jitree_version", lambda v: isinstance(v, str), "a string")
     params = _decode_params(metadata["params"], cls)
 
+    if version >= 2:
+        missing_seen = _field(
+            metadata, MISSING_SEEN_ATTRIBUTE,
+            lambda v: v is None or (isinstance(v, list) and len(v) == n_features
+                                    and all(isinstance(flag, bool) for flag in v)),
+            f"null or a list of {n_features} booleans")
+    else:
+        missing_seen = None
+
     width = n_classes if is_classifier else 1
+    length = {"nodes": n_nodes, "pool": None, "features": n_features}
     arrays = {}
-    for name, dtype in _ARRAYS:
-        shape = (n_nodes, width) if name == "value" else (n_nodes,)
+    for name, dtype, counted in _LAYOUT[version]:
+        shape = (n_nodes, width) if name == "value" else (length[counted],)
         arrays[name] = _read_array(archive, name, dtype, shape, file_size)
-    tree = Tree(n_features, n_classes, **arrays)
-    try:
-        check_tree(tree, n_features, n_classes)
+    if "category_offset" in arrays:
+        _check_offsets_in_pools(arrays)
+    try:  # the constructor checks the tree; the expected sizes are checked again here
+        tree = check_tree(Tree(n_features, n_classes, **arrays), n_features, n_classes)
     except (TypeError, ValueError) as error:
         raise _FormatError(f"invalid tree: {error}") from None
+    categories = _decode_categories(metadata.get("categories_"), tree)
     model = cls._from_tree(tree, classes=classes, feature_names=feature_names, params=params)
     model.max_features_ = max_features
+    if categories is not None:
+        model.categories_ = categories
+    if missing_seen is not None:
+        setattr(model, MISSING_SEEN_ATTRIBUTE, np.array(missing_seen, dtype=bool))
     return model
 
 

@@ -3,13 +3,17 @@
 import numpy as np
 
 from .export import (
+    MISSING_MARK,
+    _category_labels,
     _check_max_depth,
     _check_precision,
     _class_labels,
+    _edge_labels,
     _feature_names,
     _fill_colors,
     _fitted_tree,
     _impurity_name,
+    _missing_marked,
     _node_lines,
     _walk,
 )
@@ -79,8 +83,9 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
 
     Nodes are laid out by depth (root on top) and by the left-to-right order of the leaves,
     each parent centred over its children; each box shows the node's test, impurity, samples,
-    value and class as in :func:`jitree.export_graphviz`, and the root's edges are labelled
-    True (the test holds: left) and False. Needs matplotlib (``pip install 'jitree[plot]'``).
+    value and class as in :func:`jitree.export_graphviz`, a binary root's edges are labelled
+    True (the test holds: left) and False, and a multiway node's edges carry the test of each
+    branch. Needs matplotlib (``pip install 'jitree[plot]'``).
 
     Parameters
     ----------
@@ -120,12 +125,14 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         ax = plt.gca()
 
     impurity_name = _impurity_name(model, tree)
+    categories = _category_labels(model, tree)
+    marked = _missing_marked(model, tree)
     colors = _fill_colors(tree) if filled else None
-    # boxes[i] = (node, index of the parent box or -1, depth, is_left, hidden)
+    # boxes[i] = (node, index of the parent box or -1, depth, rank among the siblings, hidden)
     boxes, index_of_node = [], {}
-    for node, parent, depth, is_left, hidden in _walk(tree, max_depth):
+    for node, parent, depth, rank, hidden in _walk(tree, max_depth):
         index_of_node[node] = len(boxes)
-        boxes.append((node, index_of_node.get(parent, -1), depth, is_left, hidden))
+        boxes.append((node, index_of_node.get(parent, -1), depth, rank, hidden))
     x, y = _layout(boxes)
 
     ax.set_xlim(float(x.min()) - 0.5, float(x.max()) + 0.5)
@@ -138,7 +145,8 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         if hidden:
             text, face, line_style = "(...)", "white", "--"
         else:
-            text = "\n".join(_node_lines(tree, node, names, labels, impurity_name, precision))
+            text = "\n".join(_node_lines(tree, node, names, labels, impurity_name, precision,
+                                          categories, marked))
             face, line_style = (colors[node] if filled else "white"), "-"
         texts.append(ax.text(
             x[index], y[index], text, ha="center", va="center", fontsize=measure_size,
@@ -153,15 +161,38 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         best = float(fontsize)
 
     # edges centre to centre, under the opaque boxes, so that they seem to join the borders
-    for index, (_, parent_index, _, is_left, _) in enumerate(boxes):
+    edge_labels, sibling_labels = {}, {}
+    for index, (_, parent_index, _, rank, _) in enumerate(boxes):
         if parent_index < 0:
             continue
         ax.plot([x[parent_index], x[index]], [y[parent_index], y[index]], color="black",
                 linewidth=0.8, zorder=1)
-        if parent_index == 0:
-            ax.text((x[0] + x[index]) / 2.0, (y[0] + y[index]) / 2.0,
-                    "True" if is_left else "False", ha="center", va="center",
-                    fontsize=0.85 * best, zorder=2,
-                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
-                          "edgecolor": "none"})
+        parent = boxes[parent_index][0]
+        if parent not in edge_labels:
+            edge_labels[parent] = _edge_labels(tree, parent, names, categories, marked,
+                                               precision)
+        label = edge_labels[parent][rank]
+        if label is not None:
+            label = label.replace(MISSING_MARK, "\n" + MISSING_MARK.strip())  # narrower
+            sibling_labels.setdefault(parent, []).append(ax.text(
+                (x[parent_index] + x[index]) / 2.0, (y[parent_index] + y[index]) / 2.0, label,
+                ha="center", va="center", fontsize=0.85 * best, zorder=2, parse_math=False,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                      "edgecolor": "none"}))
+    for labels_of_node in sibling_labels.values():
+        _shrink_to_fit(labels_of_node)
     return texts
+
+
+def _shrink_to_fit(labels):
+    """Scale the font of the edge labels of one node (left to right) down until neighbours no
+    longer overlap: a multiway node's labels sit at half the spacing of its children."""
+    if len(labels) < 2:
+        return
+    extents = [label.get_window_extent() for label in labels]
+    centres = np.array([(extent.x0 + extent.x1) / 2.0 for extent in extents])
+    widths = np.array([extent.width for extent in extents])
+    needed = (widths[:-1] + widths[1:]) / 2.0
+    scale = min(1.0, _WIDTH_SHARE * float(np.min(np.diff(centres) / needed)))
+    for label in labels:
+        label.set_fontsize(label.get_fontsize() * scale)

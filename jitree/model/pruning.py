@@ -2,6 +2,9 @@
 
 Every method decides which internal nodes become leaves (a mask over the nodes); :func:`prune`
 then builds a new, compact Tree from the kept nodes, so no orphan node survives.
+
+Trees may hold multiway nodes (more than two children): a branch's cost and leaf count are
+sums over all the children of each of its nodes, and a multiway node is pruned or kept whole.
 """
 
 import math
@@ -10,7 +13,14 @@ from statistics import NormalDist
 import numpy as np
 
 from ..kernels import prune as _prune
-from .tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree import (
+    SPLIT_MULTIWAY,
+    SPLIT_SUBSET,
+    SPLIT_THRESHOLD,
+    TREE_LEAF,
+    TREE_UNDEFINED,
+    Tree,
+)
 
 
 class PruningPath(dict):
@@ -24,20 +34,51 @@ class PruningPath(dict):
             raise AttributeError(name) from None
 
 
+def _gather_pool(pool, old_offset, width):
+    """The entries ``pool[old_offset[k] : old_offset[k] + width[k]]`` of every k, laid end to
+    end; returns (new offset of each k, the new pool)."""
+    width = width.astype(np.int64)
+    first = np.cumsum(width) - width
+    index = np.repeat(old_offset, width) + (np.arange(int(width.sum()))
+                                            - np.repeat(first, width))
+    return first, pool[index]
+
+
 def prune(tree, make_leaf):
     """A new Tree in which the nodes flagged in ``make_leaf`` are leaves and their
-    descendants are gone."""
+    descendants are gone.
+
+    Nodes are renumbered breadth-first with all the children of a node side by side, so a
+    multiway node keeps its children consecutive and in slot order (its ``multiway_slot``
+    entries stay valid). The pools are compacted: only the category sets and slot tables of
+    the remaining category tests are kept, in node order.
+    """
     make_leaf = np.asarray(make_leaf, dtype=np.uint8)
     old_of_new, new_of_old = _prune.compact_order(tree.children_left, tree.children_right,
-                                                  make_leaf)
+                                                  tree.split_kind, make_leaf)
     leaf = (tree.children_left[old_of_new] == TREE_LEAF) | (make_leaf[old_of_new] == 1)
     left = np.where(leaf, TREE_LEAF, new_of_old[tree.children_left[old_of_new]])
     right = np.where(leaf, TREE_LEAF, new_of_old[tree.children_right[old_of_new]])
-    return Tree(tree.n_features, tree.n_classes,
-                np.where(leaf, TREE_UNDEFINED, tree.feature[old_of_new]),
+    feature = np.where(leaf, TREE_UNDEFINED, tree.feature[old_of_new])
+    kind = np.where(leaf, SPLIT_THRESHOLD, tree.split_kind[old_of_new])
+    offset = np.full(old_of_new.shape[0], -1, dtype=np.int64)
+    n_categories = tree.n_categories.astype(np.int64)
+    pools = {}
+    for split, name, width_of in (
+            (SPLIT_SUBSET, "category_bits", lambda m: (m + 63) // 64),
+            (SPLIT_MULTIWAY, "multiway_slot", lambda m: m + 1)):
+        nodes = np.flatnonzero(kind == split)
+        first, pools[name] = _gather_pool(getattr(tree, name),
+                                          tree.category_offset[old_of_new[nodes]],
+                                          width_of(n_categories[feature[nodes]]))
+        offset[nodes] = first
+    return Tree(tree.n_features, tree.n_classes, feature,
                 np.where(leaf, float(TREE_UNDEFINED), tree.threshold[old_of_new]),
                 left, right, tree.value[old_of_new], tree.impurity[old_of_new],
-                tree.n_node_samples[old_of_new], tree.weighted_n_node_samples[old_of_new])
+                tree.n_node_samples[old_of_new], tree.weighted_n_node_samples[old_of_new],
+                split_kind=kind, missing_left=np.where(leaf, 0, tree.missing_left[old_of_new]),
+                category_offset=offset, n_categories=tree.n_categories,
+                feature_kind=tree.feature_kind, **pools)
 
 
 def _node_costs(tree):
@@ -54,8 +95,9 @@ def cost_complexity(tree, ccp_alpha):
     n_nodes = tree.node_count
     make_leaf = np.zeros(n_nodes, dtype=np.uint8)
     path = np.empty(n_nodes + 1)
-    _prune.cost_complexity_prune(tree.children_left, tree.children_right, _node_costs(tree),
-                                 float(ccp_alpha), make_leaf, path, np.empty(n_nodes + 1))
+    _prune.cost_complexity_prune(tree.children_left, tree.children_right, tree.split_kind,
+                                 _node_costs(tree), float(ccp_alpha), make_leaf, path,
+                                 np.empty(n_nodes + 1))
     return prune(tree, make_leaf) if make_leaf.any() else tree
 
 
@@ -66,7 +108,7 @@ def cost_complexity_path(tree):
     alphas = np.empty(n_nodes + 1)
     impurities = np.empty(n_nodes + 1)
     count = _prune.cost_complexity_prune(
-        tree.children_left, tree.children_right, _node_costs(tree), np.inf,
+        tree.children_left, tree.children_right, tree.split_kind, _node_costs(tree), np.inf,
         np.zeros(n_nodes, dtype=np.uint8), alphas, impurities)
     return PruningPath(ccp_alphas=alphas[:count].copy(), impurities=impurities[:count].copy())
 
@@ -74,6 +116,7 @@ def cost_complexity_path(tree):
 def _parent_first_order(tree):
     """All nodes, each parent before its children (breadth-first)."""
     old_of_new, _ = _prune.compact_order(tree.children_left, tree.children_right,
+                                         tree.split_kind,
                                          np.zeros(tree.node_count, dtype=np.uint8))
     return old_of_new
 
@@ -85,15 +128,17 @@ def reduced_error(tree, X, target, sample_weight, node_prediction, is_regression
     prediction ``node_prediction``) makes no more errors (classification: misclassified
     weight) or no larger squared error (regression) on the pruning samples reaching it than its
     pruned subtree becomes a leaf. A node no pruning sample reaches is pruned too (0 <= 0).
+    The pruning samples walk the tree as ``predict`` walks it (category tests, missing values
+    and unseen categories routed as each node says).
     """
     errors = np.empty(tree.node_count)
     reached = np.empty(tree.node_count)
-    _prune.node_errors(X, tree.feature, tree.threshold, tree.children_left,
-                       tree.children_right, is_regression, node_prediction, target,
+    _prune.node_errors(X, *tree.walk_arrays(), is_regression, node_prediction, target,
                        sample_weight, errors, reached)
     make_leaf = np.zeros(tree.node_count, dtype=np.uint8)
-    _prune.prune_bottom_up(tree.children_left, tree.children_right, _parent_first_order(tree),
-                           errors, 0.0, make_leaf, np.empty(tree.node_count))
+    _prune.prune_bottom_up(tree.children_left, tree.children_right, tree.split_kind,
+                           _parent_first_order(tree), errors, 0.0, make_leaf,
+                           np.empty(tree.node_count))
     return prune(tree, make_leaf) if make_leaf.any() else tree
 
 
@@ -139,6 +184,7 @@ def pessimistic(tree, confidence):
     estimate = np.array([e + pessimistic_extra_errors(w, e, confidence)
                          for w, e in zip(n, errors, strict=True)])
     make_leaf = np.zeros(tree.node_count, dtype=np.uint8)
-    _prune.prune_bottom_up(tree.children_left, tree.children_right, _parent_first_order(tree),
-                           estimate, PESSIMISTIC_SLACK, make_leaf, np.empty(tree.node_count))
+    _prune.prune_bottom_up(tree.children_left, tree.children_right, tree.split_kind,
+                           _parent_first_order(tree), estimate, PESSIMISTIC_SLACK, make_leaf,
+                           np.empty(tree.node_count))
     return prune(tree, make_leaf) if make_leaf.any() else tree

@@ -26,7 +26,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0,
-                 n_jobs=None):
+                 n_jobs=None, categorical_features=None, ordinal_features=None,
+                 categorical_split="subset", max_exhaustive_categories=10,
+                 max_subset_size=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -40,6 +42,11 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.impurity_threshold = impurity_threshold
         self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+        self.ordinal_features = ordinal_features
+        self.categorical_split = categorical_split
+        self.max_exhaustive_categories = max_exhaustive_categories
+        self.max_subset_size = max_subset_size
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and real targets y."""

@@ -1,37 +1,92 @@
 """IF-THEN rules read off a fitted tree: one rule per leaf.
 
 A leaf's rule is the conjunction of the tests on its root-to-leaf path. Tests on the same
-feature and in the same direction are merged into the tightest one (``x <= 5`` then ``x <= 3``
-gives ``x <= 3``; ``x > 1`` then ``x > 2`` gives ``x > 2``), so a rule holds at most one lower
-bound (``>``) and one upper bound (``<=``) per feature. Both bounds of a feature stay two
-conditions, lower bound first (``x > 3 AND x <= 5``), so that every condition is one test a
-reader can check; features appear in the order the path first tests them.
+feature are merged into the tightest ones:
+
+- threshold tests (numeric and ordinal features), per direction: ``x <= 5`` then ``x <= 3``
+  gives ``x <= 3``; ``x > 1`` then ``x > 2`` gives ``x > 2``; so a rule holds at most one lower
+  bound (``>``) and one upper bound (``<=``) per feature. Both bounds of a feature stay two
+  conditions, lower bound first (``x > 3 AND x <= 5``), so that every condition is one test a
+  reader can check. An ordinal bound prints its level (``size <= medium``).
+- category tests (subsets and multiway branches): the categories allowed by every test, as one
+  condition ``color in {red, blue}`` or, when that is shorter, ``color not in {green}`` (ties:
+  the form of the last test); one category as ``color == red`` / ``color != red``.
+
+Features appear in the order the path first tests them. Missing values (NaN; for a
+categorical feature also a value that is not one of its codes, an unseen category) satisfy a
+condition when every test on the path sends them the rule's way; the text shows it by
+`` (or missing)`` where :mod:`jitree.model.export` marks the missing branch (every category
+test; threshold tests of features with missing values in training), and
+:meth:`Rule.matches` always applies it, so that it agrees with ``predict``.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .export import _class_labels, _feature_names, _fitted_tree, _format_number, _impurity_name
-from .tree import TREE_LEAF
+from .export import (
+    MISSING_MARK,
+    _category_labels,
+    _class_labels,
+    _codes_in_set,
+    _feature_names,
+    _fitted_tree,
+    _format_number,
+    _impurity_name,
+    _missing_marked,
+    _multiway_branches,
+    _ordinal_level,
+    _set_text,
+    _shown_categories,
+)
+from .tree import FEATURE_CATEGORICAL, FEATURE_ORDINAL, SPLIT_MULTIWAY, SPLIT_SUBSET, TREE_LEAF
 
 
 @dataclass(frozen=True)
 class Condition:
-    """One test of a rule: ``X[:, feature] <= threshold`` or ``X[:, feature] > threshold``."""
+    """One test of a rule on column ``feature`` of X.
+
+    Operators: ``"<="`` / ``">"`` compare with ``threshold``; ``"in"`` / ``"not in"`` test the
+    category code against ``codes`` (``"not in"``: a code of the feature, ``0 ..
+    n_categories - 1``, that is not in ``codes``). ``missing``: whether a missing value
+    satisfies the test (NaN; for a category test, any value that is not a category code).
+    ``labels``: printed names of ``codes``, or the ordinal level of a bound (one name);
+    ``show_missing``: whether the text marks ``missing``.
+    """
 
     feature: int
     name: str
-    operator: str  # "<=" or ">"
-    threshold: float
+    operator: str  # "<=", ">", "in" or "not in"
+    threshold: float | None = None
+    codes: tuple = ()
+    n_categories: int = 0
+    missing: bool = False
+    labels: tuple = ()
+    show_missing: bool = False
 
     def holds(self, X):
         """Boolean mask of the rows of the 2-D float array X that pass the test."""
         column = X[:, self.feature]
-        return column <= self.threshold if self.operator == "<=" else column > self.threshold
+        if self.operator in ("<=", ">"):
+            passed = column <= self.threshold if self.operator == "<=" \
+                else column > self.threshold
+            return passed | np.isnan(column) if self.missing else passed
+        # the category code rule of jitree.kernels.predict.category_code
+        with np.errstate(invalid="ignore"):
+            is_code = (column >= 0) & (column < self.n_categories) & (column == np.floor(column))
+        listed = np.isin(column, np.asarray(self.codes, dtype=np.float64))
+        passed = listed if self.operator == "in" else is_code & ~listed
+        return passed | ~is_code if self.missing else passed
 
     def to_text(self, decimals=4):
-        return f"{self.name} {self.operator} {_format_number(self.threshold, decimals)}"
+        mark = MISSING_MARK if self.missing and self.show_missing else ""
+        if self.operator in ("in", "not in"):
+            if not self.codes and self.operator == "in" and self.missing:
+                return f"{self.name} is missing"
+            shown = list(self.labels) if self.labels else [str(code) for code in self.codes]
+            return _set_text(self.name, shown, negated=self.operator == "not in") + mark
+        shown = self.labels[0] if self.labels else _format_number(self.threshold, decimals)
+        return f"{self.name} {self.operator} {shown}{mark}"
 
     def __str__(self):
         return self.to_text()
@@ -77,9 +132,13 @@ class Rule:
     leaf: int
 
     def matches(self, X):
-        """Boolean mask of the rows of X (2-D, columns in the order the model was fitted on)
-        satisfying every condition. Each row of a fitted model's input matches exactly one of
-        its rules, the rule of the leaf ``predict`` sends it to (a NaN matches no condition)."""
+        """Boolean mask of the rows of X satisfying every condition.
+
+        X is the matrix the tree sees: 2-D, columns in the order the model was fitted on,
+        categorical and ordinal features as their codes (k for ``categories_[f][k]``), NaN
+        for a missing value. Each row matches exactly one rule of a model, the rule of the
+        leaf ``predict`` sends it to, missing values and unseen categories (a value that is
+        not a code) included."""
         X = np.asarray(X, dtype=np.float64)  # float32 rows compare as predict compares them
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
@@ -109,28 +168,77 @@ class Rule:
         return self.to_text()
 
 
-def _merged_conditions(path, names):
-    """The tightest bound per (feature, direction) of ``path``, a list of (feature, operator,
-    threshold) tests from the root down."""
-    upper, lower, order = {}, {}, []
-    for feature, operator, threshold in path:
-        if feature not in upper and feature not in lower:
+def _merged_conditions(tree, path, names, categories, marked_feature):
+    """The tightest conditions per feature of ``path``, a list of tests from the root down:
+    ``("bound", feature, operator, threshold, missing)`` for threshold tests and ``("set",
+    feature, codes, missing, negated)`` for category tests (``codes``: the categories going
+    the path's way; ``negated``: whether the node's own test reads ``not in``). ``missing``:
+    whether the test sends missing values the path's way."""
+    upper, lower, allowed, missing, negated, order = {}, {}, {}, {}, {}, []
+    for form, feature, *test in path:
+        if feature not in missing:
             order.append(feature)
-        if operator == "<=":
-            upper[feature] = min(upper.get(feature, np.inf), threshold)
+        if form == "bound":
+            operator, threshold, goes = test
+            if operator == "<=":
+                upper[feature] = min(upper.get(feature, np.inf), threshold)
+            else:
+                lower[feature] = max(lower.get(feature, -np.inf), threshold)
         else:
-            lower[feature] = max(lower.get(feature, -np.inf), threshold)
+            codes, goes, negated[feature] = test
+            allowed[feature] = allowed.get(feature, set(codes)) & set(codes)
+        missing[feature] = missing.get(feature, True) and goes
     conditions = []
     for feature in order:
-        if feature in lower:
-            conditions.append(Condition(feature, names[feature], ">", lower[feature]))
-        if feature in upper:
-            conditions.append(Condition(feature, names[feature], "<=", upper[feature]))
+        name = names[feature]
+        labels = categories[feature]
+        n_categories = int(tree.n_categories[feature])
+        common = dict(n_categories=n_categories, missing=missing[feature],
+                      show_missing=bool(marked_feature[feature]))
+        if feature in allowed:
+            inside = sorted(allowed[feature])
+            outside = sorted(set(range(n_categories)) - allowed[feature])
+            use_not = len(outside) < len(inside) or (len(outside) == len(inside)
+                                                     and negated[feature])
+            codes = outside if use_not else inside
+            conditions.append(Condition(
+                feature, name, "not in" if use_not else "in", codes=tuple(codes),
+                labels=tuple(_shown_categories(codes, labels)) if labels is not None else (),
+                **common))
+            continue
+        for operator, bounds in ((">", lower), ("<=", upper)):
+            if feature in bounds:
+                level = None
+                if tree.feature_kind[feature] == FEATURE_ORDINAL:
+                    level = _ordinal_level(bounds[feature], labels, n_categories)
+                conditions.append(Condition(feature, name, operator, bounds[feature],
+                                            labels=() if level is None else (level,),
+                                            **common))
     return tuple(conditions)
 
 
+def _path_tests(tree, node):
+    """The test leading to each child of internal ``node``, in the form
+    :func:`_merged_conditions` takes."""
+    feature = int(tree.feature[node])
+    kind = tree.split_kind[node]
+    if kind == SPLIT_MULTIWAY:
+        return [("set", feature, tuple(codes), missing, False)
+                for codes, missing in _multiway_branches(tree, node)]
+    goes_left = bool(tree.missing_left[node])
+    if kind == SPLIT_SUBSET:
+        codes = _codes_in_set(tree, node)
+        others = sorted(set(range(int(tree.n_categories[feature]))) - set(codes))
+        return [("set", feature, tuple(codes), goes_left, False),
+                ("set", feature, tuple(others), not goes_left, True)]
+    threshold = float(tree.threshold[node])
+    return [("bound", feature, "<=", threshold, goes_left),
+            ("bound", feature, ">", threshold, not goes_left)]
+
+
 def rules(model, feature_names=None, class_names=None):
-    """One :class:`Rule` per leaf of a fitted tree, leaves in depth-first, left-first order.
+    """One :class:`Rule` per leaf of a fitted tree, leaves in depth-first order, children in
+    order (left first).
 
     Parameters
     ----------
@@ -144,6 +252,13 @@ def rules(model, feature_names=None, class_names=None):
     names = _feature_names(model, tree, feature_names)
     labels = _class_labels(model, tree, class_names)
     impurity_name = _impurity_name(model, tree)
+    categories = _category_labels(model, tree)
+    marked = _missing_marked(model, tree)
+    # whether a feature's missing branch is marked: the same for all its tests (category
+    # tests always, threshold tests when the model saw missing values of the feature)
+    marked_feature = np.zeros(tree.n_features, dtype=bool)
+    marked_feature[tree.feature[marked]] = True
+    marked_feature |= tree.feature_kind == FEATURE_CATEGORICAL
     proba = tree.cached("proba", tree.probability_table) if labels is not None else None
     n_samples = int(tree.n_node_samples[0])
 
@@ -152,10 +267,10 @@ def rules(model, feature_names=None, class_names=None):
     while stack:
         node, path = stack.pop()
         if tree.children_left[node] != TREE_LEAF:
-            feature = int(tree.feature[node])
-            threshold = float(tree.threshold[node])
-            stack.append((int(tree.children_right[node]), path + [(feature, ">", threshold)]))
-            stack.append((int(tree.children_left[node]), path + [(feature, "<=", threshold)]))
+            tests = _path_tests(tree, node)
+            children = tree.children(node)
+            for child, test in zip(reversed(children), reversed(tests), strict=True):
+                stack.append((child, path + [test]))
             continue
         if labels is None:
             prediction, confidence = float(tree.value[node, 0]), None
@@ -165,7 +280,7 @@ def rules(model, feature_names=None, class_names=None):
             prediction, confidence = labels[majority], float(proba[node, majority])
         support = int(tree.n_node_samples[node])
         found.append(Rule(
-            conditions=_merged_conditions(path, names),
+            conditions=_merged_conditions(tree, path, names, categories, marked_feature),
             prediction=prediction,
             support=support,
             weighted_support=float(tree.weighted_n_node_samples[node]),

@@ -3,12 +3,19 @@
 import numpy as np
 
 from ..kernels import predict as _predict
-from .validation import float_bits, raise_nonfinite
+from .validation import float_bits
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = -2
-_ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the flat-layout kernel
+SPLIT_THRESHOLD = _predict.SPLIT_THRESHOLD
+SPLIT_SUBSET = _predict.SPLIT_SUBSET
+SPLIT_MULTIWAY = _predict.SPLIT_MULTIWAY
+FEATURE_NUMERIC = 0
+FEATURE_ORDINAL = 1
+FEATURE_CATEGORICAL = 2
+_ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
 
+# one entry per node
 _ARRAYS = (
     ("feature", np.int32),
     ("threshold", np.float64),
@@ -18,22 +25,83 @@ _ARRAYS = (
     ("impurity", np.float64),
     ("n_node_samples", np.int64),
     ("weighted_n_node_samples", np.float64),
+    ("split_kind", np.int8),
+    ("missing_left", np.uint8),
+    ("category_offset", np.int64),
+)
+# shared pools, indexed through category_offset
+_POOLS = (
+    ("category_bits", np.uint64),
+    ("multiway_slot", np.int32),
+)
+# one entry per feature
+_FEATURE_ARRAYS = (
+    ("n_categories", np.int32),
+    ("feature_kind", np.int8),
 )
 
 
+def raise_infinite(X, name):
+    """The ValueError for X holding an infinity (NaN is a missing value, infinity is not)."""
+    raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
+
+
+def infinity_bits(X):
+    """(X viewed as unsigned ints, mask of all but the sign bit, bits of +inf) for
+    :func:`jitree.kernels.predict.predict_nodes`."""
+    if X.dtype == np.float32:
+        return X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
+    return (X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
+            np.uint64(0x7FF0000000000000))
+
+
+def _array(values, dtype):
+    return np.ascontiguousarray(values, dtype=dtype)
+
+
+def _heavier_is_left(children_left, children_right, weight):
+    """missing_left of a tree fitted without missing values: the heavier child (ties left)."""
+    left = children_left.astype(np.int64)
+    internal = left != TREE_LEAF
+    heavier = np.zeros(left.shape[0], dtype=np.uint8)
+    n = left.shape[0]
+    # guarded indexing: the arrays are checked only afterwards, by check_tree
+    in_range = internal & (left >= 0) & (left < n) & (children_right >= 0) & (children_right < n)
+    index = np.flatnonzero(in_range)
+    heavier[index] = weight[left[index]] >= weight[children_right[index]]
+    return heavier
+
+
 class Tree:
-    """A binary decision tree stored as parallel arrays; node 0 is the root.
+    """A decision tree stored as parallel arrays; node 0 is the root.
 
     Node ``i`` is described by entry ``i`` of each array:
 
     feature : int32 array, shape (n_nodes,)
         Feature tested at an internal node; ``TREE_UNDEFINED`` (-2) at a leaf.
+    split_kind : int8 array, shape (n_nodes,)
+        The test of an internal node (0 at a leaf):
+
+        - ``SPLIT_THRESHOLD`` (0): left when ``x <= threshold[i]`` (numeric and ordinal
+          features; an ordinal feature's values are its level codes 0, 1, ...);
+        - ``SPLIT_SUBSET`` (1): left when the category code ``x`` is in the node's category
+          set (``x ∈ V``; a one-vs-rest test ``x == c`` is the set ``{c}``);
+        - ``SPLIT_MULTIWAY`` (2): one child per category (ID3 / C4.5), see ``multiway_slot``.
     threshold : float64 array, shape (n_nodes,)
-        A row goes to the left child when ``X[row, feature[i]] <= threshold[i]``;
-        ``TREE_UNDEFINED`` (-2.0) at a leaf.
+        ``SPLIT_THRESHOLD`` nodes: the threshold; ``TREE_UNDEFINED`` (-2.0) elsewhere.
     children_left, children_right : int32 arrays, shape (n_nodes,)
         Indices of the children, always greater than ``i``; ``TREE_LEAF`` (-1) at a leaf. A node
-        is a leaf exactly when ``children_left[i] == TREE_LEAF``.
+        is a leaf exactly when ``children_left[i] == TREE_LEAF``. A ``SPLIT_MULTIWAY`` node's
+        children are the consecutive nodes ``children_left[i] .. children_right[i]`` (two or
+        more); a binary node's children are just the two.
+    missing_left : uint8 array, shape (n_nodes,)
+        Binary nodes: 1 when a missing value (NaN) or a category unseen in training goes left.
+        Learned where the node's training samples had missing values; otherwise the side with
+        more training weight (ties: left).
+    category_offset : int64 array, shape (n_nodes,)
+        ``SPLIT_SUBSET``: first word of the node's set in ``category_bits``; the set takes
+        ``ceil(n_categories[feature] / 64)`` words, bit ``c`` set when code ``c`` goes left.
+        ``SPLIT_MULTIWAY``: first entry in ``multiway_slot``. -1 elsewhere.
     value : float64 array, shape (n_nodes, n_classes) or (n_nodes, 1)
         Classification: the (sample- and class-) weighted count of each class among the node's
         training samples. Regression: the weighted mean target.
@@ -45,26 +113,67 @@ class Tree:
     weighted_n_node_samples : float64 array, shape (n_nodes,)
         Their total weight.
 
+    Two pools shared by the nodes:
+
+    category_bits : uint64 array
+        The category sets of ``SPLIT_SUBSET`` nodes. A category of the feature absent from the
+        node's training samples goes to the child with more training weight.
+    multiway_slot : int32 array
+        For a ``SPLIT_MULTIWAY`` node, ``n_categories[feature] + 1`` entries: entry ``c`` is the
+        child (``children_left[i] + slot``) of category code ``c``, the last entry the child of
+        missing values and unseen categories. Categories absent from the node's training samples
+        and, when it had none, missing values go to the child with the most training weight.
+
+    And one entry per feature:
+
+    n_categories : int32 array, shape (n_features,)
+        Number of category codes (categorical) or levels (ordinal) of each feature; 0 for a
+        numeric feature. A value that is not one of the codes ``0 .. n_categories - 1`` (NaN, a
+        negative, fractional or too large value) is treated as missing.
+    feature_kind : int8 array, shape (n_features,)
+        ``FEATURE_NUMERIC`` (0), ``FEATURE_ORDINAL`` (1) or ``FEATURE_CATEGORICAL`` (2).
+
     Attributes ``n_features`` (columns of X the tree was fitted on) and ``n_classes`` (0 for
-    regression) complete the description. The constructor checks the arrays
-    (:func:`jitree.model.tree_check.check_tree`) and raises ValueError on any inconsistency.
-    The arrays are plain NumPy, so a user's ``@njit`` code can walk the tree with
-    :func:`jitree.kernels.predict.leaf_of_row`.
+    regression) complete the description. The node arrays after ``weighted_n_node_samples``,
+    the pools and the feature arrays are optional in the constructor: by default every node is
+    a threshold test sending missing values to its heavier child, on numeric features. The
+    constructor checks the arrays (:func:`jitree.model.tree_check.check_tree`) and raises
+    ValueError on any inconsistency. The arrays are plain NumPy, so a user's ``@njit`` code can
+    walk the tree with :func:`jitree.kernels.predict.leaf_of_row_any` (every node kind) or
+    :func:`jitree.kernels.predict.leaf_of_row` (threshold tests, no missing value).
     """
 
     def __init__(self, n_features, n_classes, feature, threshold, children_left,
-                 children_right, value, impurity, n_node_samples, weighted_n_node_samples):
+                 children_right, value, impurity, n_node_samples, weighted_n_node_samples,
+                 split_kind=None, missing_left=None, category_offset=None, category_bits=None,
+                 multiway_slot=None, n_categories=None, feature_kind=None):
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
-        self.feature = np.ascontiguousarray(feature, dtype=np.int32)
-        self.threshold = np.ascontiguousarray(threshold, dtype=np.float64)
-        self.children_left = np.ascontiguousarray(children_left, dtype=np.int32)
-        self.children_right = np.ascontiguousarray(children_right, dtype=np.int32)
-        self.value = np.ascontiguousarray(value, dtype=np.float64)
-        self.impurity = np.ascontiguousarray(impurity, dtype=np.float64)
-        self.n_node_samples = np.ascontiguousarray(n_node_samples, dtype=np.int64)
-        self.weighted_n_node_samples = np.ascontiguousarray(weighted_n_node_samples,
-                                                            dtype=np.float64)
+        self.feature = _array(feature, np.int32)
+        self.threshold = _array(threshold, np.float64)
+        self.children_left = _array(children_left, np.int32)
+        self.children_right = _array(children_right, np.int32)
+        self.value = _array(value, np.float64)
+        self.impurity = _array(impurity, np.float64)
+        self.n_node_samples = _array(n_node_samples, np.int64)
+        self.weighted_n_node_samples = _array(weighted_n_node_samples, np.float64)
+        n_nodes = self.feature.shape[0]
+        self.split_kind = (np.zeros(n_nodes, dtype=np.int8) if split_kind is None
+                           else _array(split_kind, np.int8))
+        if missing_left is None:
+            missing_left = _heavier_is_left(self.children_left, self.children_right,
+                                            self.weighted_n_node_samples)
+        self.missing_left = _array(missing_left, np.uint8)
+        self.category_offset = (np.full(n_nodes, -1, dtype=np.int64) if category_offset is None
+                                else _array(category_offset, np.int64))
+        self.category_bits = (np.zeros(0, dtype=np.uint64) if category_bits is None
+                              else _array(category_bits, np.uint64))
+        self.multiway_slot = (np.zeros(0, dtype=np.int32) if multiway_slot is None
+                              else _array(multiway_slot, np.int32))
+        self.n_categories = (np.zeros(self.n_features, dtype=np.int32) if n_categories is None
+                             else _array(n_categories, np.int32))
+        self.feature_kind = (np.zeros(self.n_features, dtype=np.int8) if feature_kind is None
+                             else _array(feature_kind, np.int8))
         # The kernels do not bounds-check and the walks assume a tree without cycles: a Tree
         # is only ever made of arrays that passed this (O(n_nodes), ~1 ms for 45k nodes).
         from .tree_check import check_tree
@@ -85,17 +194,67 @@ class Tree:
         return self.children_left == TREE_LEAF
 
     @property
+    def is_binary_threshold(self):
+        """Whether every internal node is a threshold test (the fast prediction layout)."""
+        return self.cached("is_binary_threshold",
+                           lambda: not bool(np.any(self.split_kind != SPLIT_THRESHOLD)))
+
+    def n_children(self, node):
+        """Number of children of ``node`` (0 for a leaf)."""
+        left = int(self.children_left[node])
+        if left == TREE_LEAF:
+            return 0
+        if self.split_kind[node] == SPLIT_MULTIWAY:
+            return int(self.children_right[node]) - left + 1
+        return 2
+
+    def children(self, node):
+        """The children of ``node`` in order (left, right for a binary node; the slots of a
+        multiway node); empty for a leaf."""
+        left = int(self.children_left[node])
+        if left == TREE_LEAF:
+            return []
+        right = int(self.children_right[node])
+        if self.split_kind[node] == SPLIT_MULTIWAY:
+            return list(range(left, right + 1))
+        return [left, right]
+
+    def parent_child_pairs(self):
+        """(parent, child) arrays listing every edge of the tree, parents in node order."""
+        def compute():
+            internal = np.flatnonzero(self.children_left != TREE_LEAF)
+            left = self.children_left[internal].astype(np.int64)
+            right = self.children_right[internal].astype(np.int64)
+            multiway = self.split_kind[internal] == SPLIT_MULTIWAY
+            count = np.where(multiway, right - left + 1, 2)
+            parent = np.repeat(internal, count)
+            first = np.repeat(np.cumsum(count) - count, count)
+            rank = np.arange(parent.shape[0]) - first
+            child = np.where(np.repeat(multiway, count), np.repeat(left, count) + rank,
+                             np.where(rank == 0, np.repeat(left, count),
+                                      np.repeat(right, count)))
+            return parent, child
+        return self.cached("parent_child_pairs", compute)
+
+    def parents(self):
+        """Parent of every node (-1 for the root)."""
+        parent, child = self.parent_child_pairs()
+        out = np.full(self.node_count, -1, dtype=np.int64)
+        out[child] = parent
+        return out
+
+    @property
     def depth(self):
-        """Depth of every node (root 0); parents come before children."""
-        depth = np.zeros(self.node_count, dtype=np.int64)
-        stack = [0]
-        while stack:  # a walk from the root: correct whatever the node numbering
-            node = stack.pop()
-            if self.children_left[node] != TREE_LEAF:
-                for child in (self.children_left[node], self.children_right[node]):
-                    depth[child] = depth[node] + 1
-                    stack.append(int(child))
-        return depth
+        """Depth of every node (root 0)."""
+        def compute():
+            depth = np.zeros(self.node_count, dtype=np.int64)
+            parent, child = self.parent_child_pairs()
+            # children are numbered after their parents: one pass in node order
+            order = np.argsort(child, kind="stable")
+            for p, c in zip(parent[order].tolist(), child[order].tolist(), strict=True):
+                depth[c] = depth[p] + 1
+            return depth
+        return self.cached("depth", compute).copy()
 
     @property
     def max_depth(self):
@@ -116,11 +275,12 @@ class Tree:
         """Total weighted impurity decrease per feature, normalised to sum 1 (0 if no split)."""
         importances = np.zeros(self.n_features)
         internal = np.flatnonzero(self.children_left != TREE_LEAF)
-        left = self.children_left[internal]
-        right = self.children_right[internal]
         w = self.weighted_n_node_samples
-        decrease = (w[internal] * self.impurity[internal] - w[left] * self.impurity[left]
-                    - w[right] * self.impurity[right])
+        weighted_impurity = w * self.impurity
+        children = np.zeros(self.node_count)
+        parent, child = self.parent_child_pairs()
+        np.add.at(children, parent, weighted_impurity[child])
+        decrease = weighted_impurity[internal] - children[internal]
         np.add.at(importances, self.feature[internal], decrease)
         total = importances.sum()
         if total > 0.0:
@@ -180,13 +340,30 @@ class Tree:
             threshold = rounded
         return (feature, threshold, left.astype(np.int32), self.max_depth, node_of_flat)
 
+    def walk_arrays(self):
+        """The arrays :func:`jitree.kernels.predict.leaf_of_row_any` and
+        :func:`jitree.kernels.predict.predict_nodes` take after ``X``, in order."""
+        return (self.feature, self.threshold, self.children_left, self.children_right,
+                self.split_kind, self.missing_left, self.category_offset, self.category_bits,
+                self.multiway_slot, self.n_categories)
+
     def _predict_flat(self, X, node_table):
-        feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
-        table = np.ascontiguousarray(node_table[node_of_flat])
+        """node_table[leaf of each row]. Trees of threshold tests walk the flat layout; X with
+        a missing value, or a tree with categorical tests, walks the Tree arrays."""
+        node_table = np.asarray(node_table)
+        if self.is_binary_threshold:
+            feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
+            table = np.ascontiguousarray(node_table[node_of_flat])
+            out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
+            if not _predict.predict_flat(X, *float_bits(X), feature, threshold, left, _ROOT,
+                                         np.array([max_depth]), table, _predict.CHUNK_ROWS,
+                                         out):
+                return out
+        table = np.ascontiguousarray(node_table)
         out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
-        if _predict.predict_flat(X, *float_bits(X), feature, threshold, left, _ROOT,
-                                 np.array([max_depth]), table, _predict.CHUNK_ROWS, out):
-            raise_nonfinite(X, "X")
+        if _predict.predict_nodes(X, *infinity_bits(X), *self.walk_arrays(), _ROOT, table,
+                                  _predict.CHUNK_ROWS, out):
+            raise_infinite(X, "X")
         return out
 
     def apply(self, X):
@@ -207,10 +384,7 @@ class Tree:
         depth = self.depth
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
         np.cumsum(depth[leaves] + 1, out=indptr[1:])
-        parent = np.full(self.node_count, -1, dtype=np.int64)
-        internal = np.flatnonzero(self.children_left != TREE_LEAF)
-        parent[self.children_left[internal]] = internal
-        parent[self.children_right[internal]] = internal
+        parent = self.parents()
         indices = np.empty(indptr[-1], dtype=np.int64)
         node = leaves.copy()
         position = indptr[1:] - 1
@@ -224,7 +398,8 @@ class Tree:
 
     # -- persistence helpers ---------------------------------------------------------------------
     def arrays(self):
-        return {name: getattr(self, name) for name, _ in _ARRAYS}
+        """Every array of the tree by name (node arrays, pools, feature arrays)."""
+        return {name: getattr(self, name) for name, _ in _ARRAYS + _POOLS + _FEATURE_ARRAYS}
 
     def __getstate__(self):
         state = self.arrays()

@@ -11,7 +11,18 @@ import numbers
 
 import numpy as np
 
-from .tree import _ARRAYS, TREE_LEAF, TREE_UNDEFINED
+from .tree import (
+    _ARRAYS,
+    _FEATURE_ARRAYS,
+    _POOLS,
+    FEATURE_CATEGORICAL,
+    FEATURE_NUMERIC,
+    SPLIT_MULTIWAY,
+    SPLIT_SUBSET,
+    SPLIT_THRESHOLD,
+    TREE_LEAF,
+    TREE_UNDEFINED,
+)
 
 _ONE_DIMENSIONAL = tuple(name for name, _ in _ARRAYS if name != "value")
 
@@ -38,6 +49,17 @@ def _check_arrays(tree, n_classes):
         if array.dtype != dtype:
             raise ValueError(f"tree.{name} must have dtype {np.dtype(dtype)}, got "
                              f"{array.dtype}")
+    for name, dtype in _POOLS + _FEATURE_ARRAYS:
+        array = getattr(tree, name, None)
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"tree.{name} must be a numpy array, got {type(array).__name__}")
+        if array.dtype != dtype or array.ndim != 1:
+            raise ValueError(f"tree.{name} must be a 1-D array of dtype {np.dtype(dtype)}, got "
+                             f"{array.dtype} with shape {array.shape}")
+    for name, _ in _FEATURE_ARRAYS:
+        if getattr(tree, name).shape[0] != tree.n_features:
+            raise ValueError(f"tree.{name} has {getattr(tree, name).shape[0]} entries, one "
+                             f"per feature is needed ({tree.n_features})")
     for name in _ONE_DIMENSIONAL:
         array = getattr(tree, name)
         if array.ndim != 1:
@@ -58,8 +80,9 @@ def _check_arrays(tree, n_classes):
     return n_nodes
 
 
-def _check_children(left, right, n_nodes):
-    """Leaf marks, index ranges, order, and one parent per node: together they make a tree."""
+def _check_children(left, right, multiway, n_nodes):
+    """Leaf marks, index ranges, order, and one parent per node: together they make a tree.
+    ``multiway``: nodes whose children are the range ``left .. right``."""
     leaf = left == TREE_LEAF
     bad = leaf & (right != TREE_LEAF)
     if bad.any():
@@ -85,7 +108,22 @@ def _check_children(left, right, n_nodes):
     if bad.any():
         node = int(internal[_first(bad)])
         raise ValueError(f"node {node} has the same left and right child {left[node]}")
-    n_parents = np.bincount(np.concatenate((left[internal], right[internal])),
+    ranged = multiway[internal]
+    bad = ranged & (right[internal] < left[internal])
+    if bad.any():
+        node = int(internal[_first(bad)])
+        raise ValueError(f"multiway node {node} has children_right {right[node]} before "
+                         f"children_left {left[node]}: its children are a range")
+    binary = internal[~ranged]
+    span = internal[ranged]
+    count = (right[span].astype(np.int64) - left[span] + 1)
+    if count.sum() > n_nodes:  # more children than nodes: some node has two parents
+        raise ValueError("the multiway nodes' children ranges overlap: some node would have "
+                         "several parents")
+    first = np.repeat(np.cumsum(count) - count, count)
+    range_children = np.repeat(left[span].astype(np.int64), count) + (
+        np.arange(int(count.sum())) - first)
+    n_parents = np.bincount(np.concatenate((left[binary], right[binary], range_children)),
                             minlength=n_nodes)
     if n_parents[0] != 0:  # unreachable after the range check, kept as a guard
         raise ValueError("the root (node 0) is the child of another node")
@@ -114,6 +152,75 @@ def _check_finite(tree, name, where=None):
                              "finite")
         node = flat_index if where is None else int(where[flat_index])
         raise ValueError(f"tree.{name}[{node}] = {array[node]} is not finite")
+
+
+def _check_categories(tree, leaf, internal):
+    """Split kinds against feature kinds, and every pool read in bounds."""
+    kind = tree.split_kind
+    feature_kind = tree.feature_kind
+    n_categories = tree.n_categories.astype(np.int64)
+    bad = (feature_kind < FEATURE_NUMERIC) | (feature_kind > FEATURE_CATEGORICAL)
+    if bad.any():
+        f = _first(bad)
+        raise ValueError(f"tree.feature_kind[{f}] = {feature_kind[f]} is not a feature kind")
+    bad = (n_categories < 0) | ((feature_kind == FEATURE_NUMERIC) & (n_categories != 0))
+    if bad.any():
+        f = _first(bad)
+        raise ValueError(f"tree.n_categories[{f}] = {n_categories[f]} is invalid for a "
+                         f"feature of kind {feature_kind[f]}")
+    bad = leaf & ((kind != SPLIT_THRESHOLD) | (tree.missing_left != 0)
+                  | (tree.category_offset != -1))
+    if bad.any():
+        node = _first(bad)
+        raise ValueError(f"leaf {node} has a split kind, missing_left or category_offset "
+                         "(must be 0, 0 and -1)")
+    bad = tree.missing_left > 1
+    if bad.any():
+        node = _first(bad)
+        raise ValueError(f"tree.missing_left[{node}] = {tree.missing_left[node]} (must be 0 "
+                         "or 1)")
+    # feature is in range here (checked before)
+    node_feature = np.where(leaf, 0, tree.feature).astype(np.int64)
+    categorical = internal[kind[internal] != SPLIT_THRESHOLD]
+    bad = feature_kind[node_feature[categorical]] != FEATURE_CATEGORICAL
+    if bad.any():
+        node = int(categorical[_first(bad)])
+        raise ValueError(f"node {node} makes a category test on feature "
+                         f"{tree.feature[node]}, which is not categorical")
+    threshold_nodes = internal[kind[internal] == SPLIT_THRESHOLD]
+    bad = feature_kind[node_feature[threshold_nodes]] == FEATURE_CATEGORICAL
+    if bad.any():
+        node = int(threshold_nodes[_first(bad)])
+        raise ValueError(f"node {node} makes a threshold test on the categorical feature "
+                         f"{tree.feature[node]}")
+    bad = tree.category_offset[threshold_nodes] != -1
+    if bad.any():
+        node = int(threshold_nodes[_first(bad)])
+        raise ValueError(f"threshold node {node} has category_offset "
+                         f"{tree.category_offset[node]} (must be -1)")
+    offset = tree.category_offset
+    for split, pool, width in (
+            (SPLIT_SUBSET, tree.category_bits, (n_categories + 63) // 64),
+            (SPLIT_MULTIWAY, tree.multiway_slot, n_categories + 1)):
+        nodes = internal[kind[internal] == split]
+        size = width[node_feature[nodes]]
+        # compared as offset > length - size: offset + size could wrap around int64
+        bad = (offset[nodes] < 0) | (size < 1) | (offset[nodes] > pool.shape[0] - size)
+        if bad.any():
+            node = int(nodes[_first(bad)])
+            raise ValueError(f"tree.category_offset[{node}] = {offset[node]} reads outside "
+                             f"its pool of {pool.shape[0]} entries")
+        if split == SPLIT_MULTIWAY and nodes.shape[0]:
+            n_children = (tree.children_right[nodes].astype(np.int64)
+                          - tree.children_left[nodes] + 1)
+            first = np.repeat(np.cumsum(size) - size, size)
+            entry = np.repeat(offset[nodes], size) + (np.arange(int(size.sum())) - first)
+            slot = pool[entry]
+            bad = (slot < 0) | (slot >= np.repeat(n_children, size))
+            if bad.any():
+                node = int(np.repeat(nodes, size)[_first(bad)])
+                raise ValueError(f"multiway node {node} sends a category to a slot outside "
+                                 f"its {n_children[list(nodes).index(node)]} children")
 
 
 def check_tree(tree, n_features=None, n_classes=None):
@@ -156,7 +263,14 @@ def check_tree(tree, n_features=None, n_classes=None):
     if n_classes is not None and tree_n_classes != n_classes:
         raise ValueError(f"the tree has {tree_n_classes} classes, expected {n_classes}")
     n_nodes = _check_arrays(tree, tree_n_classes)
-    leaf, internal = _check_children(tree.children_left, tree.children_right, n_nodes)
+    kind = tree.split_kind
+    bad = (kind != SPLIT_THRESHOLD) & (kind != SPLIT_SUBSET) & (kind != SPLIT_MULTIWAY)
+    if bad.any():
+        node = _first(bad)
+        raise ValueError(f"tree.split_kind[{node}] = {kind[node]} is not a split kind "
+                         f"({SPLIT_THRESHOLD}, {SPLIT_SUBSET} or {SPLIT_MULTIWAY})")
+    leaf, internal = _check_children(tree.children_left, tree.children_right,
+                                     kind == SPLIT_MULTIWAY, n_nodes)
 
     feature = tree.feature
     bad = (feature[internal] < 0) | (feature[internal] >= tree_n_features)
@@ -169,7 +283,9 @@ def check_tree(tree, n_features=None, n_classes=None):
         node = _first(bad)
         raise ValueError(f"tree.feature[{node}] = {feature[node]} at a leaf (must be "
                          f"{TREE_UNDEFINED})")
-    _check_finite(tree, "threshold", internal)
+    _check_categories(tree, leaf, internal)
+    threshold_nodes = internal[kind[internal] == SPLIT_THRESHOLD]
+    _check_finite(tree, "threshold", threshold_nodes)
     for name in ("value", "impurity", "weighted_n_node_samples"):
         _check_finite(tree, name)
     bad = tree.n_node_samples < 0

@@ -39,8 +39,8 @@ def raise_nonfinite(X, name):
     """Raise the ValueError for a float X known to hold NaN or infinity."""
     n_nan = count_nan(X)
     if n_nan:
-        raise ValueError(f"Input {name} contains NaN ({n_nan} entries); jitree does not "
-                         "accept missing values yet")
+        raise ValueError(f"Input {name} contains NaN ({n_nan} entries); {name} must not hold "
+                         "missing values")
     raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
 
 
@@ -72,10 +72,11 @@ def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklev
     return None
 
 
-def check_X(X, name="X", finite=True):
+def check_X(X, name="X", finite=True, allow_nan=False):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
-    prediction kernel does it during its own pass)."""
+    prediction kernel does it during its own pass). ``allow_nan=True`` accepts NaN (a missing
+    value) but still refuses infinity."""
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(
             f"{name} is a sparse matrix; jitree needs dense data (call X.toarray())")
@@ -85,7 +86,8 @@ def check_X(X, name="X", finite=True):
             if kind not in "biuf":
                 raise TypeError(
                     f"column {column!r} of {name} has dtype {dtype}; jitree needs numeric "
-                    "columns")
+                    "columns: declare it in categorical_features or ordinal_features to use "
+                    "its values as categories")
         X = X.to_numpy()
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape "
@@ -121,8 +123,14 @@ def check_X(X, name="X", finite=True):
                          "minimum of 1 is required.")
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
         array = np.ascontiguousarray(array)
+    # the one-pass bit scan stays the fast path; telling NaN from infinity costs a second
+    # pass, paid only when the scan found something
     if finite and any_nonfinite(*float_bits(array)):
-        raise_nonfinite(array, name)
+        if not allow_nan:
+            raise_nonfinite(array, name)
+        if np.isinf(array).any():
+            raise ValueError(f"Input {name} contains infinity or a value too large for "
+                             f"{array.dtype}; only NaN is accepted as a missing value")
     return array
 
 

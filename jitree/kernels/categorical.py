@@ -1,0 +1,344 @@
+"""Split search on categorical features: category subsets, one-vs-rest and multiway tests.
+
+A categorical feature holds category codes 0 .. m-1 (NaN: missing) and is presorted like any
+feature, so a node's segment lists its samples by increasing code: the samples of each category
+present at the node form one *run*. One pass over the segment gives the statistics of the q
+present categories (:func:`run_statistics`, O(n_node)); the search then works on those q runs:
+
+- ``SUBSET``, best ``x ∈ V``:
+  - binary classification and regression: runs ordered by P(class 1 | v) or by mean y, and
+    the q - 1 prefixes of that order tried — exact for gini, entropy and squared error
+    (Breiman et al. 1984; Fisher 1958), O(q log q);
+  - more classes, q <= ``max_exhaustive``: every partition of the runs into two non-empty
+    sides, 2**(q-1) - 1 of them (the last run stays right);
+  - more classes, q > ``max_exhaustive``: the heuristic — for each class c, runs ordered by
+    P(c | v) and their prefixes tried; the best over the classes is kept;
+  - ``max_subset_size`` l > 0: only partitions with a side of at most l categories; that side
+    is the tested set V (left).
+- ``ONE_VS_REST``: ``x == c`` for each present category c.
+- ``MULTIWAY``: one child per present category (ID3 / C4.5); the score is the sum of
+  :func:`criteria.child_score` over the children (gain ratio: C4.5's ratio). The missing
+  samples join the best child or make one of their own.
+
+Missing samples (the NaN tail of the segment) are tried on each side (each child for
+multiway) and the best is kept; the binary modes also try every present category against the
+missing samples alone.
+Ties: the first candidate in the order above wins (orders are stable, ties by code).
+"""
+
+import numpy as np
+
+from . import criteria
+from ._jit import jit
+
+SUBSET = 0
+ONE_VS_REST = 1
+MULTIWAY = 2
+CATEGORICAL_SPLITS = {"subset": SUBSET, "one_vs_rest": ONE_VS_REST, "multiway": MULTIWAY}
+
+MISSING_RIGHT = 0
+MISSING_LEFT = 1
+NO_MISSING = 2
+
+
+@jit
+def count_runs(value_row, start, end):
+    """Number of distinct codes among the (non-missing, sorted) ``value_row[start:end]``."""
+    q = 0
+    for k in range(start, end):
+        if k == start or value_row[k] != value_row[k - 1]:
+            q += 1
+    return q
+
+
+@jit
+def run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
+                   weighted, is_regression, run_code, run_stats, run_weight, run_count):
+    """Per present category (run r, increasing code): its code, statistics, weight, count."""
+    r = -1
+    w = 1.0
+    for k in range(start, end):
+        if k == start or value_row[k] != value_row[k - 1]:
+            r += 1
+            run_code[r] = np.int64(value_row[k])
+            run_stats[r, :] = 0.0
+            run_weight[r] = 0.0
+            run_count[r] = 0
+        i = index_row[k]
+        if weighted:
+            w = sample_weight[i]
+        if is_regression:
+            run_stats[r, 0] += w * target[i]
+            run_stats[r, 1] += w * target[i] * target[i]
+        else:
+            run_stats[r, label_row[k]] += w
+        run_weight[r] += w
+        run_count[r] += 1
+
+
+@jit
+def _two_way_score(criterion, is_regression, base_left, weight_left, n_left, node_stats,
+                   node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
+                   min_samples_leaf, min_weight_leaf, left, right):
+    """Best score of the binary partition whose non-missing left side has statistics
+    ``base_left`` (weight, count), over the sides the missing samples may take.
+    Returns (score, missing direction); score -inf when no direction satisfies the leaf
+    constraints."""
+    best_score = -np.inf
+    best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
+    for direction in range(2 if n_missing > 0 else 1):
+        w_left = weight_left
+        count_left = n_left
+        for s in range(node_stats.shape[0]):
+            left[s] = base_left[s]
+        if direction == MISSING_LEFT:
+            for s in range(node_stats.shape[0]):
+                left[s] += missing[s]
+            w_left += missing_weight
+            count_left += n_missing
+        w_right = node_weight - w_left
+        count_right = n_node - count_left
+        if (count_left < min_samples_leaf or count_right < min_samples_leaf
+                or w_left <= 0.0 or w_right <= 0.0
+                or w_left < min_weight_leaf or w_right < min_weight_leaf):
+            continue
+        for s in range(node_stats.shape[0]):
+            right[s] = node_stats[s] - left[s]
+        if is_regression:
+            score = left[0] * left[0] / w_left + right[0] * right[0] / w_right
+        else:
+            score = criteria.split_score(criterion, left, right, w_left, w_right,
+                                         parent_entropy)
+        if score > best_score:
+            best_score = score
+            if n_missing > 0:
+                best_direction = direction
+    return best_score, best_direction
+
+
+@jit
+def _order(run_stats, run_weight, q, column, out):
+    """Runs 0..q-1 by increasing stats[:, column] / weight (stable: ties by code)."""
+    key = np.empty(q)
+    for r in range(q):
+        key[r] = run_stats[r, column] / run_weight[r] if run_weight[r] > 0.0 else 0.0
+    out[:q] = np.argsort(key, kind="mergesort")
+
+
+@jit
+def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_child, missing,
+                    missing_weight, n_missing, node_weight, parent_entropy, min_samples_leaf,
+                    min_weight_leaf, child):
+    """Score of the multiway split into the q runs, the missing samples joining run
+    ``missing_child`` (-1: none; q: a child of their own). -inf when a child breaks a leaf
+    constraint."""
+    total = 0.0
+    split_information = 0.0
+    if missing_child == q:  # the missing samples' own child
+        if (n_missing < min_samples_leaf or missing_weight <= 0.0
+                or missing_weight < min_weight_leaf):
+            return -np.inf
+        total += criteria.child_score(criterion, missing, missing_weight)
+        fraction = missing_weight / node_weight
+        split_information -= fraction * np.log(fraction)
+    for r in range(q):
+        w = run_weight[r]
+        count = run_count[r]
+        for s in range(run_stats.shape[1]):
+            child[s] = run_stats[r, s]
+        if r == missing_child:
+            for s in range(run_stats.shape[1]):
+                child[s] += missing[s]
+            w += missing_weight
+            count += n_missing
+        if count < min_samples_leaf or w <= 0.0 or w < min_weight_leaf:
+            return -np.inf
+        total += criteria.child_score(criterion, child, w)
+        fraction = w / node_weight
+        split_information -= fraction * np.log(fraction)
+    if criterion == criteria.GAIN_RATIO:
+        if split_information <= 0.0:
+            return -np.inf
+        return criteria.gain_ratio_of(-total, split_information, node_weight, parent_entropy)
+    return total
+
+
+@jit
+def scan_categorical(mode, criterion, is_regression, label_row, value_row, index_row, start,
+                     end, target, sample_weight, weighted, node_stats, node_weight,
+                     parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
+                     max_subset_size, missing, missing_weight, n_missing, left, right,
+                     out_code, out_slot):
+    """Best category split of one node on one feature (``start:end``: its non-missing
+    samples; ``missing``: statistics of the ``n_missing`` others).
+
+    Returns ``(score, count, missing_to)``: count -1 when no split satisfies the constraints,
+    else the number of present categories (binary modes) or of children (MULTIWAY: the q
+    categories, plus one when the missing samples get a child of their own); ``missing_to``
+    the missing direction (binary modes: MISSING_LEFT, MISSING_RIGHT, or NO_MISSING when there
+    are none) or, for MULTIWAY, the slot of the child the missing samples go to (q: their own;
+    -1 when there are none). When ``out_code`` is not empty (at least q long) it receives the
+    code of each run and ``out_slot`` its child slot (binary modes: 0 left, 1 right).
+    """
+    n_stats = node_stats.shape[0]
+    q = count_runs(value_row, start, end)
+    if q < 2 and not (q == 1 and n_missing > 0):
+        return -np.inf, -1, NO_MISSING
+    run_code = np.empty(q, dtype=np.int64)
+    run_stats = np.empty((q, n_stats))
+    run_weight = np.empty(q)
+    run_count = np.empty(q, dtype=np.int64)
+    run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
+                   weighted, is_regression, run_code, run_stats, run_weight, run_count)
+    n_node = end - start + n_missing
+    write = out_code.shape[0] > 0
+    best_score = -np.inf
+    best_missing = NO_MISSING
+
+    if mode == MULTIWAY:
+        best_missing = -1
+        child = np.empty(n_stats)
+        # missing samples join child j < q, or (j == q) make a child of their own
+        for missing_child in range(q + 1 if n_missing > 0 else 1):
+            target_child = missing_child if n_missing > 0 else -1
+            if q + (target_child == q) < 2:
+                continue
+            score = _multiway_score(criterion, run_stats, run_weight, run_count, q,
+                                    target_child, missing, missing_weight, n_missing,
+                                    node_weight, parent_entropy, min_samples_leaf,
+                                    min_weight_leaf, child)
+            if score > best_score:
+                best_score = score
+                best_missing = target_child
+        if best_score == -np.inf:
+            return best_score, -1, -1
+        if write:
+            for r in range(q):
+                out_code[r] = run_code[r]
+                out_slot[r] = r
+        return best_score, q + (best_missing == q), best_missing
+
+    base = np.zeros(n_stats)
+    in_left = np.zeros(q, dtype=np.uint8)
+    # best candidate, kept in a compact form and expanded into slots at the end
+    best_kind = -1  # 0: one run; 1: prefix of an order; 2: mask
+    best_a = 0  # run / order column / mask
+    best_b = 0  # prefix length
+    best_swap = False
+
+    if q < 2:
+        pass  # one category and missing values: only the split below
+    elif mode == ONE_VS_REST:
+        for r in range(q):
+            score, direction = _two_way_score(
+                criterion, is_regression, run_stats[r], run_weight[r], run_count[r],
+                node_stats, node_weight, n_node, missing, missing_weight, n_missing,
+                parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
+            if score > best_score:
+                best_score = score
+                best_missing = direction
+                best_kind = 0
+                best_a = r
+    else:
+        n_classes = 0 if is_regression else n_stats
+        limit = max_subset_size if max_subset_size > 0 else q
+        if n_classes > 2 and q <= max_exhaustive:
+            for mask in range(1, 1 << (q - 1)):
+                size = 0
+                for r in range(q):
+                    in_left[r] = (mask >> r) & 1
+                    size += in_left[r]
+                swap = False
+                if size > limit:
+                    if q - size > limit:
+                        continue
+                    swap = True  # the right side is the tested set
+                base[:] = 0.0
+                weight_left = 0.0
+                count_left = 0
+                for r in range(q):
+                    if in_left[r]:
+                        for s in range(n_stats):
+                            base[s] += run_stats[r, s]
+                        weight_left += run_weight[r]
+                        count_left += run_count[r]
+                score, direction = _two_way_score(
+                    criterion, is_regression, base, weight_left, count_left, node_stats,
+                    node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
+                    min_samples_leaf, min_weight_leaf, left, right)
+                if score > best_score:
+                    best_score = score
+                    best_missing = direction
+                    best_kind = 2
+                    best_a = mask
+                    best_swap = swap
+        else:
+            order = np.empty(q, dtype=np.int64)
+            # binary classification: P(class 1); regression: mean y; more classes: each class
+            n_orders = 1 if n_classes <= 2 else n_classes
+            for o in range(n_orders):
+                column = o if n_classes > 2 else (1 if n_classes == 2 else 0)
+                _order(run_stats, run_weight, q, column, order)
+                base[:] = 0.0
+                weight_left = 0.0
+                count_left = 0
+                for t in range(q - 1):
+                    r = order[t]
+                    for s in range(n_stats):
+                        base[s] += run_stats[r, s]
+                    weight_left += run_weight[r]
+                    count_left += run_count[r]
+                    swap = False
+                    if t + 1 > limit:
+                        if q - t - 1 > limit:
+                            continue
+                        swap = True
+                    score, direction = _two_way_score(
+                        criterion, is_regression, base, weight_left, count_left, node_stats,
+                        node_weight, n_node, missing, missing_weight, n_missing,
+                        parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
+                    if score > best_score:
+                        best_score = score
+                        best_missing = direction
+                        best_kind = 1
+                        best_a = column
+                        best_b = t + 1
+                        best_swap = swap
+    if n_missing > 0:
+        # every present category on the left, the missing samples right
+        for s in range(n_stats):
+            base[s] = node_stats[s] - missing[s]
+        score, direction = _two_way_score(
+            criterion, is_regression, base, node_weight - missing_weight, n_node - n_missing,
+            node_stats, node_weight, n_node, missing, missing_weight, 0, parent_entropy,
+            min_samples_leaf, min_weight_leaf, left, right)
+        if score > best_score:
+            best_score = score
+            best_missing = MISSING_RIGHT
+            best_kind = 3
+            best_swap = False
+    if best_kind < 0:
+        return -np.inf, -1, NO_MISSING
+    if write:
+        in_left[:] = 0
+        if best_kind == 3:
+            in_left[:] = 1
+        elif best_kind == 0:
+            in_left[best_a] = 1
+        elif best_kind == 2:
+            for r in range(q):
+                in_left[r] = (best_a >> r) & 1
+        else:
+            order = np.empty(q, dtype=np.int64)
+            _order(run_stats, run_weight, q, best_a, order)
+            for t in range(best_b):
+                in_left[order[t]] = 1
+        for r in range(q):
+            out_code[r] = run_code[r]
+            side_left = in_left[r] == 1
+            if best_swap:
+                side_left = not side_left
+            out_slot[r] = 0 if side_left else 1
+    if best_swap and best_missing != NO_MISSING:
+        best_missing = MISSING_LEFT if best_missing == MISSING_RIGHT else MISSING_RIGHT
+    return best_score, q, best_missing
