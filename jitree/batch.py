@@ -3,14 +3,28 @@
 - ``.npy`` input is memory-mapped: each chunk of rows is predicted in place (no copy) and its
   pages are released from the process once done, so the resident memory stays at about one
   chunk however large the file is.
-- Parquet input (needs pyarrow) is read batch by batch; CSV input (numeric, with a header
-  line) a block of lines at a time.
+- Parquet input (needs pyarrow) is read batch by batch; CSV input (with a header line, one
+  row per line) a block of lines at a time.
 - Predictions are appended to a ``.npy`` (or ``.csv``) file as they are made.
 
 Columns: when the model was fitted with feature names (a DataFrame), Parquet and CSV columns
 are matched by name; ``.npy`` columns (and files without names) are taken in order.
+
+Missing values: an empty CSV field and a Parquet null are missing (NaN in a numeric column),
+as is NaN in a ``.npy`` file; infinity is refused, as by the estimators.
+
+Categorical models: for a model with categorical or ordinal features, each block is read as
+an object array that the estimator encodes by value: numeric features as floats, categorical
+ones as their values (CSV: the field's text, or its number when the model's categories are
+numbers; Parquet: the column's values), missing ones as NaN / None. A category unseen in
+training is routed like a missing value. A ``.npy`` file holds raw feature values, never
+category codes: it is read for such a model only when its categories are numbers (matched by
+value), and refused when some are strings or booleans, which a numeric ``.npy`` cannot hold
+(write those rows to CSV or Parquet). Models whose features are all numeric keep the float
+fast path (memory-mapped ``.npy``, ``np.loadtxt`` for CSV).
 """
 
+import csv
 import itertools
 import mmap
 import os
@@ -42,11 +56,108 @@ def predict_chunks(model, chunks, method="predict"):
         yield _predict_block(model, chunk, method, by_position=False)
 
 
+# -- how each feature is read ------------------------------------------------------------------
+# "numeric": a numeric feature (float64, missing NaN); the others are the value kinds of a
+# categorical or ordinal feature's categories (jitree.model.categories), read as values with
+# None for missing, plus "any" for one whose values were all missing at fit (read as they come:
+# all predict as missing)
+KIND_NUMERIC, KIND_NUMBER, KIND_STRING, KIND_BOOL, KIND_ANY = (
+    "numeric", "number", "string", "bool", "any")
+_VALUE_KINDS = (KIND_NUMERIC, KIND_NUMBER, KIND_STRING, KIND_BOOL, KIND_ANY)
+
+
+def feature_value_kinds(model):
+    """How the files' columns are read for ``model``: None when every feature is numeric
+    (float64 blocks), else one entry per feature: "numeric" (float64, missing NaN) for a
+    numeric feature, and for a categorical or ordinal one the kind of its categories,
+    "number", "string" or "bool" ("any" when it has none), read as values (missing None)."""
+    from .model.categories import FEATURE_NUMERIC
+
+    encoder = model._feature_encoder()
+    if encoder.is_trivial:
+        return None
+    return [KIND_NUMERIC if kind == FEATURE_NUMERIC else (value_kind or KIND_ANY)
+            for kind, value_kind in zip(encoder.feature_kind_, encoder.value_kind_,
+                                        strict=True)]
+
+
+def _check_value_kinds(value_kinds):
+    if value_kinds is None:
+        return None
+    value_kinds = list(value_kinds)
+    unknown = [kind for kind in value_kinds if kind not in _VALUE_KINDS]
+    if unknown:
+        raise ValueError(f"value_kinds must hold {_VALUE_KINDS}, got {unknown}")
+    return value_kinds
+
+
+def _blank_fields(text):
+    """Mask of the empty (or blank) fields of a 1-D str array: the missing values of a CSV."""
+    return np.char.strip(text) == ""
+
+
+def _text_as_numbers(values):
+    """float64 of CSV fields (blank fields NaN), or None when a field is not a number."""
+    text = np.asarray(values, dtype=str)
+    try:
+        return text.astype(np.float64)  # NumPy parses in C: no Python loop over the rows
+    except ValueError:
+        pass
+    blank = _blank_fields(text)
+    if not blank.any():
+        return None
+    try:
+        return np.where(blank, "nan", text).astype(np.float64)
+    except ValueError:
+        return None
+
+
+def _numbers_as_values(numbers):
+    """float64 numbers as an object array, NaN as None: the missing values of a categorical
+    column (never a float NaN, which the encoder would have to test)."""
+    values = numbers.astype(object)
+    values[np.isnan(numbers)] = None
+    return values
+
+
+def _text_as_values(values):
+    """CSV fields as an object array of str, blank fields None."""
+    text = np.asarray(values, dtype=object)
+    text[_blank_fields(np.asarray(values, dtype=str))] = None
+    return text
+
+
+_TRUE_TEXT = ("true", "1")
+_FALSE_TEXT = ("false", "0")
+
+
+def _text_as_booleans(values):
+    """CSV fields as an object array of bool (true/false or 1/0, any case), blank None;
+    None when a field is neither."""
+    text = np.char.lower(np.char.strip(np.asarray(values, dtype=str)))
+    is_true, is_false = np.isin(text, _TRUE_TEXT), np.isin(text, _FALSE_TEXT)
+    blank = text == ""
+    if not np.all(is_true | is_false | blank):
+        return None
+    booleans = np.where(is_true, True, False).astype(object)
+    booleans[blank] = None
+    return booleans
+
+
+def _first_bad_field(fields, kind):
+    """(position, text) of the first field that is not of ``kind`` (the error path only)."""
+    parse = _text_as_numbers if kind in (KIND_NUMERIC, KIND_NUMBER) else _text_as_booleans
+    for position, text in enumerate(fields):
+        if parse([text]) is None:
+            return position, text
+    return 0, fields[0]
+
+
 # -- readers -----------------------------------------------------------------------------------
 class _NpyRows:
     """Row blocks of a 2-D .npy file, memory-mapped."""
 
-    def __init__(self, path):
+    def __init__(self, path, names=None, value_kinds=None):
         self.path = path
         self.file = open(path, "rb")  # noqa: SIM115 - closed by close()
         try:
@@ -66,6 +177,17 @@ class _NpyRows:
         if dtype.kind not in "biuf" or dtype.hasobject:
             self.file.close()
             raise ValueError(f"{path}: expected numeric data, got dtype {dtype}")
+        not_numbers = [] if value_kinds is None else [
+            j for j, kind in enumerate(value_kinds)
+            if kind == KIND_STRING or (kind == KIND_BOOL and dtype.kind != "b")]
+        if not_numbers:
+            self.file.close()
+            labels = [repr(names[j]) if names is not None and j < len(names) else str(j)
+                      for j in not_numbers]
+            raise ValueError(f"{path}: the model's categorical feature(s) {', '.join(labels)} "
+                             "have string or boolean categories, which a numeric .npy file "
+                             "cannot hold (it holds feature values, not category codes); "
+                             "write the rows to a .csv or .parquet file")
         self.n_rows, self.n_columns = shape
         self.offset = self.file.tell()
         expected = self.offset + self.n_rows * self.n_columns * dtype.itemsize
@@ -115,18 +237,20 @@ class _NpyRows:
 
 
 class _CsvRows:
-    """Row blocks of a numeric CSV file with a header line."""
+    """Row blocks of a CSV file with a header line (one row per line)."""
 
-    def __init__(self, path, names):
+    def __init__(self, path, names, value_kinds=None):
         self.path = path
         with open(path) as handle:
             header = handle.readline().rstrip("\r\n")
             self.n_rows = sum(1 for line in handle if line.strip())
         if not header:
             raise ValueError(f"{path}: empty file (a header line is expected)")
-        self.header = [name.strip() for name in header.split(",")]
+        self.header = [name.strip() for name in next(csv.reader([header]))]
         self.columns = _columns_by_name(path, self.header, names)
         self.n_columns = len(self.columns)
+        self.names = [self.header[j] for j in self.columns]
+        self.value_kinds = value_kinds
 
     def blocks(self, chunk_rows):
         with open(self.path) as handle:
@@ -137,23 +261,70 @@ class _CsvRows:
                 block = list(itertools.islice(lines, chunk_rows))
                 if not block:
                     return
-                try:
-                    values = np.loadtxt(block, delimiter=",", ndmin=2, dtype=np.float64)
-                except ValueError as error:
+                if self.value_kinds is None:
+                    yield self._numbers(block, line_number)
+                else:
+                    yield self._values(block, line_number)
+                line_number += len(block)
+
+    def _numbers(self, block, line_number):
+        """The block as float64 (the numeric models' path)."""
+        try:
+            values = np.loadtxt(block, delimiter=",", ndmin=2, dtype=np.float64)
+        except ValueError as error:
+            # empty fields (missing values) or quoted ones: parse the fields, slower
+            fields = self._fields(block, line_number)
+            values = np.empty((len(block), self.n_columns))
+            for j, column in enumerate(self.columns):
+                numbers = _text_as_numbers(fields[column])
+                if numbers is None:
                     raise ValueError(f"{self.path}: non-numeric value near line "
                                      f"{line_number}: {error}") from None
-                if values.shape[1] != len(self.header):
-                    raise ValueError(f"{self.path}: a row has {values.shape[1]} fields, the "
-                                     f"header {len(self.header)}")
-                line_number += len(block)
-                yield values[:, self.columns]
+                values[:, j] = numbers
+            return values
+        if values.shape[1] != len(self.header):
+            raise ValueError(f"{self.path}: a row has {values.shape[1]} fields, the "
+                             f"header {len(self.header)}")
+        return values[:, self.columns]
+
+    def _values(self, block, line_number):
+        """The block as an object array, each column read as its feature's value kind."""
+        fields = self._fields(block, line_number)
+        values = np.empty((len(block), self.n_columns), dtype=object)
+        for j, (column, kind) in enumerate(zip(self.columns, self.value_kinds, strict=True)):
+            if kind in (KIND_NUMERIC, KIND_NUMBER):
+                parsed = _text_as_numbers(fields[column])
+                if parsed is not None and kind == KIND_NUMBER:
+                    parsed = _numbers_as_values(parsed)
+                expected = "numbers"
+            elif kind == KIND_BOOL:
+                parsed = _text_as_booleans(fields[column])
+                expected = "booleans (true/false or 1/0)"
+            else:
+                parsed = _text_as_values(fields[column])
+            if parsed is None:
+                offset, text = _first_bad_field(fields[column], kind)
+                raise ValueError(f"{self.path}: column {self.names[j]!r} must hold {expected} "
+                                 f"(or be empty), but line {line_number + offset} holds "
+                                 f"{text!r}")
+            values[:, j] = parsed
+        return values
+
+    def _fields(self, block, line_number):
+        """The fields of a block of lines, column by column (tuples of str)."""
+        rows = list(csv.reader(block))
+        for offset, row in enumerate(rows):
+            if len(row) != len(self.header):
+                raise ValueError(f"{self.path}: line {line_number + offset} has {len(row)} "
+                                 f"fields, the header {len(self.header)}")
+        return list(zip(*rows, strict=True))
 
     def close(self):
         pass
 
 
 class _ParquetRows:
-    def __init__(self, path, names):
+    def __init__(self, path, names, value_kinds=None):
         try:
             import pyarrow.parquet as pq
         except ImportError:
@@ -168,17 +339,64 @@ class _ParquetRows:
         self.n_rows = self.file.metadata.num_rows
         self.n_columns = len(self.columns)
         self.path = path
+        self.value_kinds = value_kinds
 
     def blocks(self, chunk_rows):
         for batch in self.file.iter_batches(batch_size=chunk_rows, columns=self.columns):
+            if self.value_kinds is not None:
+                yield self._values(batch)
+                continue
             try:
                 yield np.column_stack([batch.column(i).to_numpy(zero_copy_only=False)
                                        .astype(np.float64) for i in range(batch.num_columns)])
             except (ValueError, TypeError) as error:
                 raise ValueError(f"{self.path}: non-numeric column ({error})") from None
 
+    def _values(self, batch):
+        """The batch as an object array, each column read as its feature's value kind."""
+        import pyarrow as pa
+        import pyarrow.types as types
+
+        values = np.empty((batch.num_rows, self.n_columns), dtype=object)
+        for j, kind in enumerate(self.value_kinds):
+            column = batch.column(j)
+            if types.is_dictionary(column.type):  # a category column: its values
+                column = column.cast(column.type.value_type)
+            arrow_type = column.type
+            is_number = (types.is_integer(arrow_type) or types.is_floating(arrow_type)
+                         or types.is_decimal(arrow_type) or types.is_boolean(arrow_type))
+            is_string = _is_arrow_string(arrow_type)
+            fits = types.is_null(arrow_type) or kind == KIND_ANY or (
+                is_number if kind in (KIND_NUMERIC, KIND_NUMBER)
+                else is_string if kind == KIND_STRING else types.is_boolean(arrow_type))
+            if not fits:
+                held = {KIND_NUMERIC: "numbers", KIND_NUMBER: "numbers",
+                        KIND_STRING: "strings", KIND_BOOL: "booleans"}[kind]
+                error = ValueError if kind == KIND_NUMERIC else TypeError
+                raise error(f"{self.path}: column {self.columns[j]!r} has type {arrow_type}, "
+                            f"but the model's feature holds {held}; a column must keep its "
+                            "type between fit and predict")
+            if types.is_null(arrow_type):
+                values[:, j] = np.nan if kind == KIND_NUMERIC else None
+            elif kind == KIND_NUMERIC:
+                values[:, j] = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
+            elif is_number and kind != KIND_BOOL:
+                values[:, j] = _numbers_as_values(
+                    column.cast(pa.float64()).to_numpy(zero_copy_only=False))
+            else:  # strings and booleans, None where null
+                values[:, j] = column.to_numpy(zero_copy_only=False)
+        return values
+
     def close(self):
         pass
+
+
+def _is_arrow_string(arrow_type):
+    import pyarrow.types as types
+
+    is_view = getattr(types, "is_string_view", None)  # pyarrow >= 16
+    return (types.is_string(arrow_type) or types.is_large_string(arrow_type)
+            or (is_view is not None and is_view(arrow_type)))
 
 
 def _columns_by_name(path, header, names):
@@ -192,19 +410,35 @@ def _columns_by_name(path, header, names):
     return [header.index(name) for name in names]
 
 
-def open_rows(path, names=None):
-    """A reader of row blocks for a .npy, .csv or .parquet file."""
+def _open_rows(path, names, value_kinds):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
+    value_kinds = _check_value_kinds(value_kinds)
     extension = os.path.splitext(path)[1].lower()
     if extension == ".npy":
-        return _NpyRows(path)
+        return _NpyRows(path, names, value_kinds)
     if extension == ".csv":
-        return _CsvRows(path, names)
+        return _CsvRows(path, names, value_kinds)
     if extension in (".parquet", ".pq"):
-        return _ParquetRows(path, names)
+        return _ParquetRows(path, names, value_kinds)
     raise ValueError(f"{path}: unknown data format {extension!r} (use .npy, .csv or .parquet)")
+
+
+def open_rows(path, names=None, value_kinds=None):
+    """A reader of row blocks for a .npy, .csv or .parquet file.
+
+    ``names``: the columns to read, in this order (None: all, in the file's order; a .npy
+    file's columns are always all taken in order). ``value_kinds``: None to read float64
+    blocks, or how to read each selected column (:func:`feature_value_kinds` of a model with
+    categorical features): its blocks are then object arrays.
+    """
+    reader = _open_rows(path, names, value_kinds)
+    if value_kinds is not None and len(value_kinds) != reader.n_columns:
+        reader.close()
+        raise ValueError(f"{os.fspath(path)}: {reader.n_columns} columns to read, but "
+                         f"{len(value_kinds)} value_kinds")
+    return reader
 
 
 # -- writers -----------------------------------------------------------------------------------
@@ -253,8 +487,9 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
     """Predict every row of a data file in chunks of ``chunk_rows`` rows.
 
     ``out``: a ``.npy`` or ``.csv`` path to write the predictions to (returned), or None to
-    return them as an array. ``progress(rows_done, rows_total)`` is called after each chunk.
-    Memory stays bounded by one chunk of input and output (plus the returned array when
+    return them as an array. A model with categorical features reads each column as its
+    feature needs (module docstring). ``progress(rows_done, rows_total)`` is called after each
+    chunk. Memory stays bounded by one chunk of input and output (plus the returned array when
     ``out`` is None).
     """
     from .model.validation import check_is_fitted
@@ -265,7 +500,8 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
             or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
     names = getattr(model, "feature_names_in_", None)
-    reader = open_rows(path, None if names is None else list(names))
+    reader = _open_rows(path, None if names is None else list(names),
+                        feature_value_kinds(model))
     writer = None
     try:
         if reader.n_columns != model.n_features_in_:

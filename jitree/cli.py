@@ -9,41 +9,134 @@ import csv
 import os
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 
+from .batch import (
+    _blank_fields,
+    _is_arrow_string,
+    _numbers_as_values,
+    _text_as_numbers,
+    _text_as_values,
+)
+
 
 # -- reading a whole table for fit -------------------------------------------------------------
-def _parse_number_column(values):
+class _Table(NamedTuple):
+    """A training table: X float64 (object when a feature holds strings), y, the feature
+    names (None for .npy) and the indices of the categorical and ordinal features."""
+
+    X: np.ndarray
+    y: np.ndarray
+    names: list | None
+    categorical: list
+    ordinal: list
+
+
+def _csv_feature(values, name, path):
+    """(values, holds strings, is a category by type) of a CSV column: numbers when every
+    non-blank field is one, else the text (blank fields None) as categories."""
+    numbers = _text_as_numbers(values)
+    if numbers is not None:
+        return numbers, False, False
+    return _text_as_values(values), True, True
+
+
+def _arrow_feature(column, name, path):
+    """(values, holds strings, is a category by type) of a pyarrow column: numbers and
+    booleans as float64 (null: NaN), strings as an object array (null: None); a dictionary
+    column is a category by type."""
+    import pyarrow as pa
+    import pyarrow.types as types
+
+    category = types.is_dictionary(column.type)
+    if category:
+        column = column.cast(column.type.value_type)
+    kind = column.type
+    if (types.is_integer(kind) or types.is_floating(kind) or types.is_boolean(kind)
+            or types.is_decimal(kind) or types.is_null(kind)):
+        return column.cast(pa.float64()).to_numpy(), False, category
+    if _is_arrow_string(kind):
+        return column.to_numpy(), True, True
+    raise ValueError(f"{path}: column {name!r} has type {column.type}; jitree reads numbers, "
+                     "booleans and strings")
+
+
+def _csv_target(values, name, path):
+    blank = int(_blank_fields(np.asarray(values, dtype=str)).sum())
+    if blank:
+        raise ValueError(f"{path}: the target column {name!r} has {blank} empty fields; drop "
+                         "those rows")
+    numbers = _text_as_numbers(values)
+    return numbers if numbers is not None else np.array([str(v) for v in values])
+
+
+def _arrow_target(column, name, path):
+    if column.null_count:
+        raise ValueError(f"{path}: the target column {name!r} has {column.null_count} nulls; "
+                         "drop those rows")
+    values, text, _ = _arrow_feature(column, name, path)
+    return np.array([str(v) for v in values]) if text else values
+
+
+def _declared_columns(path, header, target, categorical, ordinal):
+    """Check the --categorical / --ordinal columns against the file's header."""
+    for option, columns in (("--categorical", categorical), ("--ordinal", ordinal)):
+        for column in columns:
+            if column not in header:
+                raise ValueError(f"{option}: no column {column!r} in {path} (columns: "
+                                 f"{header})")
+            if column == target:
+                raise ValueError(f"{option}: {column!r} is the target column")
+    both = sorted(set(categorical) & set(ordinal))
+    if both:
+        raise ValueError(f"columns {both} are in both --categorical and --ordinal; choose one")
+
+
+def _read_npy(path, target, categorical, ordinal):
     try:
-        return np.array([float(v) for v in values])
-    except ValueError:
-        return None
+        data = np.load(path, allow_pickle=False)
+    except ValueError as error:
+        raise ValueError(f"{path}: not a readable .npy file ({error})") from None
+    if data.ndim != 2:
+        raise ValueError(f"{path}: expected a 2-D array, got shape {data.shape}")
+    n_columns = data.shape[1]
+
+    def index(option, text):
+        try:
+            column = int(text)
+        except ValueError:
+            raise ValueError(f"{option} must be column indices for .npy data, got "
+                             f"{text!r}") from None
+        if not -n_columns <= column < n_columns:
+            raise ValueError(f"{option} {column} is out of range for {n_columns} columns")
+        return column % n_columns
+
+    column = index("--target", target)
+    categorical = [index("--categorical", text) for text in categorical]
+    ordinal = [index("--ordinal", text) for text in ordinal]
+    _declared_columns(path, list(range(n_columns)), column, categorical, ordinal)
+    features = [j for j in range(n_columns) if j != column]
+    return _Table(data[:, features].astype(np.float64), data[:, column], None,
+                  [features.index(j) for j in categorical],
+                  [features.index(j) for j in ordinal])
 
 
-def _read_table(path, target):
-    """(X float64, y, feature names or None) from a .csv, .parquet or .npy file."""
+def _read_table(path, target, categorical=(), ordinal=()):
+    """The training :class:`_Table` of a .csv, .parquet or .npy file.
+
+    CSV and Parquet columns that are not numeric (and dictionary-encoded Parquet columns) are
+    categorical features, as are the ``categorical`` names; the ``ordinal`` names are ordinal
+    features (levels in sorted order). Empty CSV fields and Parquet nulls are missing values.
+    Numeric-only files give a float64 X.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
     extension = os.path.splitext(path)[1].lower()
     if extension == ".npy":
-        try:
-            data = np.load(path, allow_pickle=False)
-        except ValueError as error:
-            raise ValueError(f"{path}: not a readable .npy file ({error})") from None
-        if data.ndim != 2:
-            raise ValueError(f"{path}: expected a 2-D array, got shape {data.shape}")
-        try:
-            column = int(target)
-        except ValueError:
-            raise ValueError(f"--target must be a column index for .npy data, got "
-                             f"{target!r}") from None
-        if not -data.shape[1] <= column < data.shape[1]:
-            raise ValueError(f"--target {column} is out of range for {data.shape[1]} columns")
-        column %= data.shape[1]
-        features = [j for j in range(data.shape[1]) if j != column]
-        return data[:, features].astype(np.float64), data[:, column], None
+        return _read_npy(path, target, categorical, ordinal)
     if extension == ".csv":
         with open(path, newline="") as handle:
             rows = [row for row in csv.reader(handle) if row]
@@ -53,6 +146,7 @@ def _read_table(path, target):
         if any(len(row) != len(header) for row in body):
             raise ValueError(f"{path}: rows do not all have {len(header)} fields")
         columns = {name: [row[j] for row in body] for j, name in enumerate(header)}
+        read_feature, read_target = _csv_feature, _csv_target
     elif extension in (".parquet", ".pq"):
         try:
             import pyarrow.parquet as pq
@@ -61,23 +155,30 @@ def _read_table(path, target):
                 from None
         table = pq.read_table(path)
         header = list(table.column_names)
-        columns = {name: table.column(name).to_pylist() for name in header}
+        columns = {name: table.column(name) for name in header}
+        read_feature, read_target = _arrow_feature, _arrow_target
     else:
         raise ValueError(f"{path}: unknown data format {extension!r} (use .npy, .csv or "
                          ".parquet)")
     if target not in columns:
         raise ValueError(f"{path}: no column {target!r} (columns: {header})")
+    _declared_columns(path, header, target, categorical, ordinal)
     names = [name for name in header if name != target]
-    X = np.empty((len(columns[target]), len(names)))
-    for j, name in enumerate(names):
-        parsed = _parse_number_column(columns[name])
-        if parsed is None:
-            raise ValueError(f"{path}: column {name!r} is not numeric")
-        X[:, j] = parsed
-    y = _parse_number_column(columns[target])
-    if y is None:
-        y = np.array([str(v) for v in columns[target]])
-    return X, y, names
+    features = [read_feature(columns[name], name, path) for name in names]
+    y = read_target(columns[target], target, path)
+    categorical_indices = [j for j, (name, (_, _, category)) in enumerate(zip(names, features,
+                                                                              strict=True))
+                           if name in categorical or (category and name not in ordinal)]
+    ordinal_indices = [j for j, name in enumerate(names) if name in ordinal]
+    # strings need an object X (where a categorical column of numbers has None for missing);
+    # numbers alone, also those of categorical columns, stay float64
+    text = any(text for _, text, _ in features)
+    X = np.empty((y.shape[0], len(names)), dtype=object if text else np.float64)
+    declared = set(categorical_indices) | set(ordinal_indices)
+    for j, (values, _, _) in enumerate(features):
+        numbers = values.dtype.kind == "f"
+        X[:, j] = _numbers_as_values(values) if text and numbers and j in declared else values
+    return _Table(X, y, names, categorical_indices, ordinal_indices)
 
 
 def _is_regression(y, task):
@@ -91,25 +192,35 @@ def _fit(args):
     import jitree
     from jitree.model.persistence import save
 
-    X, y, names = _read_table(args.data, args.target)
+    table = _read_table(args.data, args.target, args.categorical or [], args.ordinal or [])
+    X, y, names = table.X, table.y, table.names
     regression = _is_regression(y, args.task)
     if not regression and y.dtype.kind == "f":
         y = y.astype(np.int64)
     params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
                   max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
-                  n_jobs=args.n_jobs)
+                  n_jobs=args.n_jobs, categorical_split=args.categorical_split)
     if args.criterion:
         params["criterion"] = args.criterion
+    if table.categorical:
+        params["categorical_features"] = table.categorical
+    if table.ordinal:
+        params["ordinal_features"] = table.ordinal
     cls = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
     start = time.perf_counter()
     model = cls(**params).fit(X, y)
     seconds = time.perf_counter() - start
+    score = model.score(X, y)  # before the names are set: X is an array
     if names is not None:
         model.feature_names_in_ = np.array(names, dtype=object)
     save(model, args.output)
-    print(f"{type(model).__name__}: {X.shape[0]} rows x {X.shape[1]} features, "
+    kinds = ""
+    if table.categorical or table.ordinal:
+        kinds = (f" ({len(table.categorical)} categorical, {len(table.ordinal)} "
+                 "ordinal)")
+    print(f"{type(model).__name__}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
           f"{model.tree_.node_count} nodes, depth {model.get_depth()}, fitted in "
-          f"{seconds:.3f} s; training score {model.score(X, y):.4f}; saved to {args.output}")
+          f"{seconds:.3f} s; training score {score:.4f}; saved to {args.output}")
     return 0
 
 
@@ -225,12 +336,20 @@ def _positive_int(text):
     return value
 
 
+def _column_list(text):
+    columns = [column.strip() for column in text.split(",")]
+    if not all(columns):
+        raise argparse.ArgumentTypeError(f"expected COL[,COL...], got {text!r}")
+    return columns
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="jitree", description="Numba-JIT decision trees.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     fit = commands.add_parser("fit", help="fit a tree on a data file and save it")
-    fit.add_argument("data", help="training data: .csv (with header), .parquet or .npy")
+    fit.add_argument("data", help="training data: .csv (with header), .parquet or .npy; "
+                                  "empty CSV fields and Parquet nulls are missing values")
     fit.add_argument("--target", required=True,
                      help="target column: a name (.csv/.parquet) or an index (.npy)")
     fit.add_argument("-o", "--output", required=True, help="model file to write")
@@ -242,11 +361,27 @@ def build_parser():
     fit.add_argument("--max-leaf-nodes", type=_positive_int)
     fit.add_argument("--ccp-alpha", type=float, default=0.0)
     fit.add_argument("--n-jobs", type=int)
+    fit.add_argument("--categorical", type=_column_list, action="extend", metavar="COL[,COL...]",
+                     help="columns to treat as unordered categories (names; indices for "
+                          ".npy). Non-numeric CSV/Parquet columns and dictionary-encoded "
+                          "Parquet columns are categorical without being listed")
+    fit.add_argument("--ordinal", type=_column_list, action="extend", metavar="COL[,COL...]",
+                     help="columns of ordered levels, tested 'x <= level'; the levels take "
+                          "their sorted order: numbers by value, strings alphabetically "
+                          "(e.g. 'high' < 'low' < 'medium'; a Parquet dictionary's own "
+                          "order is not used)")
+    fit.add_argument("--categorical-split", choices=["subset", "one_vs_rest", "multiway"],
+                     default="subset",
+                     help="test on a categorical feature: x in a set of categories (subset), "
+                          "x == one category (one_vs_rest), or one child per category "
+                          "(multiway)")
     fit.set_defaults(run=_fit)
 
     predict = commands.add_parser("predict", help="predict a data file in chunks")
     predict.add_argument("model", help="model file written by 'jitree fit' or jitree.save")
-    predict.add_argument("data", help="rows to predict: .npy, .csv or .parquet")
+    predict.add_argument("data", help="rows to predict: .npy, .csv or .parquet; empty CSV "
+                                      "fields and Parquet nulls are missing values. For a "
+                                      "model with string categories use .csv or .parquet")
     predict.add_argument("-o", "--output", required=True, help="predictions: .npy or .csv")
     predict.add_argument("--proba", action="store_true", help="class probabilities")
     predict.add_argument("--chunk-rows", type=_positive_int, default=1_000_000)

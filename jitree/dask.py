@@ -23,6 +23,9 @@ Input and output:
   for a regressor), ``predict_proba`` a 2-D float64 array ``(n, n_classes)``, ``apply`` a 1-D
   int64 array, all chunked along rows like ``X``.
 * ``dask.dataframe.DataFrame``: columns are matched by name, like the estimators do for pandas.
+  For a model with categorical or ordinal features, each partition is passed to the model as a
+  DataFrame, so that ``category`` (known or unknown categories), string and numeric columns are
+  encoded by value by the estimator, as in memory; other models get ``partition.to_numpy()``.
   The results keep the DataFrame's index and partitions, so they can be assigned as columns
   (``df["label"] = jitree.dask.predict(model, df[features])``): ``predict`` and ``apply``
   return a dask Series (dtype: pandas' own for ``model.classes_``, so ``str`` for string labels
@@ -31,8 +34,10 @@ Input and output:
 
 Errors come as early as the information allows: an unfitted model raises the estimator's
 ``NotFittedError`` and a column count or set of column names that does not fit the model a
-``ValueError`` when the graph is built; a column count Dask does not know yet (NaN chunks) is
-checked by the estimator when the block is computed.
+``ValueError`` when the graph is built, as do column dtypes that do not fit the features
+(a ``TypeError``); a column count Dask does not know yet (NaN chunks), and the values of
+columns whose categories Dask does not know, are checked by the estimator when the block is
+computed.
 
 Each block is predicted with the model's ``n_jobs`` threads (None: all cores of the machine).
 On a cluster running several worker processes or threads per machine, ``n_jobs=1`` avoids
@@ -91,10 +96,12 @@ def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
     forest is just as consistent, but a second call draws other seeds.
 
     ``X``, ``y`` and ``sample_weight`` are in memory on the client (NumPy arrays or pandas,
-    as for ``fit``); dask collections are refused with a ``TypeError`` (call ``.compute()``
-    first): every tree may draw any row, so every worker needs all of X anyway. They are
-    validated on the client, then sent once to every worker (``client.scatter(...,
-    broadcast=True)``), so each worker holds one copy of X, whatever its number of tasks.
+    as for ``fit``, with categorical / ordinal features and missing values as ``fit`` takes
+    them: X is encoded on the client); dask collections are refused with a ``TypeError``
+    (call ``.compute()`` first): every tree may draw any row, so every worker needs all of X
+    anyway. They are validated on the client, then sent once to every worker
+    (``client.scatter(..., broadcast=True)``), so each worker holds one copy of X, whatever
+    its number of tasks.
 
     ``client``: the ``distributed.Client`` to use (None: the current one). ``n_groups``:
     number of tasks (None: one per worker thread of the cluster; at most ``n_estimators``);
@@ -183,19 +190,34 @@ def _map(model, X, method):
         raise TypeError(f"jitree.dask.{method} expects a 2-D dask Array or a dask DataFrame, "
                         f"got {kind}{hint}")
     # The column names were matched above and the blocks are passed without names, so the
-    # shipped copy must not check (or warn about) names again on every block.
+    # shipped copy must not check (or warn about) names again on every block. (A model with
+    # categorical features gets DataFrame partitions with its own names: it keeps them, so
+    # that its messages name the columns.)
+    keep_names = not isinstance(X, da.Array) and _has_categories(model)
     shipped = copy.copy(model)
-    shipped.__dict__.pop("feature_names_in_", None)
+    if not keep_names:
+        shipped.__dict__.pop("feature_names_in_", None)
     if is_forest:
         # the concatenated layout is rebuilt on each worker: it is larger than the trees
         shipped._layouts = {}
         shipped.estimators_ = [copy.copy(tree) for tree in model.estimators_]
         for tree in shipped.estimators_:
-            tree.__dict__.pop("feature_names_in_", None)
+            if not keep_names:
+                tree.__dict__.pop("feature_names_in_", None)
     model_key = dask.delayed(shipped, pure=True)
     if isinstance(X, da.Array):
         return _map_array(model, X, model_key, method)
     return _map_dataframe(model, X, model_key, method)
+
+
+def _first_tree(model):
+    return model.estimators_[0] if isinstance(model, BaseForest) else model
+
+
+def _has_categories(model):
+    """Whether the model has categorical or ordinal features (its input is then encoded by
+    value, not converted to float)."""
+    return not _first_tree(model)._feature_encoder().is_trivial
 
 
 def _features_mismatch(model, n_columns):
@@ -207,8 +229,10 @@ def _prepare_array(model, X):
     if X.ndim != 2:
         raise ValueError(f"Expected a 2-D dask array for X, got {X.ndim}-D with shape "
                          f"{X.shape}")
-    # The estimator's dtype rules (and messages), applied to one row of X's dtype.
-    check_X(np.zeros((1, 1), dtype=X.dtype))
+    # The estimator's dtype rules (and messages), applied to one row of X's dtype; strings
+    # and objects may hold the categories of a categorical model.
+    if not (X.dtype.kind in "OUS" and _has_categories(model)):
+        check_X(np.zeros((1, 1), dtype=X.dtype))
     n_columns = X.shape[1]
     if not np.isnan(n_columns) and n_columns != model.n_features_in_:
         raise _features_mismatch(model, n_columns)
@@ -230,9 +254,38 @@ def _prepare_dataframe(model, X):
         X = X[reordered]
     if len(X.columns) != model.n_features_in_:
         raise _features_mismatch(model, len(X.columns))
-    # The estimator's column dtype rules (and messages), on Dask's one-row stand-in.
-    check_X(X._meta_nonempty)
+    if _has_categories(model):
+        _check_categorical_meta(model, X)
+    else:
+        # The estimator's column dtype rules (and messages), on Dask's one-row stand-in.
+        check_X(X._meta_nonempty)
     return X
+
+
+def _check_categorical_meta(model, X):
+    """The estimator's encoding rules (and messages) on Dask's one-row stand-in of X, where
+    it stands for the data: object columns (any values) and ``category`` columns of unknown
+    categories become missing values, which every feature accepts."""
+    from dask.dataframe.utils import has_known_categories
+
+    meta = X._meta_nonempty
+    unknown = [name for name, dtype in meta.dtypes.items()
+               if (getattr(dtype, "name", None) == "category"
+                   and not has_known_categories(X._meta[name]))
+               or (isinstance(dtype, np.dtype) and dtype.kind == "O")]
+    if unknown:
+        meta = meta.astype(dict.fromkeys(unknown, object))
+        meta[unknown] = None
+    _first_tree(model)._validate_predict_X(meta, by_position=True)
+
+
+def _partition_columns(model):
+    """None: partitions are predicted as ``to_numpy()``; else (a model with categorical
+    features) the column names a partition is given for the model: its own, or positions."""
+    if not _has_categories(model):
+        return None
+    names = getattr(model, "feature_names_in_", None)
+    return list(range(model.n_features_in_)) if names is None else list(names)
 
 
 def _output_dtype(model, method):
@@ -265,7 +318,8 @@ def _map_dataframe(model, X, model_key, method):
         columns = pd.Index(model.classes_)
         meta = pd.DataFrame(np.empty((0, columns.shape[0])), columns=columns,
                             index=X._meta.index)
-        return X.map_partitions(_predict_partition_proba, model_key, columns, meta=meta)
+        return X.map_partitions(_predict_partition_proba, model_key, columns,
+                                _partition_columns(model), meta=meta)
     # pandas' dtype for these labels (pandas 3: "str" for strings), stated explicitly so that
     # an empty partition and a full one agree with each other and with the meta.
     labels = model.classes_ if method == "predict" and model._task == "classification" \
@@ -273,7 +327,7 @@ def _map_dataframe(model, X, model_key, method):
     series_dtype = pd.Series(labels).dtype
     meta = pd.Series(np.empty(0, dtype=dtype), index=X._meta.index, dtype=series_dtype)
     return X.map_partitions(_predict_partition, model_key, method, dtype, series_dtype,
-                            meta=meta)
+                            _partition_columns(model), meta=meta)
 
 
 # -- on the workers ----------------------------------------------------------------------------
@@ -286,16 +340,25 @@ def _predict_block(block, model, method, dtype, n_outputs):
     return getattr(model, method)(block)
 
 
-def _predict_partition(partition, model, method, dtype, series_dtype):
+def _partition_block(partition, columns):
+    """What the model predicts of a partition: its values, or for a model with categorical
+    features the DataFrame itself (the estimator encodes categories by value), its columns
+    renamed to ``columns``, since they were matched by name when the graph was built."""
+    if columns is None:
+        return partition.to_numpy()
+    return partition.set_axis(columns, axis=1)
+
+
+def _predict_partition(partition, model, method, dtype, series_dtype, columns=None):
     import pandas as pd
 
-    values = _predict_block(partition.to_numpy(), model, method, dtype, None)
+    values = _predict_block(_partition_block(partition, columns), model, method, dtype, None)
     return pd.Series(values, index=partition.index, dtype=series_dtype)
 
 
-def _predict_partition_proba(partition, model, columns):
+def _predict_partition_proba(partition, model, class_columns, columns=None):
     import pandas as pd
 
-    values = _predict_block(partition.to_numpy(), model, "predict_proba", np.float64,
-                            columns.shape[0])
-    return pd.DataFrame(values, index=partition.index, columns=columns)
+    values = _predict_block(_partition_block(partition, columns), model, "predict_proba",
+                            np.float64, class_columns.shape[0])
+    return pd.DataFrame(values, index=partition.index, columns=class_columns)

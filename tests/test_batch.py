@@ -131,3 +131,195 @@ def test_predict_accepts_an_iterator_of_chunks_and_memmaps(tmp_path, fitted):
     np.save(tmp_path / "X.npy", X)
     mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
     np.testing.assert_array_equal(classifier.predict(mapped), classifier.predict(X))
+
+
+# -- categorical features and missing values ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def categorical():
+    """A frame with a category column, an ordered one, a string column, integer categories and
+    numbers, all with missing values; a classifier and a regressor fitted on it."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n_rows = 3000
+    city = rng.choice(["paris", "rome", "oslo", "lima"], n_rows).astype(object)
+    street = rng.choice(["high", "main", "mill", "park", "station"], n_rows).astype(object)
+    size = rng.choice(["S", "M", "L"], n_rows).astype(object)
+    zone = rng.integers(1, 6, n_rows).astype(np.float64)
+    income = rng.normal(size=n_rows)
+    score = (np.isin(city, ["rome", "lima"]) + (size == "L") + (street == "mill")
+             + (zone == 3) + income + rng.normal(0, 0.3, n_rows))
+    for column in (city, street, size):
+        column[rng.random(n_rows) < 0.08] = None
+    zone[rng.random(n_rows) < 0.08] = np.nan
+    income[rng.random(n_rows) < 0.08] = np.nan
+    frame = pd.DataFrame({
+        "city": pd.Categorical(city), "street": street,
+        "size": pd.Categorical(size, categories=["S", "M", "L"], ordered=True),
+        "zone": zone, "income": income})
+    labels = np.array(["no", "yes"])[(score > 1).astype(int)]
+    classifier = jitree.DecisionTreeClassifier(
+        max_depth=10, categorical_features=["street", "zone"]).fit(frame, labels)
+    regressor = jitree.DecisionTreeRegressor(
+        max_depth=8, categorical_features=["street"]).fit(frame, score)
+    return frame, classifier, regressor
+
+
+def _as_file_frame(frame):
+    """The frame as a file holds it: categories as their values (strings, None missing)."""
+    return frame.astype({"city": object, "size": object})
+
+
+@pytest.mark.parametrize("chunk_rows", [1000, 2999, 10**6])
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+def test_categorical_csv_equals_in_memory(tmp_path, categorical, chunk_rows, method):
+    frame, classifier, _ = categorical
+    shuffled = _as_file_frame(frame).assign(extra="x")[
+        ["income", "extra", "size", "zone", "street", "city"]]
+    shuffled.to_csv(tmp_path / "X.csv", index=False)  # missing values: empty fields
+    expected = getattr(classifier, method)(frame)
+    got = predict_file(classifier, tmp_path / "X.csv", chunk_rows=chunk_rows, method=method)
+    np.testing.assert_array_equal(got, expected)
+    out = predict_file(classifier, tmp_path / "X.csv", tmp_path / "p.npy",
+                       chunk_rows=chunk_rows, method=method)
+    np.testing.assert_array_equal(np.load(out), expected)
+
+
+@pytest.mark.parametrize("as_category", [True, False])
+def test_categorical_parquet_equals_in_memory(tmp_path, categorical, as_category):
+    pytest.importorskip("pyarrow")
+    frame, classifier, regressor = categorical
+    # category columns (Parquet dictionaries) or plain strings, with nulls; other order
+    stored = frame if as_category else _as_file_frame(frame)
+    stored[["zone", "city", "size", "income", "street"]].to_parquet(
+        tmp_path / "X.parquet", row_group_size=700)
+    np.testing.assert_array_equal(
+        predict_file(classifier, tmp_path / "X.parquet", chunk_rows=1000),
+        classifier.predict(frame))
+    np.testing.assert_array_equal(
+        predict_file(classifier, tmp_path / "X.parquet", chunk_rows=512,
+                     method="predict_proba"),
+        classifier.predict_proba(frame))
+    np.testing.assert_array_equal(predict_file(regressor, tmp_path / "X.parquet"),
+                                  regressor.predict(frame))
+
+
+def test_categorical_model_after_save_and_load(tmp_path, categorical):
+    frame, classifier, _ = categorical
+    jitree.save(classifier, tmp_path / "m.jitree")
+    loaded = jitree.load(tmp_path / "m.jitree")
+    _as_file_frame(frame).to_csv(tmp_path / "X.csv", index=False)
+    np.testing.assert_array_equal(predict_file(loaded, tmp_path / "X.csv", chunk_rows=999),
+                                  classifier.predict(frame))
+
+
+def test_categorical_file_errors(tmp_path, categorical):
+    pytest.importorskip("pyarrow")
+    frame, classifier, _ = categorical
+    # a .npy file holds values, not codes: string categories cannot be in it
+    np.save(tmp_path / "X.npy", np.zeros((10, 5)))
+    with pytest.raises(ValueError, match=r"'city', 'street', 'size' have string or boolean "
+                                         r"categories.*not category codes"):
+        predict_file(classifier, tmp_path / "X.npy")
+    # a column whose type changed since fit
+    _as_file_frame(frame).assign(street=1)[list(frame.columns)].to_parquet(
+        tmp_path / "X.parquet")
+    with pytest.raises(TypeError, match="column 'street' has type int64, but the model's "
+                                        "feature holds strings"):
+        predict_file(classifier, tmp_path / "X.parquet")
+    _as_file_frame(frame).assign(income="rich").to_csv(tmp_path / "X.csv", index=False)
+    with pytest.raises(ValueError, match="column 'income' must hold numbers .* line 2 holds "
+                                         "'rich'"):
+        predict_file(classifier, tmp_path / "X.csv", chunk_rows=100)
+    (tmp_path / "short.csv").write_text("city,street,size,zone,income\nrome,main,S,1\n")
+    with pytest.raises(ValueError, match="line 2 has 4 fields, the header 5"):
+        predict_file(classifier, tmp_path / "short.csv")
+
+
+def test_numeric_categories_read_from_npy(tmp_path):
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 6, 1000), rng.normal(size=1000)])
+    y = (X[:, 0] % 2) + X[:, 1]
+    X[::9, 0] = np.nan
+    X[::7, 1] = np.nan
+    model = jitree.DecisionTreeRegressor(categorical_features=[0]).fit(X, y)
+    np.save(tmp_path / "X.npy", X)
+    np.testing.assert_array_equal(predict_file(model, tmp_path / "X.npy", chunk_rows=300),
+                                  model.predict(X))
+    # and from CSV, where the numbers are text and the missing ones empty fields
+    lines = ["a,b"] + [",".join("" if np.isnan(v) else repr(float(v)) for v in row) for row in X]
+    (tmp_path / "X.csv").write_text("\n".join(lines) + "\n")
+    np.testing.assert_array_equal(predict_file(model, tmp_path / "X.csv", chunk_rows=300),
+                                  model.predict(X))
+
+
+def test_numeric_model_missing_values_in_files(tmp_path, fitted):
+    X, classifier, _ = fitted
+    missing = X.astype(np.float64)
+    missing[::13, 1] = np.nan
+    missing[::17, 4] = np.nan
+    expected = classifier.predict(missing)
+    np.save(tmp_path / "X.npy", missing)
+    np.testing.assert_array_equal(predict_file(classifier, tmp_path / "X.npy", chunk_rows=999),
+                                  expected)
+    lines = ["a,b,c,d,e,f"] + [",".join("" if np.isnan(v) else repr(float(v)) for v in row)
+                               for row in missing]
+    (tmp_path / "X.csv").write_text("\n".join(lines) + "\n")
+    np.testing.assert_array_equal(predict_file(classifier, tmp_path / "X.csv", chunk_rows=999),
+                                  expected)
+    infinite = missing.copy()
+    infinite[40, 0] = -np.inf
+    np.save(tmp_path / "inf.npy", infinite)
+    with pytest.raises(ValueError, match="infinity"):
+        predict_file(classifier, tmp_path / "inf.npy", chunk_rows=999)
+
+
+def test_numeric_model_blocks_stay_float(tmp_path, fitted, categorical):
+    from jitree.batch import feature_value_kinds, open_rows
+
+    X, classifier, _ = fitted
+    assert feature_value_kinds(classifier) is None
+    np.save(tmp_path / "X.npy", X)
+    reader = open_rows(tmp_path / "X.npy")
+    block = next(reader.blocks(1000))
+    assert block.dtype == X.dtype and np.shares_memory(block, reader.array)  # no copy
+    del block
+    reader.close()
+    frame, categorical_model, _ = categorical
+    assert feature_value_kinds(categorical_model) == ["string", "string", "string", "number",
+                                                      "numeric"]
+    _as_file_frame(frame).to_csv(tmp_path / "C.csv", index=False)
+    reader = open_rows(tmp_path / "C.csv", ["zone", "city"], ["number", "string"])
+    block = next(reader.blocks(5))
+    assert block.dtype == object and block.shape == (5, 2)
+    assert block[:, 1].tolist() == frame["city"].iloc[:5].astype(object).where(
+        frame["city"].iloc[:5].notna(), None).tolist()
+    with pytest.raises(ValueError, match="2 columns to read, but 1 value_kinds"):
+        open_rows(tmp_path / "C.csv", ["zone", "city"], ["number"])
+    with pytest.raises(ValueError, match="value_kinds must hold"):
+        open_rows(tmp_path / "C.csv", ["zone"], ["float"])
+
+
+def test_boolean_categories_from_csv_and_parquet(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(4)
+    flag = pd.array(rng.random(500) < 0.4, dtype="boolean")
+    flag[::10] = pd.NA
+    frame = pd.DataFrame({"flag": flag, "x": rng.normal(size=500)})
+    y = np.where(frame["flag"].fillna(False).to_numpy(dtype=bool), 1.0, 0.0) + frame["x"]
+    model = jitree.DecisionTreeRegressor(max_depth=4, categorical_features=["flag"]).fit(
+        frame, y)
+    assert jitree.batch.feature_value_kinds(model) == ["bool", "numeric"]
+    expected = model.predict(frame)
+    text = frame.astype({"flag": object}).assign(
+        flag=lambda f: f["flag"].map({True: "true", False: "False"}))
+    text.to_csv(tmp_path / "X.csv", index=False)
+    np.testing.assert_array_equal(predict_file(model, tmp_path / "X.csv", chunk_rows=128),
+                                  expected)
+    frame.to_parquet(tmp_path / "X.parquet")
+    np.testing.assert_array_equal(predict_file(model, tmp_path / "X.parquet", chunk_rows=128),
+                                  expected)
+    (tmp_path / "bad.csv").write_text("flag,x\ntrue,1.0\nmaybe,2.0\n")
+    with pytest.raises(ValueError, match="'flag' must hold booleans .* line 3 holds 'maybe'"):
+        predict_file(model, tmp_path / "bad.csv")

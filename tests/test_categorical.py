@@ -432,3 +432,76 @@ def test_category_column_type_change_at_predict_is_refused():
     model = jitree.DecisionTreeClassifier().fit(frame, [0, 1, 0, 1])
     with pytest.raises(TypeError, match="color"):
         model.predict(pd.DataFrame({"color": [1.0, 2.0], "n": [1.0, 2.0]}))
+
+
+def test_users_njit_code_walks_every_node_kind():
+    """leaf_of_row_any, called from a user's own @njit function on the Tree arrays, reaches
+    the leaves apply reports (categories, ordinal levels, missing values)."""
+    from numba import njit
+
+    from jitree.kernels.predict import leaf_of_row_any
+
+    @njit
+    def leaves_of(X, arrays):
+        out = np.empty(X.shape[0], dtype=np.int64)
+        for i in range(X.shape[0]):
+            out[i] = leaf_of_row_any(X, i, *arrays)
+        return out
+
+    frame, y = mixed_frame(10, n=300)
+    for mode in ("subset", "multiway"):
+        model = jitree.DecisionTreeClassifier(categorical_split=mode, criterion="entropy",
+                                              max_depth=6).fit(frame, y)
+        X = model._feature_encoder().transform(frame)
+        np.testing.assert_array_equal(leaves_of(X, model.tree_.walk_arrays()),
+                                      model.apply(frame))
+
+
+def test_missing_against_values_split_is_printed_readably():
+    """A node that separates the missing values from all others prints as such."""
+    x = np.array([0.1, 0.2, 0.3, 0.4, np.nan, np.nan, np.nan, 0.5])
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 0])
+    model = jitree.DecisionTreeClassifier().fit(x[:, None], y)
+    text = jitree.export_text(model, feature_names=["x"])
+    assert "x is not missing" in text and "x is missing" in text
+    assert "1797" not in text
+    conditions = [str(c) for rule in jitree.rules(model) for c in rule.conditions]
+    assert {"feature_0 is missing", "feature_0 is not missing"} <= set(conditions)
+    np.testing.assert_array_equal(model.predict(np.array([[np.nan], [7.0]])), [1, 0])
+
+
+def test_object_array_with_nan_in_a_categorical_column():
+    X = np.array([["a", 1.0], [np.nan, 2.0], ["b", 3.0], ["a", np.nan]], dtype=object)
+    model = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(X, [0, 1, 1, 0])
+    assert model.predict(X).shape == (4,)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_multiway_nodes_of_two_children_deep_in_the_tree(regression):
+    """Multiway nodes where only two categories are present are partitioned like binary
+    ones; the tree still partitions the samples exactly."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    a = rng.integers(0, 5, n)
+    b = (a + rng.integers(0, 2, n)) % 3
+    c = rng.integers(0, 9, n)
+    X = np.column_stack([a, b, c]).astype(float)
+    target = a + rng.normal(size=n) + (c == 3) * 2
+    if regression:
+        model = jitree.DecisionTreeRegressor(max_depth=6, min_samples_leaf=5,
+                                             categorical_split="multiway",
+                                             categorical_features=[0, 1, 2])
+    else:
+        target = (target > 2.5).astype(int)
+        model = jitree.DecisionTreeClassifier(criterion="entropy", max_depth=6,
+                                              min_samples_leaf=5, categorical_split="multiway",
+                                              categorical_features=[0, 1, 2])
+    model.fit(X, target)
+    tree = model.tree_
+    two_children = [node for node in range(tree.node_count)
+                    if tree.split_kind[node] == SPLIT_MULTIWAY and tree.n_children(node) == 2
+                    and min(tree.n_node_samples[tree.children(node)]) >= 10]
+    assert two_children  # the case: children open to splitting, so partitioned
+    counts = np.bincount(model.apply(X), minlength=tree.node_count)
+    leaf = tree.children_left == -1
+    np.testing.assert_array_equal(counts[leaf], tree.n_node_samples[leaf])

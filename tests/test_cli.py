@@ -111,3 +111,168 @@ def test_cli_errors_are_one_line(tmp_path):
     assert wrong_column.returncode == 1 and "no column 'c'" in wrong_column.stderr
     usage = _run("fit", tmp_path / "t.csv")
     assert usage.returncode == 2
+
+
+# -- categorical features and missing values ----------------------------------------------------
+
+def _mixed_frame(n_rows=400, seed=0):
+    """A table with a string column, an ordinal string column, an integer code column, numbers
+    with missing values and a string label; missing strings as None."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["paris", "rome", "oslo", "lima", "kyiv"], n_rows).astype(object)
+    size = rng.choice(["S", "M", "L"], n_rows).astype(object)
+    zone = rng.integers(1, 5, n_rows)
+    income = rng.normal(size=n_rows).round(3)
+    score = (np.isin(city, ["rome", "lima"]) + (size == "L") + (zone == 3) + income
+             + rng.normal(0, 0.3, n_rows))
+    label = np.where(score > 1, "yes", "no")
+    city[rng.random(n_rows) < 0.1] = None
+    size[rng.random(n_rows) < 0.05] = None
+    income[rng.random(n_rows) < 0.1] = np.nan
+    return pd.DataFrame({"city": city, "income": income, "size": size, "zone": zone,
+                         "label": label})
+
+
+def test_fit_predict_categorical_csv_equals_pandas(tmp_path):
+    import numpy as np
+    import pytest
+
+    pd = pytest.importorskip("pandas")
+    import jitree
+
+    frame = _mixed_frame()
+    frame.to_csv(tmp_path / "train.csv", index=False)  # missing values: empty fields
+    assert ",," in (tmp_path / "train.csv").read_text()
+    # the prediction file: other rows, columns in another order, plus one the model ignores
+    new = _mixed_frame(300, seed=1).drop(columns="label")
+    new[["zone", "size", "income", "city"]].assign(extra="x").to_csv(tmp_path / "new.csv",
+                                                                     index=False)
+    fit = _run("fit", tmp_path / "train.csv", "--target", "label", "--ordinal", "size",
+               "-o", tmp_path / "m.jitree")
+    assert fit.returncode == 0, fit.stderr
+    assert "400 rows x 4 features (1 categorical, 1 ordinal)" in fit.stdout
+    assert fit.stderr == ""  # no warning either
+
+    # the same data fitted in Python: pandas reads the empty fields as missing values
+    train = pd.read_csv(tmp_path / "train.csv")
+    X, y = train.drop(columns="label"), train["label"]
+    model = jitree.DecisionTreeClassifier(categorical_features=["city"],
+                                          ordinal_features=["size"]).fit(X, y)
+    loaded = jitree.load(tmp_path / "m.jitree")
+    assert list(loaded.categories_[0]) == ["kyiv", "lima", "oslo", "paris", "rome"]
+    assert list(loaded.categories_[2]) == ["L", "M", "S"]  # ordinal strings: sorted order
+    assert list(loaded.tree_.feature_kind) == [2, 0, 1, 0]
+    for name, values in model.tree_.arrays().items():
+        np.testing.assert_array_equal(loaded.tree_.arrays()[name], values, err_msg=name)
+
+    expected = model.predict(pd.read_csv(tmp_path / "new.csv").drop(columns="extra"))
+    predict = _run("predict", tmp_path / "m.jitree", tmp_path / "new.csv", "-o",
+                   tmp_path / "p.npy", "--chunk-rows", "70", "-q")
+    assert predict.returncode == 0, predict.stderr
+    assert "300 rows predicted" in predict.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), expected)
+
+    # Parquet rows with nulls and a category (dictionary) column predict the same
+    pytest.importorskip("pyarrow")
+    new.assign(city=new["city"].astype("category")).to_parquet(tmp_path / "new.parquet")
+    proba = _run("predict", tmp_path / "m.jitree", tmp_path / "new.parquet", "-o",
+                 tmp_path / "proba.csv", "--proba", "-q")
+    assert proba.returncode == 0, proba.stderr
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "proba.csv", skiprows=1, delimiter=","),
+                               model.predict_proba(new), rtol=0, atol=1e-15)
+
+
+def test_fit_forced_kinds_and_multiway_split(tmp_path):
+    import numpy as np
+    import pytest
+
+    pd = pytest.importorskip("pandas")
+    import jitree
+
+    _mixed_frame().to_csv(tmp_path / "train.csv", index=False)
+    fit = _run("fit", tmp_path / "train.csv", "--target", "label", "--categorical", "zone",
+               "--ordinal", "size", "--categorical-split", "multiway", "--criterion",
+               "entropy", "--max-depth", "4", "-o", tmp_path / "m.jitree")
+    assert fit.returncode == 0, fit.stderr
+    assert "(2 categorical, 1 ordinal)" in fit.stdout
+    train = pd.read_csv(tmp_path / "train.csv")
+    X, y = train.drop(columns="label"), train["label"]
+    model = jitree.DecisionTreeClassifier(
+        categorical_features=["city", "zone"], ordinal_features=["size"],
+        categorical_split="multiway", criterion="entropy", max_depth=4).fit(X, y)
+    loaded = jitree.load(tmp_path / "m.jitree")
+    assert loaded.categorical_split == "multiway"
+    np.testing.assert_array_equal(loaded.categories_[3], [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    # its integer categories are read back as numbers from CSV and from Parquet
+    predict = _run("predict", tmp_path / "m.jitree", tmp_path / "train.csv", "-o",
+                   tmp_path / "p.npy", "-q")
+    assert predict.returncode == 0, predict.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), model.predict(X))
+
+
+def test_fit_parquet_with_nulls_and_dictionary_column(tmp_path):
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    import jitree
+
+    frame = _mixed_frame()
+    frame = frame.assign(city=frame["city"].astype("category"))  # a dictionary column
+    frame.to_parquet(tmp_path / "train.parquet")
+    fit = _run("fit", tmp_path / "train.parquet", "--target", "label", "-o",
+               tmp_path / "m.jitree")
+    assert fit.returncode == 0, fit.stderr
+    assert "(2 categorical, 0 ordinal)" in fit.stdout  # city by type, size by its strings
+    X, y = frame.drop(columns="label"), frame["label"]
+    model = jitree.DecisionTreeClassifier(categorical_features=["size"]).fit(X, y)
+    loaded = jitree.load(tmp_path / "m.jitree")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    predict = _run("predict", tmp_path / "m.jitree", tmp_path / "train.parquet", "-o",
+                   tmp_path / "p.npy", "-q")
+    assert predict.returncode == 0, predict.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), model.predict(X))
+
+
+def test_read_table_numeric_files_stay_float(tmp_path):
+    import numpy as np
+
+    from jitree.cli import _read_table
+
+    (tmp_path / "t.csv").write_text("a,b,y\n1,,0\n2.5,3,1\n,4,1\n")
+    table = _read_table(tmp_path / "t.csv", "y")
+    assert table.X.dtype == np.float64 and table.categorical == [] and table.ordinal == []
+    np.testing.assert_array_equal(table.X, [[1, np.nan], [2.5, 3], [np.nan, 4]])
+    # numbers declared categorical stay float64 too; strings make an object X with None
+    assert _read_table(tmp_path / "t.csv", "y", ["a"]).X.dtype == np.float64
+    (tmp_path / "s.csv").write_text("a,b,y\nx,,0\n,3,1\nz,4,1\n")
+    table = _read_table(tmp_path / "s.csv", "y")
+    assert table.X.dtype == object and table.categorical == [0]
+    assert table.X[:, 0].tolist() == ["x", None, "z"]
+    np.save(tmp_path / "d.npy", np.array([[1.0, 0.0, 5.0], [2.0, 1.0, 6.0]]))
+    table = _read_table(tmp_path / "d.npy", "1", ["0"], ["2"])
+    assert table.categorical == [0] and table.ordinal == [1] and table.names is None
+
+
+def test_categorical_options_help_and_errors(tmp_path):
+    help_text = _run("fit", "--help").stdout
+    assert "--categorical-split {subset,one_vs_rest,multiway}" in help_text
+    assert "sorted order" in help_text and "--ordinal COL[,COL...]" in help_text
+    (tmp_path / "t.csv").write_text("a,b,y\nx,1,0\ny,2,\n")
+    for options, message in (
+            (["--ordinal", "nope"], "--ordinal: no column 'nope'"),
+            (["--categorical", "a,b", "--ordinal", "b"], "in both --categorical and --ordinal"),
+            (["--categorical", "y"], "is the target column"),
+            ([], "the target column 'y' has 1 empty fields")):
+        result = _run("fit", tmp_path / "t.csv", "--target", "y", "-o", tmp_path / "m",
+                      *options)
+        assert result.returncode == 1, result.stdout
+        assert message in result.stderr and "Traceback" not in result.stderr
+    bad_split = _run("fit", tmp_path / "t.csv", "--target", "y", "-o", tmp_path / "m",
+                     "--categorical-split", "pairs")
+    assert bad_split.returncode == 2

@@ -416,3 +416,131 @@ def test_forest_prediction_on_dask_equals_local(client):
                                forest.predict_proba(X))
     with pytest.raises(TypeError, match="single tree"):
         jitree.dask.apply(forest, X_dask)
+
+
+# -- categorical features and missing values ----------------------------------------------------
+
+CATEGORICAL_COLUMNS = ["city", "street", "size", "zone", "income"]
+
+
+@pytest.fixture(scope="module")
+def categorical_frame():
+    """A pandas frame with category, ordered category, string and numeric columns, all with
+    missing values, and a label and a target fitted on it."""
+    rng = np.random.default_rng(11)
+    city = rng.choice(["paris", "rome", "oslo", "lima"], N_ROWS).astype(object)
+    street = rng.choice(["high", "main", "mill", "park"], N_ROWS).astype(object)
+    size = rng.choice(["S", "M", "L"], N_ROWS).astype(object)
+    zone = rng.integers(1, 6, N_ROWS).astype(np.float64)
+    income = rng.normal(size=N_ROWS)
+    score = (np.isin(city, ["rome", "lima"]) + (size == "L") + (street == "mill") + (zone == 3)
+             + income + rng.normal(0, 0.3, N_ROWS))
+    for column in (city, street, size):
+        column[rng.random(N_ROWS) < 0.08] = None
+    zone[rng.random(N_ROWS) < 0.08] = np.nan
+    income[rng.random(N_ROWS) < 0.08] = np.nan
+    frame = pd.DataFrame({
+        "city": pd.Categorical(city), "street": pd.Series(street, dtype=object),
+        "size": pd.Categorical(size, categories=["S", "M", "L"], ordered=True),
+        "zone": zone, "income": income})
+    return frame, np.array(["no", "yes"])[(score > 1).astype(int)], score
+
+
+@pytest.fixture(scope="module")
+def categorical_classifier(categorical_frame):
+    frame, labels, _ = categorical_frame
+    return jitree.DecisionTreeClassifier(max_depth=10,
+                                         categorical_features=["street", "zone"]).fit(frame,
+                                                                                      labels)
+
+
+def test_categorical_dataframe_predict_equals_local(client, categorical_frame,
+                                                    categorical_classifier):
+    frame, _, _ = categorical_frame
+    model = categorical_classifier
+    shuffled = dd.from_pandas(frame[CATEGORICAL_COLUMNS[::-1]], chunksize=ROW_CHUNK)
+    assert (shuffled.dtypes == "category").sum() == 2  # the dtypes reach the workers
+    labels = jitree.dask.predict(model, shuffled).compute()
+    np.testing.assert_array_equal(labels.to_numpy(), model.predict(frame))
+    assert labels.index.equals(frame.index)
+    proba = jitree.dask.predict_proba(model, shuffled).compute()
+    np.testing.assert_array_equal(proba.to_numpy(), model.predict_proba(frame))
+    leaves = jitree.dask.apply(model, shuffled).compute()
+    np.testing.assert_array_equal(leaves.to_numpy(), model.apply(frame))
+
+
+def test_categorical_partitions_with_their_own_categories(client, categorical_frame,
+                                                          categorical_classifier):
+    frame, _, _ = categorical_frame
+    model = categorical_classifier
+    # unknown categories: each partition's category dtype holds only the values it has,
+    # and strings instead of categories: all are matched by value, as in memory
+    as_values = frame.astype({"city": object, "size": object})
+    per_partition = dd.from_pandas(as_values, chunksize=ROW_CHUNK).astype(
+        {"city": "category", "street": "category"})
+    assert not dd.utils.has_known_categories(per_partition["city"])
+    strings = dd.from_pandas(as_values.astype({"city": "str", "size": "str"}),
+                             chunksize=ROW_CHUNK)
+    expected = model.predict(frame)
+    for X in (per_partition, strings):
+        np.testing.assert_array_equal(jitree.dask.predict(model, X).compute().to_numpy(),
+                                      expected)
+
+
+def test_categorical_forest_and_regressor_on_dask(client, categorical_frame):
+    frame, labels, target = categorical_frame
+    X = dd.from_pandas(frame, chunksize=ROW_CHUNK)
+    forest = jitree.RandomForestClassifier(n_estimators=6, max_depth=6, random_state=0,
+                                           categorical_features=["street"]).fit(frame, labels)
+    np.testing.assert_array_equal(jitree.dask.predict_proba(forest, X).compute().to_numpy(),
+                                  forest.predict_proba(frame))
+    regressor = jitree.DecisionTreeRegressor(max_depth=6, categorical_features=["street"],
+                                             categorical_split="multiway").fit(frame, target)
+    np.testing.assert_array_equal(jitree.dask.predict(regressor, X).compute().to_numpy(),
+                                  regressor.predict(frame))
+
+
+def test_missing_values_in_dask_array(client, data, classifier):
+    X = data[0].copy()
+    X[::11, 2] = np.nan
+    np.testing.assert_array_equal(jitree.dask.predict(classifier, dask_array(X)).compute(),
+                                  classifier.predict(X))
+    X[5, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        jitree.dask.predict(classifier, dask_array(X)).compute()
+
+
+def test_categorical_dtypes_checked_at_graph_time(categorical_frame, categorical_classifier):
+    frame, _, _ = categorical_frame
+    X = dd.from_pandas(frame, chunksize=ROW_CHUNK)
+    with pytest.raises(TypeError, match="column 'income' of X has dtype category, but the "
+                                        "feature was numeric at fit"):
+        jitree.dask.predict(categorical_classifier, X.assign(income=X["city"]))
+    numbers = frame.assign(city=frame["zone"].astype("category"))  # known categories
+    with pytest.raises(TypeError, match="column 'city' of X held string categories at fit, "
+                                        "but now holds number values"):
+        jitree.dask.predict(categorical_classifier,
+                            dd.from_pandas(numbers, chunksize=ROW_CHUNK))
+    with pytest.raises(TypeError, match="column 'city' of X held string categories"):
+        jitree.dask.predict(categorical_classifier, X.assign(city=X["zone"]))
+    # categories Dask does not know yet: checked by the estimator when computed
+    unknown = jitree.dask.predict(categorical_classifier,
+                                  X.assign(city=X["zone"].astype("category")))
+    with pytest.raises(TypeError, match="column 'city' of X held string categories"):
+        unknown.compute(scheduler="sync")
+
+
+def test_fit_forest_on_categorical_frame_equals_local_fit(client, categorical_frame):
+    frame, labels, _ = categorical_frame
+    params = dict(n_estimators=16, max_depth=6, random_state=3, oob_score=True,
+                  categorical_features=["street"], categorical_split="one_vs_rest")
+    local = jitree.RandomForestClassifier(**params).fit(frame, labels)
+    forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(**params), frame, labels,
+                                    client)
+    _same_forest(forest, local, frame)
+    assert forest.oob_score_ == local.oob_score_
+    assert [None if c is None else list(c) for c in forest.estimators_[0].categories_] == \
+        [None if c is None else list(c) for c in local.estimators_[0].categories_]
+    with pytest.raises(TypeError, match=r"call X\.compute\(\) first"):
+        jitree.dask.fit_forest(jitree.RandomForestClassifier(**params),
+                               dd.from_pandas(frame, chunksize=ROW_CHUNK), labels, client)

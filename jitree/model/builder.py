@@ -451,7 +451,10 @@ class TreeBuilder:
         open_child = self._splittable(child_ids)
         needed = np.zeros(k, dtype=bool)
         np.logical_or.at(needed, owner, open_child)
-        binary = needed & ~c.multiway
+        # a multiway node with two children is partitioned like a binary one (goes_left is
+        # its slot 0); child slots are written for wider nodes only
+        wide = c.multiway & (n_children > 2)
+        binary = needed & ~wide
         if binary.any():
             pack_bits(self.goes_left, self.goes_left_bits)
             # the split feature's own segment is already left | right unless categorical or
@@ -460,7 +463,7 @@ class TreeBuilder:
             partition(self.sorted_index, self.sorted_value, self.sorted_label,
                       self.goes_left_bits, start[binary], end[binary],
                       np.where(own_order, c.feature, -1)[binary])
-        multi = np.flatnonzero(needed & c.multiway)
+        multi = np.flatnonzero(needed & wide)
         if multi.shape[0]:
             counts = np.diff(c.child_offset)[multi]
             offsets = np.zeros(multi.shape[0] + 1, dtype=np.int64)

@@ -231,7 +231,8 @@ def _split_array_column(column, label, name):
         return _split_numeric(column, VALUE_NUMBER, label, name)
     if kind != "O":
         raise TypeError(f"column {label} of {name} has unsupported dtype {column.dtype}")
-    element_kinds = _element_kinds(column).astype(np.intp)
+    with np.errstate(invalid="ignore"):  # NaN entries are classified, not computed with
+        element_kinds = _element_kinds(column).astype(np.intp)
     counts = np.bincount(element_kinds, minlength=_ELEMENT_OTHER + 1)
     if counts[_ELEMENT_OTHER]:
         example = column[np.flatnonzero(element_kinds == _ELEMENT_OTHER)[0]]

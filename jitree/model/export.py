@@ -39,6 +39,8 @@ from .tree import (
 # training: threshold tests on them show their missing-value branch.
 MISSING_SEEN_ATTRIBUTE = "missing_values_in_feature_mask_"
 MISSING_MARK = " (or missing)"
+# threshold of a split of the non-missing values (left) from the missing ones (right)
+ALL_VALUES = float(np.finfo(np.float64).max)
 
 
 def _fitted_tree(model):
@@ -305,6 +307,8 @@ def _branch_texts(tree, node, names, categories, marked, number, greater="> "):
         texts = [_set_text(name, shown), _set_text(name, shown, negated=True)]
     else:
         threshold = float(tree.threshold[node])
+        if threshold >= ALL_VALUES:  # every value left, the missing ones right
+            return [f"{name} is not missing", f"{name} is missing"]
         shown = None
         if tree.feature_kind[feature] == FEATURE_ORDINAL:
             shown = _ordinal_level(threshold, labels, int(tree.n_categories[feature]))

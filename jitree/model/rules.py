@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .export import (
+    ALL_VALUES,
     MISSING_MARK,
     _category_labels,
     _class_labels,
@@ -85,6 +86,8 @@ class Condition:
                 return f"{self.name} is missing"
             shown = list(self.labels) if self.labels else [str(code) for code in self.codes]
             return _set_text(self.name, shown, negated=self.operator == "not in") + mark
+        if self.threshold >= ALL_VALUES:  # the split of the values from the missing ones
+            return f"{self.name} {'is not missing' if self.operator == '<=' else 'is missing'}"
         shown = self.labels[0] if self.labels else _format_number(self.threshold, decimals)
         return f"{self.name} {self.operator} {shown}{mark}"
 
