@@ -531,8 +531,11 @@ class TreeBuilder:
         n_leaves = 1
         while heap and n_leaves < self.params.max_leaf_nodes:
             _, _, candidate = heapq.heappop(heap)
+            new_leaves = int(candidate.child_offset[1]) - 1
+            if n_leaves + new_leaves > self.params.max_leaf_nodes:
+                continue  # a multiway split with too many children for the budget
             children = self._split(candidate)
-            n_leaves += int(candidate.child_offset[1]) - 1
+            n_leaves += new_leaves
             push(*children)
 
 
