@@ -505,3 +505,26 @@ def test_multiway_nodes_of_two_children_deep_in_the_tree(regression):
     counts = np.bincount(model.apply(X), minlength=tree.node_count)
     leaf = tree.children_left == -1
     np.testing.assert_array_equal(counts[leaf], tree.n_node_samples[leaf])
+
+
+def test_categorical_column_all_missing_at_fit_saves_and_loads(tmp_path):
+    X = np.column_stack([np.full(6, np.nan), np.arange(6.0)])
+    model = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(X, [0, 0, 0, 1, 1, 1])
+    assert len(model.categories_[0]) == 0
+    jitree.save(model, tmp_path / "m.jitree")
+    loaded = jitree.load(tmp_path / "m.jitree")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_pruning_path_alphas_are_never_negative():
+    """A split of zero gain (weighted misclassification) rounds to an effective alpha of
+    -7e-17; the path reports 0 and every path alpha is a valid ccp_alpha."""
+    X = np.array([[1.0], [3.0], [1.0]])
+    y = [1, 1, 0]
+    w = [0.7, 0.1, 0.1]
+    model = jitree.DecisionTreeClassifier(criterion="misclassification")
+    alphas = model.cost_complexity_pruning_path(X, y, sample_weight=w).ccp_alphas
+    assert (alphas >= 0).all()
+    for alpha in alphas:
+        jitree.DecisionTreeClassifier(criterion="misclassification", ccp_alpha=alpha).fit(
+            X, y, sample_weight=w)

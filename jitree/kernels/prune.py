@@ -84,7 +84,8 @@ def cost_complexity_prune(children_left, children_right, split_kind, r_node, ccp
         if children_left[node] < 0:
             is_leaf[node] = 1
         else:
-            g = (r_node[node] - r_branch[node]) / (n_leaves[node] - 1)
+            # a split of zero gain can round to a negative effective alpha: it is 0
+            g = max(0.0, (r_node[node] - r_branch[node]) / (n_leaves[node] - 1))
             heap.append((g, np.int64(node), np.int64(0)))
     heapq.heapify(heap)
     make_leaf[:] = 0
@@ -122,8 +123,9 @@ def cost_complexity_prune(children_left, children_right, split_kind, r_node, ccp
             n_leaves[ancestor] -= removed_leaves
             r_branch[ancestor] += r_increase
             version[ancestor] += 1
-            heapq.heappush(heap, ((r_node[ancestor] - r_branch[ancestor])
-                                  / (n_leaves[ancestor] - 1), ancestor, version[ancestor]))
+            heapq.heappush(heap, (max(0.0, (r_node[ancestor] - r_branch[ancestor])
+                                      / (n_leaves[ancestor] - 1)), ancestor,
+                                  version[ancestor]))
             ancestor = parent[ancestor]
         path_alpha[n_path] = g
         path_impurity[n_path] = r_branch[0]

@@ -86,7 +86,7 @@ from .._threading import resolve_n_jobs
 from .classifier import DecisionTreeClassifier
 from .export import MISSING_SEEN_ATTRIBUTE
 from .regressor import DecisionTreeRegressor
-from .tree import _ARRAYS, _FEATURE_ARRAYS, _POOLS, Tree
+from .tree import _ARRAYS, _FEATURE_ARRAYS, _POOLS, FEATURE_NUMERIC, Tree
 from .tree_check import check_tree
 from .validation import check_is_fitted
 
@@ -222,13 +222,16 @@ def _encode_categories(model, tree):
     encoded = []
     for f, values in enumerate(categories):
         n_categories = int(tree.n_categories[f])
+        # categorical and ordinal features list their categories (none when the column was
+        # all missing at fit), numeric ones have None
+        coded = int(tree.feature_kind[f]) != FEATURE_NUMERIC
         if values is None:
-            if n_categories:
-                raise ValueError(f"cannot save categories_[{f}] = None: feature {f} has "
-                                 f"{n_categories} categories")
+            if coded:
+                raise ValueError(f"cannot save categories_[{f}] = None: feature {f} is "
+                                 f"categorical or ordinal ({n_categories} categories)")
             encoded.append(None)
             continue
-        if not n_categories:
+        if not coded:
             raise ValueError(f"cannot save categories_[{f}]: it lists categories of the numeric "
                              f"feature {f}")
         if not isinstance(values, np.ndarray):
@@ -499,13 +502,14 @@ def _decode_categories(entry, tree):
     categories = []
     for f, values in enumerate(entry):
         n_categories = int(tree.n_categories[f])
+        coded = int(tree.feature_kind[f]) != FEATURE_NUMERIC
         if values is None:
-            if n_categories:
-                raise _FormatError(f"categories_[{f}] is null, but feature {f} has "
-                                   f"{n_categories} categories")
+            if coded:
+                raise _FormatError(f"categories_[{f}] is null, but feature {f} is categorical "
+                                   "or ordinal")
             categories.append(None)
             continue
-        if not n_categories:
+        if not coded:
             raise _FormatError(f"categories_[{f}] lists categories of the numeric feature {f}")
         categories.append(_decode_values(values, n_categories, f"categories_[{f}]",
                                          "category", _CATEGORY_KINDS))

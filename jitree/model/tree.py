@@ -128,8 +128,10 @@ class Tree:
 
     n_categories : int32 array, shape (n_features,)
         Number of category codes (categorical) or levels (ordinal) of each feature; 0 for a
-        numeric feature. A value that is not one of the codes ``0 .. n_categories - 1`` (NaN, a
-        negative, fractional or too large value) is treated as missing.
+        numeric feature. At a category test (subset, multiway) a value that is not one of the
+        codes ``0 .. n_categories - 1`` (NaN, a negative, fractional or too large value) is
+        treated as missing. Ordinal features are compared with their thresholds like numbers
+        (only NaN is missing there); the estimators encode an unseen level as NaN.
     feature_kind : int8 array, shape (n_features,)
         ``FEATURE_NUMERIC`` (0), ``FEATURE_ORDINAL`` (1) or ``FEATURE_CATEGORICAL`` (2).
 
