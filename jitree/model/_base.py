@@ -206,7 +206,9 @@ class BaseDecisionTree(ParamsMixin):
         self._encoder = encoder
         self.categories_ = encoder.categories_
         # which features had missing values in training (export marks where they go)
-        self.missing_values_in_feature_mask_ = _columns_with_nan(X)
+        self.missing_values_in_feature_mask_ = (
+            _columns_with_nan(X) if encoder.may_have_nan_
+            else np.zeros(X.shape[1], dtype=bool))
         return X
 
     def _feature_encoder(self):

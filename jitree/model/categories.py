@@ -465,6 +465,7 @@ class FeatureEncoder:
 
         self.feature_kind_ = feature_kind
         self.feature_names_ = column_names
+        self.may_have_nan_ = True  # known exactly only on the all-numeric path
         self.n_features_in_ = n_features
         self.categories_ = [None] * n_features
         self.value_kind_ = [None] * n_features
@@ -472,7 +473,11 @@ class FeatureEncoder:
 
         if self.is_trivial and (array is not None or all(isinstance(d, np.dtype)
                                                          for d in dtypes)):
-            return check_X(X if array is None else array, name=name, allow_nan=True)
+            report = {"nan": False}
+            checked = check_X(X if array is None else array, name=name, allow_nan=True,
+                              report=report)
+            self.may_have_nan_ = report["nan"]
+            return checked
 
         columns = []
         for j in range(n_features):

@@ -72,10 +72,11 @@ def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklev
     return None
 
 
-def check_X(X, name="X", finite=True, allow_nan=False):
+def check_X(X, name="X", finite=True, allow_nan=False, report=None):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
-    prediction kernel does it during its own pass). ``allow_nan=True`` accepts NaN (a missing
+    prediction kernel does it during its own pass). ``report``: a dict that gets ``"nan":
+    True`` when X holds a NaN (with ``allow_nan``). ``allow_nan=True`` accepts NaN (a missing
     value) but still refuses infinity."""
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(
@@ -131,6 +132,8 @@ def check_X(X, name="X", finite=True, allow_nan=False):
         if np.isinf(array).any():
             raise ValueError(f"Input {name} contains infinity or a value too large for "
                              f"{array.dtype}; only NaN is accepted as a missing value")
+        if report is not None:
+            report["nan"] = True
     return array
 
 
