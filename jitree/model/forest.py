@@ -35,8 +35,10 @@ from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
 from .validation import check_is_fitted, check_sample_weight, check_y, float_bits
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
-# tree in turn (measured on 30 trees of 50k nodes: 16k rows ~1.6x faster than 1k rows).
-FOREST_CHUNK_ROWS = 16384
+# tree in turn, so every task reloads every tree: fewer, larger tasks reload less (measured
+# on 30 trees of 50k nodes: 16k rows ~1.6x faster than 1k rows; on 100 trees, 1M rows, 2
+# threads: 128k-row tasks (capped at 4 per thread, 125k) 12% faster than 16k-row ones).
+FOREST_CHUNK_ROWS = 1 << 17
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
