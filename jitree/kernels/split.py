@@ -266,25 +266,75 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
 
 
 @pjit
-def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
-                target, sample_weight, weighted, is_regression, node_id, node_start, node_end,
-                node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
-                pair_feature, feature_categorical, categorical_mode, max_exhaustive,
-                max_subset_size, n_blocks, out_score, out_pos, out_threshold, out_missing):
-    """Best split of every (node, feature) pair, in parallel over blocks of pairs.
+def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, target,
+                         sample_weight, weighted, is_regression, node_start, node_end,
+                         node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
+                         pair_feature, categorical_mode, max_exhaustive, max_subset_size,
+                         n_blocks, out_score, out_count, out_missing):
+    """:func:`find_splits` for categorical features: each pair searched by
+    :func:`jitree.kernels.categorical.scan_categorical` in ``categorical_mode``. Writes the
+    score, the count (-1: no split; else the categories present, or a multiway split's
+    children) and where the missing values go (binary modes: ``MISSING_*``; multiway: the
+    child slot, -1 for none).
 
-    Pair ``p`` asks for node ``pair_node[p]`` (a row of the ``node_*`` arrays) on feature
-    ``pair_feature[p]``; writes its score, position (-1: none) and threshold, and where its
-    missing values go (``MISSING_LEFT``, ``MISSING_RIGHT``, ``NO_MISSING``; for a multiway
-    split the child slot, -1 for none). Features with ``feature_categorical[f]`` are searched
-    by :func:`jitree.kernels.categorical.scan_categorical` in ``categorical_mode``; their
-    "position" is the number of categories present (>= 2) when a split was found. The pairs
-    are cut into ``n_blocks`` blocks (a few per thread); each block allocates its scratch once.
+    A kernel of its own, so that fitting numeric data never compiles or loads the category
+    search (numba compiles a kernel's whole call graph).
     """
     n_stats = node_stats.shape[1]
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, n_blocks))
     no_output = np.empty(0, dtype=np.int64)
+    for block in prange(n_blocks):
+        left = np.empty(n_stats)
+        right = np.empty(n_stats)
+        missing = np.zeros(n_stats)
+        for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
+            j = pair_node[p]
+            f = pair_feature[p]
+            start = node_start[j]
+            end = node_end[j]
+            stats = node_stats[j]
+            weight = node_weight[j]
+            parent_entropy = 0.0
+            if criterion == criteria.GAIN_RATIO:
+                parent_entropy = criteria.entropy(stats, weight)
+            index_row = sorted_index[f]
+            value_row = sorted_value[f]
+            label_row = sorted_label[f] if not is_regression else sorted_label[0]
+            end_nm = non_missing_end(value_row, start, end)
+            n_missing = end - end_nm
+            missing_weight = 0.0
+            if n_missing > 0:
+                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
+                                               sample_weight, weighted, is_regression,
+                                               missing)
+            score, count, direction = scan_categorical(
+                categorical_mode, criterion, is_regression, label_row, value_row, index_row,
+                start, end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
+                min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size, missing,
+                missing_weight, n_missing, left, right, no_output, no_output)
+            out_score[p] = score
+            out_count[p] = count
+            out_missing[p] = direction
+
+
+@pjit
+def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
+                target, sample_weight, weighted, is_regression, node_id, node_start, node_end,
+                node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
+                pair_feature, n_blocks, out_score, out_pos, out_threshold, out_missing):
+    """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
+    (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
+
+    Pair ``p`` asks for node ``pair_node[p]`` (a row of the ``node_*`` arrays) on feature
+    ``pair_feature[p]``; writes its score, position (-1: none) and threshold, and where its
+    missing values go (``MISSING_LEFT``, ``MISSING_RIGHT``, or ``NO_MISSING`` when the node
+    has none). The pairs are cut into ``n_blocks`` blocks (a few per thread); each block
+    allocates its scratch once.
+    """
+    n_stats = node_stats.shape[1]
+    n_pairs = pair_node.shape[0]
+    n_blocks = max(1, min(n_pairs, n_blocks))
     for block in prange(n_blocks):
         left = np.empty(n_stats)
         right = np.empty(n_stats)
@@ -311,18 +361,6 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
                                                missing)
             threshold = 0.0
             direction = NO_MISSING
-            if feature_categorical[f]:
-                score, pos, direction = scan_categorical(
-                    categorical_mode, criterion, is_regression, label_row, value_row,
-                    index_row, start, end_nm, target, sample_weight, weighted, stats, weight,
-                    parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
-                    max_subset_size, missing, missing_weight, n_missing, left, right,
-                    no_output, no_output)
-                out_score[p] = score
-                out_pos[p] = pos
-                out_threshold[p] = 0.0
-                out_missing[p] = direction
-                continue
             if random_splitter:
                 score, pos, threshold, direction = scan_random(
                     criterion, is_regression, label_row, value_row, index_row, start, end_nm,

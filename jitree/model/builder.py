@@ -23,7 +23,12 @@ from ..kernels.grow import (
 )
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.select import select_features
-from ..kernels.split import best_pair_per_node, categorical_details, find_splits
+from ..kernels.split import (
+    best_pair_per_node,
+    categorical_details,
+    find_category_splits,
+    find_splits,
+)
 from .tree import (
     FEATURE_CATEGORICAL,
     SPLIT_MULTIWAY,
@@ -323,16 +328,39 @@ class TreeBuilder:
         missing = np.empty(n_pairs, dtype=np.int64)
         stats = self.nodes.stats[ids]
         weight = self.nodes.weight[ids]
-        for first in range(0, n_pairs, _PAIRS_PER_CALL):
-            chunk = slice(first, min(first + _PAIRS_PER_CALL, n_pairs))
-            find_splits(p.criterion, p.random_splitter, np.uint64(p.seed), self.sorted_index,
-                        self.sorted_value, self.sorted_label, self.target, self.sample_weight,
-                        self.weighted, p.is_regression, ids, start, end, stats, weight,
-                        p.min_samples_leaf, p.min_weight_leaf, pair_node[chunk],
-                        pair_feature[chunk], self.feature_categorical, p.categorical_mode,
-                        p.max_exhaustive_categories, p.max_subset_size,
-                        8 * numba.get_num_threads(), score[chunk], pos[chunk],
-                        threshold[chunk], missing[chunk])
+        n_blocks = 8 * numba.get_num_threads()
+        categorical = self.feature_categorical[pair_feature].astype(bool)
+        numeric_pairs = np.flatnonzero(~categorical) if categorical.any() else None
+        if numeric_pairs is None or numeric_pairs.shape[0]:
+            pairs = slice(None) if numeric_pairs is None else numeric_pairs
+            node_of_pair, feature_of_pair = pair_node[pairs], pair_feature[pairs]
+            n_numeric = node_of_pair.shape[0]
+            numeric = (np.empty(n_numeric), np.empty(n_numeric, dtype=np.int64),
+                       np.empty(n_numeric), np.empty(n_numeric, dtype=np.int64))
+            for first in range(0, n_numeric, _PAIRS_PER_CALL):
+                chunk = slice(first, min(first + _PAIRS_PER_CALL, n_numeric))
+                find_splits(p.criterion, p.random_splitter, np.uint64(p.seed),
+                            self.sorted_index, self.sorted_value, self.sorted_label,
+                            self.target, self.sample_weight, self.weighted, p.is_regression,
+                            ids, start, end, stats, weight, p.min_samples_leaf,
+                            p.min_weight_leaf, node_of_pair[chunk], feature_of_pair[chunk],
+                            n_blocks, *(out[chunk] for out in numeric))
+            score[pairs], pos[pairs], threshold[pairs], missing[pairs] = numeric
+        if numeric_pairs is not None:
+            # the category search is a kernel of its own: numeric fits never compile it
+            pairs = np.flatnonzero(categorical)
+            n_categorical = pairs.shape[0]
+            found = (np.empty(n_categorical), np.empty(n_categorical, dtype=np.int64),
+                     np.empty(n_categorical, dtype=np.int64))
+            find_category_splits(p.criterion, self.sorted_index, self.sorted_value,
+                                 self.sorted_label, self.target, self.sample_weight,
+                                 self.weighted, p.is_regression, start, end, stats, weight,
+                                 p.min_samples_leaf, p.min_weight_leaf, pair_node[pairs],
+                                 pair_feature[pairs], p.categorical_mode,
+                                 p.max_exhaustive_categories, p.max_subset_size, n_blocks,
+                                 *found)
+            score[pairs], pos[pairs], missing[pairs] = found
+            threshold[pairs] = 0.0
         best = np.empty(m, dtype=np.int64)
         best_pair_per_node(pair_node, score, pos, best)
         found = best >= 0
