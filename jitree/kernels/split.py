@@ -99,6 +99,27 @@ def missing_stats(label_row, index_row, first, end, target, sample_weight, weigh
 
 
 @jit
+def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label, target,
+              sample_weight, weighted, f, start, end, node_stats, node_weight, missing):
+    """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
+    entropy (gain ratio only, else 0), the feature's rows (index, value, label), the end of
+    the non-missing samples and the missing samples' weight (their statistics into
+    ``missing``)."""
+    parent_entropy = 0.0
+    if criterion == criteria.GAIN_RATIO:
+        parent_entropy = criteria.entropy(node_stats, node_weight)
+    index_row = sorted_index[f]
+    value_row = sorted_value[f]
+    label_row = sorted_label[0] if is_regression else sorted_label[f]
+    end_nm = non_missing_end(value_row, start, end)
+    missing_weight = 0.0
+    if end_nm < end:
+        missing_weight = missing_stats(label_row, index_row, end_nm, end, target, sample_weight,
+                                       weighted, is_regression, missing)
+    return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
+
+
+@jit
 def scan_classification(criterion, label_row, value_row, index_row, start, end,
                         sample_weight, weighted, node_stats, node_weight, parent_entropy,
                         min_samples_leaf, min_weight_leaf, left, right, weight_left0=0.0,
@@ -290,24 +311,15 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, ta
         missing = np.zeros(n_stats)
         for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
             j = pair_node[p]
-            f = pair_feature[p]
             start = node_start[j]
             end = node_end[j]
             stats = node_stats[j]
             weight = node_weight[j]
-            parent_entropy = 0.0
-            if criterion == criteria.GAIN_RATIO:
-                parent_entropy = criteria.entropy(stats, weight)
-            index_row = sorted_index[f]
-            value_row = sorted_value[f]
-            label_row = sorted_label[f] if not is_regression else sorted_label[0]
-            end_nm = non_missing_end(value_row, start, end)
+            parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
+                pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label,
+                          target, sample_weight, weighted, pair_feature[p], start, end, stats,
+                          weight, missing)
             n_missing = end - end_nm
-            missing_weight = 0.0
-            if n_missing > 0:
-                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
-                                               sample_weight, weighted, is_regression,
-                                               missing)
             score, count, direction = scan_categorical(
                 categorical_mode, criterion, is_regression, label_row, value_row, index_row,
                 start, end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
@@ -346,6 +358,8 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
             end = node_end[j]
             stats = node_stats[j]
             weight = node_weight[j]
+            # pair_rows inlined by hand: here, on the hot path of every fit, returning the
+            # rows from a function measured 3-4% slower (reference counts of the views)
             parent_entropy = 0.0
             if criterion == criteria.GAIN_RATIO:
                 parent_entropy = criteria.entropy(stats, weight)
@@ -425,26 +439,17 @@ def categorical_details(criterion, sorted_index, sorted_value, sorted_label, tar
     Re-runs the deterministic search of :func:`find_splits` on the winning pair only."""
     n_stats = split_stats.shape[1]
     for j in prange(split_start.shape[0]):
-        f = split_feature[j]
         start = split_start[j]
         end = split_end[j]
-        stats = split_stats[j]
-        weight = split_weight[j]
-        parent_entropy = 0.0
-        if criterion == criteria.GAIN_RATIO:
-            parent_entropy = criteria.entropy(stats, weight)
-        index_row = sorted_index[f]
-        value_row = sorted_value[f]
-        label_row = sorted_label[f] if not is_regression else sorted_label[0]
         left = np.empty(n_stats)
         right = np.empty(n_stats)
         missing = np.zeros(n_stats)
-        end_nm = non_missing_end(value_row, start, end)
+        stats = split_stats[j]
+        weight = split_weight[j]
+        parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
+            criterion, is_regression, sorted_index, sorted_value, sorted_label, target,
+            sample_weight, weighted, split_feature[j], start, end, stats, weight, missing)
         n_missing = end - end_nm
-        missing_weight = 0.0
-        if n_missing > 0:
-            missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
-                                           sample_weight, weighted, is_regression, missing)
         first = detail_offset[j]
         scan_categorical(categorical_mode, criterion, is_regression, label_row, value_row,
                          index_row, start, end_nm, target, sample_weight, weighted, stats,
