@@ -42,6 +42,13 @@ NO_MISSING = 2
 
 
 @jit
+def child_allowed(count, weight, min_samples_leaf, min_weight_leaf):
+    """Whether a child of ``count`` samples and total ``weight`` satisfies the leaf
+    constraints (and has a positive weight, which every score divides by)."""
+    return count >= min_samples_leaf and weight > 0.0 and weight >= min_weight_leaf
+
+
+@jit
 def count_runs(value_row, start, end):
     """Number of distinct codes among the (non-missing, sorted) ``value_row[start:end]``."""
     q = 0
@@ -98,9 +105,8 @@ def _two_way_score(criterion, is_regression, base_left, weight_left, n_left, nod
             count_left += n_missing
         w_right = node_weight - w_left
         count_right = n_node - count_left
-        if (count_left < min_samples_leaf or count_right < min_samples_leaf
-                or w_left <= 0.0 or w_right <= 0.0
-                or w_left < min_weight_leaf or w_right < min_weight_leaf):
+        if not (child_allowed(count_left, w_left, min_samples_leaf, min_weight_leaf)
+                and child_allowed(count_right, w_right, min_samples_leaf, min_weight_leaf)):
             continue
         for s in range(node_stats.shape[0]):
             right[s] = node_stats[s] - left[s]
@@ -135,8 +141,7 @@ def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_chil
     total = 0.0
     split_information = 0.0
     if missing_child == q:  # the missing samples' own child
-        if (n_missing < min_samples_leaf or missing_weight <= 0.0
-                or missing_weight < min_weight_leaf):
+        if not child_allowed(n_missing, missing_weight, min_samples_leaf, min_weight_leaf):
             return -np.inf
         total += criteria.child_score(criterion, missing, missing_weight)
         fraction = missing_weight / node_weight
@@ -151,7 +156,7 @@ def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_chil
                 child[s] += missing[s]
             w += missing_weight
             count += n_missing
-        if count < min_samples_leaf or w <= 0.0 or w < min_weight_leaf:
+        if not child_allowed(count, w, min_samples_leaf, min_weight_leaf):
             return -np.inf
         total += criteria.child_score(criterion, child, w)
         fraction = w / node_weight

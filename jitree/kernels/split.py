@@ -22,7 +22,13 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
-from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, scan_categorical
+from .categorical import (
+    MISSING_LEFT,
+    MISSING_RIGHT,
+    NO_MISSING,
+    child_allowed,
+    scan_categorical,
+)
 from .random import stream_key, uniform
 
 
@@ -65,9 +71,8 @@ def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node
     """Score of the split of the non-missing samples (left) from the missing ones (right);
     -inf when it breaks a leaf constraint."""
     weight_left = node_weight - missing_weight
-    if (n_node - n_missing < min_samples_leaf or n_missing < min_samples_leaf
-            or weight_left <= 0.0 or missing_weight <= 0.0
-            or weight_left < min_weight_leaf or missing_weight < min_weight_leaf):
+    if not (child_allowed(n_node - n_missing, weight_left, min_samples_leaf, min_weight_leaf)
+            and child_allowed(n_missing, missing_weight, min_samples_leaf, min_weight_leaf)):
         return -np.inf
     for s in range(node_stats.shape[0]):
         left[s] = node_stats[s] - missing[s]
@@ -269,9 +274,8 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
                 left[s] += missing[s]
             weight_left += missing_weight
         weight_right = node_weight - weight_left
-        if (n_left < min_samples_leaf or n_right < min_samples_leaf
-                or weight_left <= 0.0 or weight_right <= 0.0
-                or weight_left < min_weight_leaf or weight_right < min_weight_leaf):
+        if not (child_allowed(n_left, weight_left, min_samples_leaf, min_weight_leaf)
+                and child_allowed(n_right, weight_right, min_samples_leaf, min_weight_leaf)):
             continue
         for s in range(node_stats.shape[0]):
             right[s] = node_stats[s] - left[s]
