@@ -92,19 +92,20 @@ def fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label):
 
 
 @pjit
-def keep_samples(sorted_index, sorted_value, sorted_label, keep, out_index, out_value,
+def keep_samples(sorted_index, sorted_value, sorted_label, number, out_index, out_value,
                  out_label):
-    """Copy the sorted arrays without the samples whose ``keep`` flag is 0 (the order of the
-    others is unchanged, so the copies are sorted too). Parallel over features. Used to grow
-    each tree of a forest on its own samples from one shared presort."""
+    """Copy the sorted arrays without the samples whose ``number`` is -1, sample ``i``
+    becoming sample ``number[i]`` (the order is unchanged, so the copies are sorted too).
+    Parallel over features. Used to grow each tree of a forest on its own samples from one
+    shared presort."""
     with_labels = sorted_label.shape[1] == sorted_index.shape[1]
     for f in prange(sorted_index.shape[0]):
-        write = 0
-        for k in range(sorted_index.shape[1]):
-            i = sorted_index[f, k]
-            if keep[i]:
+        write = np.uint64(0)
+        for k in range(np.uint64(sorted_index.shape[1])):  # unsigned: no wraparound fix-ups
+            i = number[np.uint64(sorted_index[f, k])]
+            if i >= 0:
                 out_index[f, write] = i
                 out_value[f, write] = sorted_value[f, k]
                 if with_labels:
                     out_label[f, write] = sorted_label[f, k]
-                write += 1
+                write += np.uint64(1)

@@ -209,18 +209,24 @@ class Presorted:
         return cls(sorted_index, sorted_value, sorted_label, label)
 
     def subset(self, keep):
-        """A copy holding only the samples with ``keep[i]`` true (still sorted)."""
-        keep = np.ascontiguousarray(keep, dtype=np.uint8)
+        """A copy holding only the samples with ``keep[i]`` true (still sorted), renumbered
+        ``0 .. n_kept - 1`` in their order: the tree grown on it takes ``target[keep]`` and
+        ``sample_weight[keep]``. Smaller per-sample arrays keep a forest tree's random reads
+        (weights, sides) in cache."""
+        keep = np.asarray(keep, dtype=bool)
         n_features = self.sorted_index.shape[0]
         n_kept = int(np.count_nonzero(keep))
+        number = np.full(keep.shape[0], -1, dtype=np.int32)
+        number[keep] = np.arange(n_kept, dtype=np.int32)
         index = np.empty((n_features, n_kept), dtype=self.sorted_index.dtype)
         value = np.empty((n_features, n_kept), dtype=self.sorted_value.dtype)
         with_labels = self.sorted_label.shape[1] == self.sorted_index.shape[1]
         label_rows = np.empty((n_features, n_kept) if with_labels else (1, 0),
                               dtype=self.sorted_label.dtype)
-        keep_samples(self.sorted_index, self.sorted_value, self.sorted_label, keep, index,
+        keep_samples(self.sorted_index, self.sorted_value, self.sorted_label, number, index,
                      value, label_rows)
-        return Presorted(index, value, label_rows, self.label)
+        label = self.label[keep] if self.label.shape[0] else self.label
+        return Presorted(index, value, label_rows, label)
 
 
 class TreeBuilder:
@@ -234,8 +240,9 @@ class TreeBuilder:
         self.params = params
 
     def build(self, X, target, sample_weight, n_stats, n_classes, presorted=None):
-        """Grow the tree. ``presorted``: a :class:`Presorted` of X for this tree's samples
-        (it is consumed: its arrays are partitioned in place); presorted here if None."""
+        """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
+        as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
+        partitioned in place); X presorted here if None. X gives the number of features."""
         params = self.params
         n_features = X.shape[1]
         if presorted is None:
@@ -243,8 +250,8 @@ class TreeBuilder:
         self.sorted_index = presorted.sorted_index
         self.sorted_value = presorted.sorted_value
         self.sorted_label = presorted.sorted_label
-        n_samples = X.shape[0]
-        n_rows = self.sorted_index.shape[1]  # samples in this tree (all, or a forest's bag)
+        n_samples = target.shape[0]  # all of X's, or a forest tree's bag (see subset)
+        n_rows = self.sorted_index.shape[1]
         self.target = target
         self.sample_weight = sample_weight
         self.weighted = not bool(np.all(sample_weight == 1.0))

@@ -117,9 +117,10 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
                              "samples or bootstrap=False")
         tree_params = dataclasses.replace(
             params, seed=int(seed), min_weight_leaf=plan.min_weight_fraction_leaf * total)
+        bag = weight > 0
         with n_threads(1):
-            tree = TreeBuilder(tree_params).build(X, target, weight, plan.n_stats,
-                                                  plan.n_classes, presorted.subset(weight > 0))
+            tree = TreeBuilder(tree_params).build(X, target[bag], weight[bag], plan.n_stats,
+                                                  plan.n_classes, presorted.subset(bag))
         return pruning.cost_complexity(tree, plan.ccp_alpha)
 
     workers = min(resolve_n_jobs(n_jobs), len(tree_indices))
