@@ -28,8 +28,8 @@ def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regres
     flag = 1 if slot == 0 else 0
     total = 0.0
     w = 1.0
-    for k in range(first, last):
-        i = index_row[k]
+    for k in range(np.uint64(first), np.uint64(last)):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
         goes_left[i] = flag
         if write_slot:
             child_slot[i] = slot

@@ -99,13 +99,18 @@ def keep_samples(sorted_index, sorted_value, sorted_label, number, out_index, ou
     Parallel over features. Used to grow each tree of a forest on its own samples from one
     shared presort."""
     with_labels = sorted_label.shape[1] == sorted_index.shape[1]
+    n_kept = np.uint64(out_index.shape[1])
     for f in prange(sorted_index.shape[0]):
+        # branch-free (a bootstrap keeps ~63% of the samples: a branch would mispredict): every
+        # sample is written at the next free position, which only a kept one advances; the loop
+        # ends once all kept samples are written. Unsigned: no wraparound fix-ups.
         write = np.uint64(0)
-        for k in range(np.uint64(sorted_index.shape[1])):  # unsigned: no wraparound fix-ups
+        for k in range(np.uint64(sorted_index.shape[1])):
+            if write == n_kept:
+                break
             i = number[np.uint64(sorted_index[f, k])]
-            if i >= 0:
-                out_index[f, write] = i
-                out_value[f, write] = sorted_value[f, k]
-                if with_labels:
-                    out_label[f, write] = sorted_label[f, k]
-                write += np.uint64(1)
+            out_index[f, write] = i
+            out_value[f, write] = sorted_value[f, k]
+            if with_labels:
+                out_label[f, write] = sorted_label[f, k]
+            write += np.uint64(i >= 0)
