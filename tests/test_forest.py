@@ -176,3 +176,58 @@ def test_check_estimator(cls):
     }
     estimator_checks.check_estimator(cls(n_estimators=5, random_state=0),
                                      expected_failed_checks=expected)
+
+
+def test_bag_presort_is_the_presort_of_the_bag():
+    """Presorted.subset (the bag copy of one shared presort, renumbered) against presorting
+    the bag's rows directly, with the classes carried and not."""
+    from jitree.model.builder import Presorted
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 7, (300, 4)).astype(np.float64)  # many ties: order within runs
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 3, 300).astype(np.float64)
+    keep = rng.random(300) < 0.6
+    shared = Presorted.of(X, y, False, 3)
+    direct = Presorted.of(X[keep], y[keep], False, 3)
+    carried = shared.subset(keep)
+    for name in ("sorted_index", "sorted_value", "sorted_label", "label"):
+        np.testing.assert_array_equal(getattr(carried, name), getattr(direct, name), name)
+    by_sample = shared.subset(keep, carry_labels=False)
+    np.testing.assert_array_equal(by_sample.sorted_index, direct.sorted_index)
+    np.testing.assert_array_equal(by_sample.sorted_value, direct.sorted_value)
+    np.testing.assert_array_equal(by_sample.label, direct.label)
+    assert by_sample.sorted_label.shape == (1, 0)
+
+
+@pytest.mark.parametrize("params", [
+    dict(criterion="gini"),
+    dict(criterion="entropy", class_weight="balanced_subsample"),
+    dict(criterion="gain_ratio", categorical_split="multiway", min_samples_leaf=3),
+    dict(criterion="misclassification", categorical_split="one_vs_rest"),
+    dict(criterion="gini", extra=True)])
+def test_classes_read_by_sample_grow_the_same_trees(monkeypatch, params):
+    """Forest trees whose sorted arrays leave the classes out (read by sample) equal the
+    trees grown with the classes carried, with categorical features, missing values and
+    weights."""
+    import jitree.model.forest as forest_module
+
+    params = dict(params)
+    cls = jitree.ExtraTreesClassifier if params.pop("extra", False) \
+        else jitree.RandomForestClassifier
+    rng = np.random.default_rng(11)
+    X, y = make_classification_data(900, 8, 4, seed=4)
+    X = X.astype(np.float64)
+    X[:, 2] = rng.integers(0, 9, 900)
+    X[:, 5] = rng.integers(0, 30, 900)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    forests = []
+    for carry in (True, False):
+        monkeypatch.setattr(forest_module, "_carries_labels", lambda m, n, c=carry: c)
+        forests.append(cls(n_estimators=3, max_features=2, random_state=3,
+                           categorical_features=[2, 5], **params).fit(X, y))
+    for a, b in zip(*(f.estimators_ for f in forests), strict=True):
+        _same_tree(a.tree_, b.tree_)
+        for name in ("split_kind", "category_bits", "multiway_slot", "missing_left"):
+            np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    assert any(t.tree_.split_kind.max() > 0 for t in forests[0].estimators_)

@@ -12,6 +12,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
+from .categorical import label_row_of
 from .split import non_missing_end
 
 _ONE = np.uint64(1)
@@ -20,12 +21,13 @@ _LOW6 = np.uint64(63)
 
 
 @jit
-def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression, first,
+def _mark_range(index_row, label_row, label, target, sample_weight, weighted, is_regression, first,
                 last, slot, child_slot, write_slot, goes_left, child_stats, child_weight,
                 child_count, row):
     """Send samples first:last of a sorted segment to child ``slot`` (statistics into
     ``row`` of the child arrays)."""
     flag = 1 if slot == 0 else 0
+    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     total = 0.0
     w = 1.0
     for k in range(np.uint64(first), np.uint64(last)):  # unsigned: no wraparound fix-ups
@@ -39,15 +41,15 @@ def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regres
             child_stats[row, 0] += w * target[i]
             child_stats[row, 1] += w * target[i] * target[i]
         else:
-            child_stats[row, label_row[k]] += w
+            child_stats[row, label_row[k] if carried else label[i]] += w
         total += w
     child_weight[row] += total
     child_count[row] += last - first
 
 
 @pjit
-def mark_and_count(sorted_index, sorted_value, sorted_label, target, sample_weight, weighted,
-                   is_regression, split_start, split_end, split_feature, split_pos,
+def mark_and_count(sorted_index, sorted_value, sorted_label, label, target, sample_weight,
+                   weighted, is_regression, split_start, split_end, split_feature, split_pos,
                    split_categorical, split_missing_slot, detail_offset, detail_slot,
                    child_offset, child_slot, goes_left, child_stats, child_weight,
                    child_count):
@@ -67,7 +69,7 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, target, sample_weig
         f = split_feature[j]
         index_row = sorted_index[f]
         value_row = sorted_value[f]
-        label_row = sorted_label[0] if is_regression else sorted_label[f]
+        label_row = label_row_of(sorted_label, f)
         first_child = child_offset[j]
         write_slot = child_offset[j + 1] - first_child > 2
         for row in range(first_child, child_offset[j + 1]):
@@ -83,7 +85,7 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, target, sample_weig
             for k in range(start + 1, end_nm + 1):
                 if k == end_nm or value_row[k] != value_row[k - 1]:
                     slot = detail_slot[detail_offset[j] + run]
-                    _mark_range(index_row, label_row, target, sample_weight, weighted,
+                    _mark_range(index_row, label_row, label, target, sample_weight, weighted,
                                 is_regression, run_start, k, slot, child_slot, write_slot,
                                 goes_left, child_stats, child_weight, child_count,
                                 first_child + slot)
@@ -91,17 +93,17 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, target, sample_weig
                     run += 1
         else:
             pos = split_pos[j]
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        start, pos, 0, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child)
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        pos, end_nm, 1, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child + 1)
+            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
+                        is_regression, start, pos, 0, child_slot, write_slot, goes_left,
+                        child_stats, child_weight, child_count, first_child)
+            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
+                        is_regression, pos, end_nm, 1, child_slot, write_slot, goes_left,
+                        child_stats, child_weight, child_count, first_child + 1)
         if end_nm < end:
             slot = split_missing_slot[j]
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        end_nm, end, slot, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child + slot)
+            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
+                        is_regression, end_nm, end, slot, child_slot, write_slot, goes_left,
+                        child_stats, child_weight, child_count, first_child + slot)
 
 
 @jit

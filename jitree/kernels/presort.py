@@ -98,7 +98,8 @@ def keep_samples(sorted_index, sorted_value, sorted_label, number, out_index, ou
     becoming sample ``number[i]`` (the order is unchanged, so the copies are sorted too).
     Parallel over features. Used to grow each tree of a forest on its own samples from one
     shared presort."""
-    with_labels = sorted_label.shape[1] == sorted_index.shape[1]
+    with_labels = (sorted_label.shape[1] == sorted_index.shape[1]
+                   and out_label.shape[1] == out_index.shape[1])  # labels carried over
     n_kept = np.uint64(out_index.shape[1])
     for f in prange(sorted_index.shape[0]):
         # branch-free (a bootstrap keeps ~63% of the samples: a branch would mispredict): every

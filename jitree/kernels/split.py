@@ -27,6 +27,7 @@ from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
     child_allowed,
+    label_row_of,
     scan_categorical,
 )
 from .random import stream_key, uniform
@@ -99,13 +100,14 @@ def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node
 
 
 @jit
-def missing_stats(label_row, index_row, first, end, target, sample_weight, weighted,
+def missing_stats(label_row, label, index_row, first, end, target, sample_weight, weighted,
                   is_regression, out):
     """Statistics of samples first:end (the missing tail) into ``out``; returns their
     weight."""
     out[:] = 0.0
     total = 0.0
     w = 1.0
+    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     for k in range(first, end):
         i = index_row[k]
         if weighted:
@@ -113,14 +115,15 @@ def missing_stats(label_row, index_row, first, end, target, sample_weight, weigh
         if is_regression:
             out[0] += w * target[i]
         else:
-            out[label_row[k]] += w
+            out[label_row[k] if carried else label[i]] += w
         total += w
     return total
 
 
 @jit
-def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label, target,
-              sample_weight, weighted, f, start, end, node_stats, node_weight, missing):
+def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label, label,
+              target, sample_weight, weighted, f, start, end, node_stats, node_weight,
+              missing):
     """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
     entropy (gain ratio only, else 0), the feature's rows (index, value, label), the end of
     the non-missing samples and the missing samples' weight (their statistics into
@@ -130,17 +133,17 @@ def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label
         parent_entropy = criteria.entropy(node_stats, node_weight)
     index_row = sorted_index[f]
     value_row = sorted_value[f]
-    label_row = sorted_label[0] if is_regression else sorted_label[f]
+    label_row = label_row_of(sorted_label, f)
     end_nm = non_missing_end(value_row, start, end)
     missing_weight = 0.0
     if end_nm < end:
-        missing_weight = missing_stats(label_row, index_row, end_nm, end, target, sample_weight,
-                                       weighted, is_regression, missing)
+        missing_weight = missing_stats(label_row, label, index_row, end_nm, end, target,
+                                       sample_weight, weighted, is_regression, missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
 @jit
-def scan_classification(criterion, label_row, value_row, index_row, start, end,
+def scan_classification(criterion, label_row, label, value_row, index_row, start, end,
                         sample_weight, weighted, node_stats, node_weight, parent_entropy,
                         min_samples_leaf, min_weight_leaf, left, right, weight_left0=0.0,
                         n_left0=0, n_right0=0):
@@ -169,10 +172,17 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
     weight_left = weight_left0
     w = 1.0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
+    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     for k in range(np.uint64(start), stop):  # unsigned indices: no wraparound fix-ups
-        c = label_row[k]
-        if weighted:
-            w = sample_weight[np.uint64(index_row[k])]
+        if carried:
+            c = label_row[k]
+            if weighted:
+                w = sample_weight[np.uint64(index_row[k])]
+        else:
+            i = np.uint64(index_row[k])
+            c = label[i]
+            if weighted:
+                w = sample_weight[i]
         count_left = left[c]
         count_right = right[c]
         left_sq += w * (2.0 * count_left + w)
@@ -247,7 +257,7 @@ def _random_score(criterion, is_regression, left, right, weight_left, weight_rig
 
 
 @jit
-def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
+def scan_random(criterion, is_regression, label_row, label, value_row, index_row, start, end,
                 target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, left, right, key, missing, missing_weight,
                 n_missing):
@@ -269,6 +279,7 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
     weight_left = 0.0
     w = 1.0
     pos = start
+    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     while pos < end and value_row[pos] <= threshold:
         i = index_row[pos]
         if weighted:
@@ -276,7 +287,7 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
         if is_regression:
             left[0] += w * target[i]
         else:
-            left[label_row[pos]] += w
+            left[label_row[pos] if carried else label[i]] += w
         weight_left += w
         pos += 1
     best_score = -np.inf
@@ -306,7 +317,7 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
 
 
 @pjit
-def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, target,
+def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, label, target,
                          sample_weight, weighted, is_regression, node_start, node_end,
                          node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
                          pair_feature, categorical_mode, max_exhaustive, max_subset_size,
@@ -336,11 +347,12 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, ta
             weight = node_weight[j]
             parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
                 pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label,
-                          target, sample_weight, weighted, pair_feature[p], start, end, stats,
-                          weight, missing)
+                          label, target, sample_weight, weighted, pair_feature[p], start, end,
+                          stats, weight, missing)
             n_missing = end - end_nm
             score, count, direction = scan_categorical(
-                categorical_mode, criterion, is_regression, label_row, value_row, index_row,
+                categorical_mode, criterion, is_regression, label_row, label, value_row,
+                index_row,
                 start, end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size, missing,
                 missing_weight, n_missing, left, right, no_output, no_output)
@@ -351,8 +363,8 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, ta
 
 @pjit
 def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
-                target, sample_weight, weighted, is_regression, node_id, node_start, node_end,
-                node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
+                label, target, sample_weight, weighted, is_regression, node_id, node_start,
+                node_end, node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
                 pair_feature, n_blocks, out_score, out_pos, out_threshold, out_missing):
     """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
     (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
@@ -384,19 +396,20 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
                 parent_entropy = criteria.entropy(stats, weight)
             index_row = sorted_index[f]
             value_row = sorted_value[f]
-            label_row = sorted_label[f] if not is_regression else sorted_label[0]
+            label_row = label_row_of(sorted_label, f)
             end_nm = non_missing_end(value_row, start, end)
             n_missing = end - end_nm
             missing_weight = 0.0
             if n_missing > 0:
-                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
+                missing_weight = missing_stats(label_row, label, index_row, end_nm, end, target,
                                                sample_weight, weighted, is_regression,
                                                missing)
             threshold = 0.0
             direction = NO_MISSING
             if random_splitter:
                 score, pos, threshold, direction = scan_random(
-                    criterion, is_regression, label_row, value_row, index_row, start, end_nm,
+                    criterion, is_regression, label_row, label, value_row, index_row, start,
+                    end_nm,
                     target, sample_weight, weighted, stats, weight, parent_entropy,
                     min_samples_leaf, min_weight_leaf, left, right,
                     stream_key(seed, node_id[j], f), missing, missing_weight, n_missing)
@@ -418,7 +431,7 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
                         else:
                             left[:] = 0.0
                         side_score, side_pos = scan_classification(
-                            criterion, label_row, value_row, index_row, start, end_nm,
+                            criterion, label_row, label, value_row, index_row, start, end_nm,
                             sample_weight, weighted, stats, weight, parent_entropy,
                             min_samples_leaf, min_weight_leaf, left, right,
                             missing_weight if side == 1 else 0.0,
@@ -448,7 +461,7 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
 
 
 @pjit
-def categorical_details(criterion, sorted_index, sorted_value, sorted_label, target,
+def categorical_details(criterion, sorted_index, sorted_value, sorted_label, label, target,
                         sample_weight, weighted, is_regression, split_start, split_end,
                         split_stats, split_weight, split_feature, categorical_mode,
                         min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size,
@@ -466,13 +479,13 @@ def categorical_details(criterion, sorted_index, sorted_value, sorted_label, tar
         stats = split_stats[j]
         weight = split_weight[j]
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
-            criterion, is_regression, sorted_index, sorted_value, sorted_label, target,
+            criterion, is_regression, sorted_index, sorted_value, sorted_label, label, target,
             sample_weight, weighted, split_feature[j], start, end, stats, weight, missing)
         n_missing = end - end_nm
         first = detail_offset[j]
-        scan_categorical(categorical_mode, criterion, is_regression, label_row, value_row,
-                         index_row, start, end_nm, target, sample_weight, weighted, stats,
-                         weight, parent_entropy, min_samples_leaf, min_weight_leaf,
+        scan_categorical(categorical_mode, criterion, is_regression, label_row, label,
+                         value_row, index_row, start, end_nm, target, sample_weight, weighted,
+                         stats, weight, parent_entropy, min_samples_leaf, min_weight_leaf,
                          max_exhaustive, max_subset_size, missing, missing_weight, n_missing,
                          left, right, out_code[first:detail_offset[j + 1]],
                          out_slot[first:detail_offset[j + 1]])

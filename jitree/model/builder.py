@@ -208,11 +208,14 @@ class Presorted:
         presort(X, label, sorted_index, sorted_value, sorted_label)
         return cls(sorted_index, sorted_value, sorted_label, label)
 
-    def subset(self, keep):
+    def subset(self, keep, carry_labels=True):
         """A copy holding only the samples with ``keep[i]`` true (still sorted), renumbered
         ``0 .. n_kept - 1`` in their order: the tree grown on it takes ``target[keep]`` and
         ``sample_weight[keep]``. Smaller per-sample arrays keep a forest tree's random reads
-        (weights, sides) in cache."""
+        (weights, sides) in cache.
+
+        ``carry_labels=False`` leaves the sorted labels out: the kernels then read each
+        sample's class from ``label`` (see :func:`jitree.kernels.categorical.class_at`)."""
         keep = np.asarray(keep, dtype=bool)
         n_features = self.sorted_index.shape[0]
         n_kept = int(np.count_nonzero(keep))
@@ -220,7 +223,7 @@ class Presorted:
         number[keep] = np.arange(n_kept, dtype=np.int32)
         index = np.empty((n_features, n_kept), dtype=self.sorted_index.dtype)
         value = np.empty((n_features, n_kept), dtype=self.sorted_value.dtype)
-        with_labels = self.sorted_label.shape[1] == self.sorted_index.shape[1]
+        with_labels = carry_labels and self.sorted_label.shape[1] == self.sorted_index.shape[1]
         label_rows = np.empty((n_features, n_kept) if with_labels else (1, 0),
                               dtype=self.sorted_label.dtype)
         keep_samples(self.sorted_index, self.sorted_value, self.sorted_label, number, index,
@@ -250,6 +253,7 @@ class TreeBuilder:
         self.sorted_index = presorted.sorted_index
         self.sorted_value = presorted.sorted_value
         self.sorted_label = presorted.sorted_label
+        self.label = presorted.label
         n_samples = target.shape[0]  # all of X's, or a forest tree's bag (see subset)
         n_rows = self.sorted_index.shape[1]
         self.target = target
@@ -283,7 +287,7 @@ class TreeBuilder:
             self._grow_best_first(*root)
         else:
             self._grow_depth_wise(*root)
-        del self.sorted_index, self.sorted_value, self.sorted_label, self.goes_left
+        del self.sorted_index, self.sorted_value, self.sorted_label, self.label, self.goes_left
         del self.goes_left_bits, self.child_slot
         return nodes.to_tree(n_features, n_classes, params.is_regression, self.n_categories,
                              self.feature_kind)
@@ -347,7 +351,7 @@ class TreeBuilder:
             for first in range(0, n_numeric, _PAIRS_PER_CALL):
                 chunk = slice(first, min(first + _PAIRS_PER_CALL, n_numeric))
                 find_splits(p.criterion, p.random_splitter, np.uint64(p.seed),
-                            self.sorted_index, self.sorted_value, self.sorted_label,
+                            self.sorted_index, self.sorted_value, self.sorted_label, self.label,
                             self.target, self.sample_weight, self.weighted, p.is_regression,
                             ids, start, end, stats, weight, p.min_samples_leaf,
                             p.min_weight_leaf, node_of_pair[chunk], feature_of_pair[chunk],
@@ -360,8 +364,9 @@ class TreeBuilder:
             found = (np.empty(n_categorical), np.empty(n_categorical, dtype=np.int64),
                      np.empty(n_categorical, dtype=np.int64))
             find_category_splits(p.criterion, self.sorted_index, self.sorted_value,
-                                 self.sorted_label, self.target, self.sample_weight,
-                                 self.weighted, p.is_regression, start, end, stats, weight,
+                                 self.sorted_label, self.label, self.target,
+                                 self.sample_weight, self.weighted, p.is_regression, start,
+                                 end, stats, weight,
                                  p.min_samples_leaf, p.min_weight_leaf, pair_node[pairs],
                                  pair_feature[pairs], p.categorical_mode,
                                  p.max_exhaustive_categories, p.max_subset_size, n_blocks,
@@ -424,13 +429,13 @@ class TreeBuilder:
                 offsets[0] = detail_offset[chosen[0]]
                 categorical_details(
                     p.criterion, self.sorted_index, self.sorted_value, self.sorted_label,
-                    self.target, self.sample_weight, self.weighted, p.is_regression,
+                    self.label, self.target, self.sample_weight, self.weighted, p.is_regression,
                     start[chosen], end[chosen], self.nodes.stats[ids[chosen]],
                     self.nodes.weight[ids[chosen]], feature[chosen], p.categorical_mode,
                     p.min_samples_leaf, p.min_weight_leaf, p.max_exhaustive_categories,
                     p.max_subset_size, offsets - offsets[0], detail_code[offsets[0]:],
                     detail_slot[offsets[0]:])
-            mark_and_count(self.sorted_index, self.sorted_value, self.sorted_label,
+            mark_and_count(self.sorted_index, self.sorted_value, self.sorted_label, self.label,
                            self.target, self.sample_weight, self.weighted, p.is_regression,
                            start, end, feature, pos, categorical.astype(np.uint8),
                            missing_slot, detail_offset, detail_slot, child_offset,

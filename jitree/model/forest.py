@@ -92,6 +92,14 @@ def _class_weighted(weight, target, factors, n_classes):
     return weight * factors[index]
 
 
+def _carries_labels(max_features, n_features):
+    """Whether a forest tree's sorted arrays carry the classes (see
+    :meth:`~jitree.model.builder.Presorted.subset`). A tree that scans fewer than half of the
+    features it partitions at every level reads them by sample instead: a level then moves
+    8 bytes per sample and feature instead of 9, in two arrays instead of three."""
+    return 2 * max_features >= n_features
+
+
 def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     """The trees ``tree_indices`` of the forest described by ``plan``, as pruned
     :class:`~jitree.Tree` objects in that order.
@@ -104,6 +112,8 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     params = plan.grow_params
     with n_threads(n_jobs):
         presorted = Presorted.of(X, target, params.is_regression, plan.n_classes)
+
+    carry_labels = _carries_labels(params.max_features, plan.n_features)
 
     def grow(t):
         seed = plan.seeds[t]
@@ -120,7 +130,8 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         bag = weight > 0
         with n_threads(1):
             tree = TreeBuilder(tree_params).build(X, target[bag], weight[bag], plan.n_stats,
-                                                  plan.n_classes, presorted.subset(bag))
+                                                  plan.n_classes,
+                                                  presorted.subset(bag, carry_labels))
         return pruning.cost_complexity(tree, plan.ccp_alpha)
 
     workers = min(resolve_n_jobs(n_jobs), len(tree_indices))
