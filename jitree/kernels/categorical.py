@@ -42,20 +42,6 @@ NO_MISSING = 2
 
 
 @jit
-def label_row_of(sorted_label, f):
-    """Feature ``f``'s row of ``sorted_label``: its samples' classes in sorted order when the
-    labels are carried, else (regression, or classes read by sample) the empty row.
-
-    The class of the sample ``i`` at position ``k`` of a segment is then
-    ``label_row[k] if label_row.shape[0] else label[i]``, ``label`` holding every sample's
-    class. Carried labels make the scans sequential, but every partition moves them too: a
-    forest, which scans a few of the features it partitions, reads them by sample. (The test
-    is written out at each read: as a function call numba did not inline it, and marking
-    took 2.5 times as long.)"""
-    return sorted_label[f] if sorted_label.shape[1] else sorted_label[0]
-
-
-@jit
 def child_allowed(count, weight, min_samples_leaf, min_weight_leaf):
     """Whether a child of ``count`` samples and total ``weight`` satisfies the leaf
     constraints (and has a positive weight, which every score divides by)."""
@@ -73,12 +59,11 @@ def count_runs(value_row, start, end):
 
 
 @jit
-def run_statistics(label_row, label, value_row, index_row, start, end, target, sample_weight,
+def run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
                    weighted, is_regression, run_code, run_stats, run_weight, run_count):
     """Per present category (run r, increasing code): its code, statistics, weight, count."""
     r = -1
     w = 1.0
-    carried = label_row.shape[0] > 0  # see label_row_of
     for k in range(start, end):
         if k == start or value_row[k] != value_row[k - 1]:
             r += 1
@@ -93,7 +78,7 @@ def run_statistics(label_row, label, value_row, index_row, start, end, target, s
             run_stats[r, 0] += w * target[i]
             run_stats[r, 1] += w * target[i] * target[i]
         else:
-            run_stats[r, label_row[k] if carried else label[i]] += w
+            run_stats[r, label_row[k]] += w
         run_weight[r] += w
         run_count[r] += 1
 
@@ -184,8 +169,8 @@ def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_chil
 
 
 @jit
-def scan_categorical(mode, criterion, is_regression, label_row, label, value_row, index_row,
-                     start, end, target, sample_weight, weighted, node_stats, node_weight,
+def scan_categorical(mode, criterion, is_regression, label_row, value_row, index_row, start,
+                     end, target, sample_weight, weighted, node_stats, node_weight,
                      parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
                      max_subset_size, missing, missing_weight, n_missing, left, right,
                      out_code, out_slot):
@@ -208,7 +193,7 @@ def scan_categorical(mode, criterion, is_regression, label_row, label, value_row
     run_stats = np.empty((q, n_stats))
     run_weight = np.empty(q)
     run_count = np.empty(q, dtype=np.int64)
-    run_statistics(label_row, label, value_row, index_row, start, end, target, sample_weight,
+    run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
                    weighted, is_regression, run_code, run_stats, run_weight, run_count)
     n_node = end - start + n_missing
     write = out_code.shape[0] > 0

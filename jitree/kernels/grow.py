@@ -12,8 +12,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
-from .categorical import label_row_of
-from .split import non_missing_end
+from .split import classes_by_sample, gather_classes, non_missing_end
 
 _ONE = np.uint64(1)
 _SIX = np.uint64(6)
@@ -21,13 +20,12 @@ _LOW6 = np.uint64(63)
 
 
 @jit
-def _mark_range(index_row, label_row, label, target, sample_weight, weighted, is_regression, first,
+def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression, first,
                 last, slot, child_slot, write_slot, goes_left, child_stats, child_weight,
                 child_count, row):
     """Send samples first:last of a sorted segment to child ``slot`` (statistics into
     ``row`` of the child arrays)."""
     flag = 1 if slot == 0 else 0
-    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     total = 0.0
     w = 1.0
     for k in range(np.uint64(first), np.uint64(last)):  # unsigned: no wraparound fix-ups
@@ -41,18 +39,18 @@ def _mark_range(index_row, label_row, label, target, sample_weight, weighted, is
             child_stats[row, 0] += w * target[i]
             child_stats[row, 1] += w * target[i] * target[i]
         else:
-            child_stats[row, label_row[k] if carried else label[i]] += w
+            child_stats[row, label_row[k]] += w
         total += w
     child_weight[row] += total
     child_count[row] += last - first
 
 
 @pjit
-def mark_and_count(sorted_index, sorted_value, sorted_label, label, target, sample_weight,
-                   weighted, is_regression, split_start, split_end, split_feature, split_pos,
-                   split_categorical, split_missing_slot, detail_offset, detail_slot,
-                   child_offset, child_slot, goes_left, child_stats, child_weight,
-                   child_count):
+def mark_and_count(sorted_index, sorted_value, sorted_label, label, label_scratch, target,
+                   sample_weight, weighted, is_regression, split_start, split_end,
+                   split_feature, split_pos, split_categorical, split_missing_slot,
+                   detail_offset, detail_slot, child_offset, child_slot, goes_left,
+                   child_stats, child_weight, child_count):
     """For each node to split: the child of each of its samples and every child's statistics
     (class weights, or sum of w y and of w y**2), weight and count. Parallel over the nodes
     (disjoint segments).
@@ -63,21 +61,29 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, label, target, samp
     other non-missing ones to slot 1; a categorical split sends the r-th run of equal codes to
     ``detail_slot[detail_offset[j] + r]``; missing values (the NaN tail) go to
     ``split_missing_slot[j]``. Writes ``goes_left[i] = (slot == 0)`` and, for a node of more
-    than two children, ``child_slot[i]``.
+    than two children, ``child_slot[i]``. Classes: see
+    :func:`jitree.kernels.split.classes_by_sample` (``label_scratch[0]`` serves every node:
+    their segments are disjoint).
     """
+    by_sample = classes_by_sample(sorted_label, label)
+    scratch = label_scratch[0]
     for j in prange(split_start.shape[0]):
         f = split_feature[j]
         index_row = sorted_index[f]
         value_row = sorted_value[f]
-        label_row = label_row_of(sorted_label, f)
+        start = split_start[j]
+        end = split_end[j]
+        if by_sample:
+            gather_classes(label, index_row, start, end, scratch)
+            label_row = scratch
+        else:
+            label_row = sorted_label[0] if is_regression else sorted_label[f]
         first_child = child_offset[j]
         write_slot = child_offset[j + 1] - first_child > 2
         for row in range(first_child, child_offset[j + 1]):
             child_stats[row, :] = 0.0
             child_weight[row] = 0.0
             child_count[row] = 0
-        start = split_start[j]
-        end = split_end[j]
         end_nm = non_missing_end(value_row, start, end)
         if split_categorical[j]:
             run_start = start
@@ -85,7 +91,7 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, label, target, samp
             for k in range(start + 1, end_nm + 1):
                 if k == end_nm or value_row[k] != value_row[k - 1]:
                     slot = detail_slot[detail_offset[j] + run]
-                    _mark_range(index_row, label_row, label, target, sample_weight, weighted,
+                    _mark_range(index_row, label_row, target, sample_weight, weighted,
                                 is_regression, run_start, k, slot, child_slot, write_slot,
                                 goes_left, child_stats, child_weight, child_count,
                                 first_child + slot)
@@ -93,17 +99,17 @@ def mark_and_count(sorted_index, sorted_value, sorted_label, label, target, samp
                     run += 1
         else:
             pos = split_pos[j]
-            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
-                        is_regression, start, pos, 0, child_slot, write_slot, goes_left,
-                        child_stats, child_weight, child_count, first_child)
-            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
-                        is_regression, pos, end_nm, 1, child_slot, write_slot, goes_left,
-                        child_stats, child_weight, child_count, first_child + 1)
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        start, pos, 0, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child)
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        pos, end_nm, 1, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child + 1)
         if end_nm < end:
             slot = split_missing_slot[j]
-            _mark_range(index_row, label_row, label, target, sample_weight, weighted,
-                        is_regression, end_nm, end, slot, child_slot, write_slot, goes_left,
-                        child_stats, child_weight, child_count, first_child + slot)
+            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
+                        end_nm, end, slot, child_slot, write_slot, goes_left, child_stats,
+                        child_weight, child_count, first_child + slot)
 
 
 @jit

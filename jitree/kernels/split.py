@@ -27,7 +27,6 @@ from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
     child_allowed,
-    label_row_of,
     scan_categorical,
 )
 from .random import stream_key, uniform
@@ -100,14 +99,13 @@ def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node
 
 
 @jit
-def missing_stats(label_row, label, index_row, first, end, target, sample_weight, weighted,
+def missing_stats(label_row, index_row, first, end, target, sample_weight, weighted,
                   is_regression, out):
     """Statistics of samples first:end (the missing tail) into ``out``; returns their
     weight."""
     out[:] = 0.0
     total = 0.0
     w = 1.0
-    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     for k in range(first, end):
         i = index_row[k]
         if weighted:
@@ -115,35 +113,60 @@ def missing_stats(label_row, label, index_row, first, end, target, sample_weight
         if is_regression:
             out[0] += w * target[i]
         else:
-            out[label_row[k] if carried else label[i]] += w
+            out[label_row[k]] += w
         total += w
     return total
 
 
 @jit
+def classes_by_sample(sorted_label, label):
+    """Whether the classes are left out of the sorted arrays (``sorted_label`` empty) and
+    read from ``label``, every sample's class.
+
+    Carried classes (a row of ``sorted_label`` per feature) make the scans sequential, but
+    every partition moves them too: a forest tree, which scans a few of the features it
+    partitions, leaves them out. A scan of feature f at ``start:end`` then first gathers them
+    (:func:`gather_classes`) into a scratch row that stands for ``sorted_label[f]``, so the
+    scans themselves are the same. (The choice is made per kernel call, not per sample: a
+    test inside the scan loop cost single trees 10% of their split search.)"""
+    return label.shape[0] > 0 and sorted_label.shape[1] == 0
+
+
+@jit
+def gather_classes(label, index_row, start, end, scratch):
+    """scratch[k] = label[index_row[k]] for k in start:end (see :func:`classes_by_sample`)."""
+    for k in range(np.uint64(start), np.uint64(end)):  # unsigned: no wraparound fix-ups
+        scratch[k] = label[np.uint64(index_row[k])]
+
+
+@jit
 def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label, label,
-              target, sample_weight, weighted, f, start, end, node_stats, node_weight,
-              missing):
+              scratch, target, sample_weight, weighted, f, start, end, node_stats,
+              node_weight, missing):
     """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
-    entropy (gain ratio only, else 0), the feature's rows (index, value, label), the end of
-    the non-missing samples and the missing samples' weight (their statistics into
-    ``missing``)."""
+    entropy (gain ratio only, else 0), the feature's rows (index, value, label: see
+    :func:`classes_by_sample`), the end of the non-missing samples and the missing samples' weight
+    (their statistics into ``missing``)."""
     parent_entropy = 0.0
     if criterion == criteria.GAIN_RATIO:
         parent_entropy = criteria.entropy(node_stats, node_weight)
     index_row = sorted_index[f]
     value_row = sorted_value[f]
-    label_row = label_row_of(sorted_label, f)
+    if classes_by_sample(sorted_label, label):
+        gather_classes(label, index_row, start, end, scratch)
+        label_row = scratch
+    else:
+        label_row = sorted_label[0] if is_regression else sorted_label[f]
     end_nm = non_missing_end(value_row, start, end)
     missing_weight = 0.0
     if end_nm < end:
-        missing_weight = missing_stats(label_row, label, index_row, end_nm, end, target,
-                                       sample_weight, weighted, is_regression, missing)
+        missing_weight = missing_stats(label_row, index_row, end_nm, end, target, sample_weight,
+                                       weighted, is_regression, missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
 @jit
-def scan_classification(criterion, label_row, label, value_row, index_row, start, end,
+def scan_classification(criterion, label_row, value_row, index_row, start, end,
                         sample_weight, weighted, node_stats, node_weight, parent_entropy,
                         min_samples_leaf, min_weight_leaf, left, right, weight_left0=0.0,
                         n_left0=0, n_right0=0):
@@ -172,17 +195,10 @@ def scan_classification(criterion, label_row, label, value_row, index_row, start
     weight_left = weight_left0
     w = 1.0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
-    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     for k in range(np.uint64(start), stop):  # unsigned indices: no wraparound fix-ups
-        if carried:
-            c = label_row[k]
-            if weighted:
-                w = sample_weight[np.uint64(index_row[k])]
-        else:
-            i = np.uint64(index_row[k])
-            c = label[i]
-            if weighted:
-                w = sample_weight[i]
+        c = label_row[k]
+        if weighted:
+            w = sample_weight[np.uint64(index_row[k])]
         count_left = left[c]
         count_right = right[c]
         left_sq += w * (2.0 * count_left + w)
@@ -257,7 +273,7 @@ def _random_score(criterion, is_regression, left, right, weight_left, weight_rig
 
 
 @jit
-def scan_random(criterion, is_regression, label_row, label, value_row, index_row, start, end,
+def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
                 target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, left, right, key, missing, missing_weight,
                 n_missing):
@@ -279,7 +295,6 @@ def scan_random(criterion, is_regression, label_row, label, value_row, index_row
     weight_left = 0.0
     w = 1.0
     pos = start
-    carried = label_row.shape[0] > 0  # see categorical.label_row_of
     while pos < end and value_row[pos] <= threshold:
         i = index_row[pos]
         if weighted:
@@ -287,7 +302,7 @@ def scan_random(criterion, is_regression, label_row, label, value_row, index_row
         if is_regression:
             left[0] += w * target[i]
         else:
-            left[label_row[pos] if carried else label[i]] += w
+            left[label_row[pos]] += w
         weight_left += w
         pos += 1
     best_score = -np.inf
@@ -317,11 +332,12 @@ def scan_random(criterion, is_regression, label_row, label, value_row, index_row
 
 
 @pjit
-def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, label, target,
-                         sample_weight, weighted, is_regression, node_start, node_end,
-                         node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
-                         pair_feature, categorical_mode, max_exhaustive, max_subset_size,
-                         n_blocks, out_score, out_count, out_missing):
+def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, label,
+                         label_scratch, target, sample_weight, weighted, is_regression,
+                         node_start, node_end, node_stats, node_weight, min_samples_leaf,
+                         min_weight_leaf, pair_node, pair_feature, categorical_mode,
+                         max_exhaustive, max_subset_size, n_blocks, out_score, out_count,
+                         out_missing):
     """:func:`find_splits` for categorical features: each pair searched by
     :func:`jitree.kernels.categorical.scan_categorical` in ``categorical_mode``. Writes the
     score, the count (-1: no split; else the categories present, or a multiway split's
@@ -347,12 +363,11 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, la
             weight = node_weight[j]
             parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
                 pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label,
-                          label, target, sample_weight, weighted, pair_feature[p], start, end,
-                          stats, weight, missing)
+                          label, label_scratch[block], target, sample_weight, weighted,
+                          pair_feature[p], start, end, stats, weight, missing)
             n_missing = end - end_nm
             score, count, direction = scan_categorical(
-                categorical_mode, criterion, is_regression, label_row, label, value_row,
-                index_row,
+                categorical_mode, criterion, is_regression, label_row, value_row, index_row,
                 start, end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size, missing,
                 missing_weight, n_missing, left, right, no_output, no_output)
@@ -363,9 +378,10 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, la
 
 @pjit
 def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
-                label, target, sample_weight, weighted, is_regression, node_id, node_start,
-                node_end, node_stats, node_weight, min_samples_leaf, min_weight_leaf, pair_node,
-                pair_feature, n_blocks, out_score, out_pos, out_threshold, out_missing):
+                label, label_scratch, target, sample_weight, weighted, is_regression, node_id,
+                node_start, node_end, node_stats, node_weight, min_samples_leaf,
+                min_weight_leaf, pair_node, pair_feature, n_blocks, out_score, out_pos,
+                out_threshold, out_missing):
     """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
     (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
 
@@ -373,15 +389,18 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
     ``pair_feature[p]``; writes its score, position (-1: none) and threshold, and where its
     missing values go (``MISSING_LEFT``, ``MISSING_RIGHT``, or ``NO_MISSING`` when the node
     has none). The pairs are cut into ``n_blocks`` blocks (a few per thread); each block
-    allocates its scratch once.
+    allocates its scratch once and gathers classes into its row of ``label_scratch`` (at
+    least ``n_blocks`` rows; see :func:`classes_by_sample`).
     """
     n_stats = node_stats.shape[1]
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, n_blocks))
+    by_sample = classes_by_sample(sorted_label, label)
     for block in prange(n_blocks):
         left = np.empty(n_stats)
         right = np.empty(n_stats)
         missing = np.empty(n_stats)
+        scratch = label_scratch[block]
         for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
             j = pair_node[p]
             f = pair_feature[p]
@@ -396,20 +415,23 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
                 parent_entropy = criteria.entropy(stats, weight)
             index_row = sorted_index[f]
             value_row = sorted_value[f]
-            label_row = label_row_of(sorted_label, f)
+            if by_sample:
+                gather_classes(label, index_row, start, end, scratch)
+                label_row = scratch
+            else:
+                label_row = sorted_label[f] if not is_regression else sorted_label[0]
             end_nm = non_missing_end(value_row, start, end)
             n_missing = end - end_nm
             missing_weight = 0.0
             if n_missing > 0:
-                missing_weight = missing_stats(label_row, label, index_row, end_nm, end, target,
+                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
                                                sample_weight, weighted, is_regression,
                                                missing)
             threshold = 0.0
             direction = NO_MISSING
             if random_splitter:
                 score, pos, threshold, direction = scan_random(
-                    criterion, is_regression, label_row, label, value_row, index_row, start,
-                    end_nm,
+                    criterion, is_regression, label_row, value_row, index_row, start, end_nm,
                     target, sample_weight, weighted, stats, weight, parent_entropy,
                     min_samples_leaf, min_weight_leaf, left, right,
                     stream_key(seed, node_id[j], f), missing, missing_weight, n_missing)
@@ -431,7 +453,7 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
                         else:
                             left[:] = 0.0
                         side_score, side_pos = scan_classification(
-                            criterion, label_row, label, value_row, index_row, start, end_nm,
+                            criterion, label_row, value_row, index_row, start, end_nm,
                             sample_weight, weighted, stats, weight, parent_entropy,
                             min_samples_leaf, min_weight_leaf, left, right,
                             missing_weight if side == 1 else 0.0,
@@ -461,11 +483,11 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
 
 
 @pjit
-def categorical_details(criterion, sorted_index, sorted_value, sorted_label, label, target,
-                        sample_weight, weighted, is_regression, split_start, split_end,
-                        split_stats, split_weight, split_feature, categorical_mode,
-                        min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size,
-                        detail_offset, out_code, out_slot):
+def categorical_details(criterion, sorted_index, sorted_value, sorted_label, label,
+                        label_scratch, target, sample_weight, weighted, is_regression,
+                        split_start, split_end, split_stats, split_weight, split_feature,
+                        categorical_mode, min_samples_leaf, min_weight_leaf, max_exhaustive,
+                        max_subset_size, detail_offset, out_code, out_slot):
     """For each chosen categorical split j: the code and child slot of every category present
     at the node, written at ``detail_offset[j]`` (room for min(n_categories, n_node) entries).
     Re-runs the deterministic search of :func:`find_splits` on the winning pair only."""
@@ -479,13 +501,14 @@ def categorical_details(criterion, sorted_index, sorted_value, sorted_label, lab
         stats = split_stats[j]
         weight = split_weight[j]
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
-            criterion, is_regression, sorted_index, sorted_value, sorted_label, label, target,
-            sample_weight, weighted, split_feature[j], start, end, stats, weight, missing)
+            criterion, is_regression, sorted_index, sorted_value, sorted_label, label,
+            label_scratch[0], target, sample_weight, weighted, split_feature[j], start, end,
+            stats, weight, missing)
         n_missing = end - end_nm
         first = detail_offset[j]
-        scan_categorical(categorical_mode, criterion, is_regression, label_row, label,
-                         value_row, index_row, start, end_nm, target, sample_weight, weighted,
-                         stats, weight, parent_entropy, min_samples_leaf, min_weight_leaf,
+        scan_categorical(categorical_mode, criterion, is_regression, label_row, value_row,
+                         index_row, start, end_nm, target, sample_weight, weighted, stats,
+                         weight, parent_entropy, min_samples_leaf, min_weight_leaf,
                          max_exhaustive, max_subset_size, missing, missing_weight, n_missing,
                          left, right, out_code[first:detail_offset[j + 1]],
                          out_slot[first:detail_offset[j + 1]])

@@ -254,6 +254,13 @@ class TreeBuilder:
         self.sorted_value = presorted.sorted_value
         self.sorted_label = presorted.sorted_label
         self.label = presorted.label
+        # classes left out of the sorted arrays are gathered per scan (see
+        # kernels.split.label_row_of): one row per block of find_splits
+        self.n_blocks = 8 * numba.get_num_threads()
+        by_sample = self.label.shape[0] and not self.sorted_label.shape[1]
+        self.label_scratch = np.empty(
+            (self.n_blocks, self.sorted_index.shape[1] if by_sample else 0),
+            dtype=self.sorted_label.dtype)
         n_samples = target.shape[0]  # all of X's, or a forest tree's bag (see subset)
         n_rows = self.sorted_index.shape[1]
         self.target = target
@@ -287,8 +294,8 @@ class TreeBuilder:
             self._grow_best_first(*root)
         else:
             self._grow_depth_wise(*root)
-        del self.sorted_index, self.sorted_value, self.sorted_label, self.label, self.goes_left
-        del self.goes_left_bits, self.child_slot
+        del self.sorted_index, self.sorted_value, self.sorted_label, self.label
+        del self.label_scratch, self.goes_left, self.goes_left_bits, self.child_slot
         return nodes.to_tree(n_features, n_classes, params.is_regression, self.n_categories,
                              self.feature_kind)
 
@@ -339,7 +346,7 @@ class TreeBuilder:
         missing = np.empty(n_pairs, dtype=np.int64)
         stats = self.nodes.stats[ids]
         weight = self.nodes.weight[ids]
-        n_blocks = 8 * numba.get_num_threads()
+        n_blocks = self.n_blocks
         categorical = self.feature_categorical[pair_feature].astype(bool)
         numeric_pairs = np.flatnonzero(~categorical) if categorical.any() else None
         if numeric_pairs is None or numeric_pairs.shape[0]:
@@ -352,10 +359,11 @@ class TreeBuilder:
                 chunk = slice(first, min(first + _PAIRS_PER_CALL, n_numeric))
                 find_splits(p.criterion, p.random_splitter, np.uint64(p.seed),
                             self.sorted_index, self.sorted_value, self.sorted_label, self.label,
-                            self.target, self.sample_weight, self.weighted, p.is_regression,
-                            ids, start, end, stats, weight, p.min_samples_leaf,
-                            p.min_weight_leaf, node_of_pair[chunk], feature_of_pair[chunk],
-                            n_blocks, *(out[chunk] for out in numeric))
+                            self.label_scratch, self.target, self.sample_weight,
+                            self.weighted, p.is_regression, ids, start, end, stats, weight,
+                            p.min_samples_leaf, p.min_weight_leaf, node_of_pair[chunk],
+                            feature_of_pair[chunk], n_blocks,
+                            *(out[chunk] for out in numeric))
             score[pairs], pos[pairs], threshold[pairs], missing[pairs] = numeric
         if numeric_pairs is not None:
             # the category search is a kernel of its own: numeric fits never compile it
@@ -364,11 +372,10 @@ class TreeBuilder:
             found = (np.empty(n_categorical), np.empty(n_categorical, dtype=np.int64),
                      np.empty(n_categorical, dtype=np.int64))
             find_category_splits(p.criterion, self.sorted_index, self.sorted_value,
-                                 self.sorted_label, self.label, self.target,
+                                 self.sorted_label, self.label, self.label_scratch, self.target,
                                  self.sample_weight, self.weighted, p.is_regression, start,
-                                 end, stats, weight,
-                                 p.min_samples_leaf, p.min_weight_leaf, pair_node[pairs],
-                                 pair_feature[pairs], p.categorical_mode,
+                                 end, stats, weight, p.min_samples_leaf, p.min_weight_leaf,
+                                 pair_node[pairs], pair_feature[pairs], p.categorical_mode,
                                  p.max_exhaustive_categories, p.max_subset_size, n_blocks,
                                  *found)
             score[pairs], pos[pairs], missing[pairs] = found
@@ -429,15 +436,17 @@ class TreeBuilder:
                 offsets[0] = detail_offset[chosen[0]]
                 categorical_details(
                     p.criterion, self.sorted_index, self.sorted_value, self.sorted_label,
-                    self.label, self.target, self.sample_weight, self.weighted, p.is_regression,
-                    start[chosen], end[chosen], self.nodes.stats[ids[chosen]],
+                    self.label, self.label_scratch, self.target, self.sample_weight,
+                    self.weighted, p.is_regression, start[chosen], end[chosen],
+                    self.nodes.stats[ids[chosen]],
                     self.nodes.weight[ids[chosen]], feature[chosen], p.categorical_mode,
                     p.min_samples_leaf, p.min_weight_leaf, p.max_exhaustive_categories,
                     p.max_subset_size, offsets - offsets[0], detail_code[offsets[0]:],
                     detail_slot[offsets[0]:])
             mark_and_count(self.sorted_index, self.sorted_value, self.sorted_label, self.label,
-                           self.target, self.sample_weight, self.weighted, p.is_regression,
-                           start, end, feature, pos, categorical.astype(np.uint8),
+                           self.label_scratch, self.target, self.sample_weight,
+                           self.weighted, p.is_regression, start, end, feature, pos,
+                           categorical.astype(np.uint8),
                            missing_slot, detail_offset, detail_slot, child_offset,
                            self.child_slot, self.goes_left, child_stats, child_weight,
                            child_count)
