@@ -249,13 +249,18 @@ class Tree:
     def depth(self):
         """Depth of every node (root 0)."""
         def compute():
-            depth = np.zeros(self.node_count, dtype=np.int64)
-            parent, child = self.parent_child_pairs()
-            # children are numbered after their parents: one pass in node order
-            order = np.argsort(child, kind="stable")
-            for p, c in zip(parent[order].tolist(), child[order].tolist(), strict=True):
-                depth[c] = depth[p] + 1
-            return depth
+            # pointer jumping: up[v] is an ancestor of v, depth(v) - depth(up[v]) = gap[v];
+            # each round jumps twice as far, so log2(max_depth) rounds of whole-array steps
+            up = self.parents()
+            root = up < 0
+            gap = np.where(root, 0, 1)
+            up[root] = np.flatnonzero(root)
+            while True:
+                further = up[up]
+                if np.array_equal(further, up):
+                    return gap
+                gap = gap + gap[up]
+                up = further
         return self.cached("depth", compute).copy()
 
     @property
