@@ -50,10 +50,13 @@ def category_code(x, n_categories):
     return -1
 
 
-@jit
+@jit(inline="always")
 def child_of(x, node, feature, threshold, children_left, children_right, split_kind,
              missing_left, category_offset, category_bits, multiway_slot, n_categories):
-    """The child of internal ``node`` that value ``x`` (of the node's feature) goes to."""
+    """The child of internal ``node`` that value ``x`` (of the node's feature) goes to.
+
+    Inlined by numba itself: as a call, passing its ten arrays cost more than the walk (a
+    forest with missing values predicted 2.5 times slower)."""
     kind = split_kind[node]
     left = children_left[node]
     if kind == SPLIT_THRESHOLD:
