@@ -5,7 +5,9 @@
   chunk however large the file is.
 - Parquet input (needs pyarrow) is read batch by batch; CSV input (with a header line, one
   row per line) a block of lines at a time.
-- Predictions are appended to a ``.npy`` (or ``.csv``) file as they are made.
+- Predictions are appended to a ``.npy`` (or ``.csv``) file as they are made, by a thread of
+  their own: a chunk is written while the next one is predicted (opening an existing output,
+  which truncates it, happens there too). At most one chunk of predictions waits to be written.
 
 Columns: when the model was fitted with feature names (a DataFrame), Parquet and CSV columns
 are matched by name; ``.npy`` columns (and files without names) are taken in order.
@@ -28,6 +30,7 @@ import csv
 import itertools
 import mmap
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -443,20 +446,51 @@ def open_rows(path, names=None, value_kinds=None):
 
 # -- writers -----------------------------------------------------------------------------------
 class _NpyWriter:
-    def __init__(self, path, n_rows, row_shape, dtype):
+    @staticmethod
+    def check(dtype):
         if dtype.hasobject:
             raise ValueError("predictions of dtype object cannot be stored in .npy without "
                              "pickle; fit the model with string or numeric labels")
+
+    def __init__(self, path, n_rows, row_shape, dtype):
+        self.check(dtype)
         self.file = open(path, "wb")  # noqa: SIM115 - closed by close()
         header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
                   "shape": (n_rows,) + row_shape}
         np.lib.format.write_array_header_2_0(self.file, header)
 
     def write(self, block):
-        self.file.write(np.ascontiguousarray(block).tobytes())
+        self.file.write(memoryview(np.ascontiguousarray(block)).cast("B"))
 
     def close(self):
         self.file.close()
+
+
+class _BackgroundWriter:
+    """A writer (made by ``open_writer()``) driven from one thread of its own: ``write``
+    returns once the previous block is written (so at most one waits, and its error is raised
+    here) and the given one is queued."""
+
+    def __init__(self, open_writer):
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="jitree-writer")
+        self.writer = None
+        self.pending = self.pool.submit(self._open, open_writer)
+
+    def _open(self, open_writer):
+        self.writer = open_writer()
+
+    def write(self, block):
+        self.pending.result()
+        self.pending = self.pool.submit(self.writer.write, block)
+
+    def close(self):
+        """Wait for the last block, then close the file (also after an error)."""
+        try:
+            self.pending.result()
+        finally:
+            self.pool.shutdown()
+            if self.writer is not None:
+                self.writer.close()
 
 
 class _CsvWriter:
@@ -513,9 +547,11 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
         else:
             out = os.fspath(out)
             if out.lower().endswith(".csv"):
-                writer = _CsvWriter(out, header)
+                writer = _BackgroundWriter(lambda: _CsvWriter(out, header))
             else:
-                writer = _NpyWriter(out, reader.n_rows, row_shape, dtype)
+                _NpyWriter.check(dtype)  # before any work, not at the first write
+                writer = _BackgroundWriter(
+                    lambda: _NpyWriter(out, reader.n_rows, row_shape, dtype))
         done = 0
         for block in reader.blocks(int(chunk_rows)):
             predictions = _predict_block(model, block, method)

@@ -323,3 +323,32 @@ def test_boolean_categories_from_csv_and_parquet(tmp_path):
     (tmp_path / "bad.csv").write_text("flag,x\ntrue,1.0\nmaybe,2.0\n")
     with pytest.raises(ValueError, match="'flag' must hold booleans .* line 3 holds 'maybe'"):
         predict_file(model, tmp_path / "bad.csv")
+
+
+def test_background_writer_overwrites_and_raises_its_errors(tmp_path, fitted, monkeypatch):
+    """Predictions are written on a thread of their own: an existing output is replaced, and
+    an error of the writer (opening or writing) is raised by predict_file."""
+    import threading
+
+    import jitree.batch as batch
+
+    X, classifier, _ = fitted
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "p.npy", np.zeros(10 * X.shape[0]))  # a larger file to overwrite
+    out = predict_file(classifier, tmp_path / "X.npy", tmp_path / "p.npy", chunk_rows=700)
+    np.testing.assert_array_equal(np.load(out), classifier.predict(X))
+    with pytest.raises(FileNotFoundError):
+        predict_file(classifier, tmp_path / "X.npy", tmp_path / "no_such_folder" / "p.npy")
+    calls = []
+
+    def failing_write(self, block):
+        calls.append(block.shape[0])
+        if len(calls) == 3:
+            raise OSError("disk full")
+        self.file.write(memoryview(np.ascontiguousarray(block)).cast("B"))
+
+    monkeypatch.setattr(batch._NpyWriter, "write", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        predict_file(classifier, tmp_path / "X.npy", tmp_path / "q.csv.npy", chunk_rows=700)
+    assert len(calls) == 3  # nothing written after the failure
+    assert not any(t.name.startswith("jitree-writer") for t in threading.enumerate())
