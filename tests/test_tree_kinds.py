@@ -247,6 +247,38 @@ def test_apply_matches_naive_walk_on_random_trees(seed, n_splits):
                                   naive_leaves(tree, X.astype(np.float32)))
 
 
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
+    """Trees of threshold tests predict rows with NaN on the flat layout (chunks with and
+    without NaN, blocks and the tail rows) as the Tree docstring's walk does; an infinity
+    is refused."""
+    from jitree.datasets import make_classification_data
+
+    rng = np.random.default_rng(0)
+    X, y = make_classification_data(3000, 5, 3, seed=1)
+    X = X.astype(np.float64)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    tree = jitree.DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y).tree_
+    internal = tree.children_left >= 0
+    assert tree.is_binary_threshold
+    assert set(tree.missing_left[internal].tolist()) == {0, 1}  # NaN sent both ways
+    rows = rng.normal(size=(5003, 5)).astype(dtype)  # chunks of 2048 rows, a 3-row tail
+    rows[:2048][rng.random((2048, 5)) < 0.3] = np.nan  # the second chunk has no NaN
+    rows[5001, 2] = np.nan  # in the tail
+    np.testing.assert_array_equal(tree.apply(rows), naive_leaves(tree, rows))
+    forest = jitree.RandomForestClassifier(n_estimators=4, max_depth=6, random_state=0,
+                                           n_jobs=2).fit(X, y)
+    expected = np.mean([t.tree_.probability_table()[naive_leaves(t.tree_, rows)]
+                        for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(rows), expected, rtol=1e-12)
+    rows[3000, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        tree.apply(rows)
+    with pytest.raises(ValueError, match="infinity"):
+        forest.predict_proba(rows)
+
+
 # -- exports ----------------------------------------------------------------------------------
 WEATHER_TEXT = """\
 |--- outlook = sunny

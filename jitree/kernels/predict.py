@@ -9,7 +9,8 @@ Two layouts of the same tree:
   infinite threshold, and thresholds have X's dtype (for float32 X a float64 midpoint is
   rounded down to the float32 below it, which compares identically on float32 values). The
   child is then ``left[node] + (x > threshold[node])``: no branch to mispredict, and a block
-  of rows is walked together so that their memory loads overlap.
+  of rows is walked together so that their memory loads overlap. Rows with a missing value
+  take the same layout, with one more per-node flag for the side NaN goes to.
 """
 
 import numpy as np
@@ -173,9 +174,45 @@ def _walk_row(X, i, feature, threshold, left, root):
     return node
 
 
+# The same two walks for rows that may hold a missing value: NaN compares false, so it goes
+# left unless ``missing_right[node]`` (0 at leaves). Kept apart from the walks above, which
+# run for every NaN-free chunk: there one more load and test per node would cost every user.
+@jit
+def _walk_block_missing(X, first, feature, threshold, left, missing_right, max_depth, nodes,
+                        root):
+    for r in range(BLOCK_ROWS):
+        nodes[r] = root
+    depth = 0
+    while depth < max_depth:
+        for _ in range(CHECK_EVERY):
+            for r in range(BLOCK_ROWS):
+                node = nodes[r]
+                x = X[np.uint64(first + r), np.uint64(feature[node])]
+                right = (x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
+                nodes[r] = np.uint64(left[node]) + np.uint64(right)
+        depth += CHECK_EVERY
+        done = True
+        for r in range(BLOCK_ROWS):
+            if np.uint64(left[nodes[r]]) != nodes[r]:
+                done = False
+        if done:
+            break
+
+
+@jit
+def _walk_row_missing(X, i, feature, threshold, left, missing_right, root):
+    row = X[np.uint64(i)]
+    node = np.uint64(root)
+    while np.uint64(left[node]) != node:
+        x = row[np.uint64(feature[node])]
+        right = (x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
+        node = np.uint64(left[node]) + np.uint64(right)
+    return node
+
+
 @pjit
-def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, tree_root, tree_depth,
-                 table, chunk_rows, out):
+def predict_flat(X, X_bits, magnitude_mask, infinity, feature, threshold, left, missing_right,
+                 tree_root, tree_depth, table, chunk_rows, out):
     """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
     chunks of ``chunk_rows`` rows: one tree (``tree_root = [0]``) or a forest.
 
@@ -185,25 +222,35 @@ def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, tree_root, 
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
     rows fit together.
 
-    Returns whether X holds a NaN or an infinity (see
-    :func:`jitree.kernels.checks.nonfinite_rows`). The check rides along with the walk, which
-    loads each row anyway, instead of costing the caller another pass over X (twice the reads
-    for a memory-mapped file); the caller discards ``out`` and raises when true.
+    Missing values: each chunk is first scanned for a NaN or infinity (``X_bits``: X viewed as
+    unsigned ints; a value is not finite when its exponent bits, those of ``infinity``, are
+    all set, infinite when ``bits & magnitude_mask == infinity``). A chunk that holds one
+    walks with :func:`_walk_block_missing`, NaN going to the side ``missing_right`` gives;
+    the others keep the plain walk. The scan rides along with the walk, which loads each row
+    anyway, instead of costing the caller another pass over X (twice the reads for a
+    memory-mapped file). Returns whether X holds an infinity (the caller discards ``out``
+    and raises).
     """
     n_rows = X.shape[0]
     width = table.shape[1]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
-    nonfinite = np.zeros(n_chunks, dtype=np.uint8)
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
         first = chunk * chunk_rows
         last = min(n_rows, first + chunk_rows)
-        nonfinite[chunk] = nonfinite_rows(X_bits, first, last, exponent_mask)
+        missing = nonfinite_rows(X_bits, first, last, infinity)
+        if missing:
+            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             i = first
             while i + BLOCK_ROWS <= last:
-                _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
+                if missing:
+                    _walk_block_missing(X, i, feature, threshold, left, missing_right,
+                                        tree_depth[t], nodes, root)
+                else:
+                    _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
                 for r in range(BLOCK_ROWS):
                     for k in range(width):
                         if t == 0:  # the first tree sets, the others add
@@ -212,11 +259,15 @@ def predict_flat(X, X_bits, exponent_mask, feature, threshold, left, tree_root, 
                             out[i + r, k] += table[nodes[r], k]
                 i += BLOCK_ROWS
             while i < last:
-                leaf = _walk_row(X, i, feature, threshold, left, root)
+                if missing:
+                    leaf = _walk_row_missing(X, i, feature, threshold, left, missing_right,
+                                             root)
+                else:
+                    leaf = _walk_row(X, i, feature, threshold, left, root)
                 for k in range(width):
                     if t == 0:
                         out[i, k] = table[leaf, k]
                     else:
                         out[i, k] += table[leaf, k]
                 i += 1
-    return nonfinite.any()
+    return infinite.any()

@@ -32,7 +32,7 @@ from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor
 from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
-from .validation import check_is_fitted, check_sample_weight, check_y, float_bits
+from .validation import check_is_fitted, check_sample_weight, check_y
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
 # tree in turn, so every task reloads every tree: fewer, larger tasks reload less (measured
@@ -249,10 +249,12 @@ class BaseForest(ParamsMixin):
         dtype = np.dtype(dtype)
         if dtype not in self._layouts:
             features, thresholds, lefts, roots, depths, tables = [], [], [], [], [], []
+            missing_right = []
             offset = 0
             for model in self.estimators_:
                 tree = model.tree_
                 feature, threshold, left, max_depth, node_of_flat = tree.flat(dtype)
+                missing_right.append(tree.flat_missing_right())
                 features.append(feature)
                 thresholds.append(threshold)
                 lefts.append(left + offset)
@@ -262,13 +264,14 @@ class BaseForest(ParamsMixin):
                 offset += feature.shape[0]
             self._layouts[dtype] = (
                 np.concatenate(features), np.concatenate(thresholds),
-                np.concatenate(lefts).astype(np.int32), np.array(roots, dtype=np.int64),
+                np.concatenate(lefts).astype(np.int32), np.concatenate(missing_right),
+                np.array(roots, dtype=np.int64),
                 np.array(depths, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts[dtype]
 
     def _node_layout(self):
-        """The trees' own arrays concatenated, for :func:`predict_nodes` (trees with
-        categorical tests, or X with missing values)."""
+        """The trees' own arrays concatenated, for :func:`predict_nodes` (forests with
+        categorical tests)."""
         if "nodes" not in self._layouts:
             parts = {name: [] for name in ("feature", "threshold", "children_left",
                                            "children_right", "split_kind", "missing_left",
@@ -311,14 +314,14 @@ class BaseForest(ParamsMixin):
         with n_threads(self.n_jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
-            done = False
             if threshold_trees:
-                feature, threshold, left, roots, depths, table = self._layout(X.dtype)
+                feature, threshold, left, missing_right, roots, depths, table = \
+                    self._layout(X.dtype)
                 out = np.empty((X.shape[0], table.shape[1]))
-                # a missing value sends the whole call to the general walk below
-                done = not _predict.predict_flat(X, *float_bits(X), feature, threshold, left,
-                                                 roots, depths, table, chunk_rows, out)
-            if not done:
+                if _predict.predict_flat(X, *infinity_bits(X), feature, threshold, left,
+                                         missing_right, roots, depths, table, chunk_rows, out):
+                    raise_infinite(X, "X")
+            else:
                 walk, roots, table = self._node_layout()
                 out = np.empty((X.shape[0], table.shape[1]))
                 if _predict.predict_nodes(X, *infinity_bits(X), *walk, roots, table,

@@ -3,7 +3,6 @@
 import numpy as np
 
 from ..kernels import predict as _predict
-from .validation import float_bits
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = -2
@@ -48,7 +47,8 @@ def raise_infinite(X, name):
 
 def infinity_bits(X):
     """(X viewed as unsigned ints, mask of all but the sign bit, bits of +inf) for
-    :func:`jitree.kernels.predict.predict_nodes`."""
+    :func:`jitree.kernels.predict.predict_flat` and
+    :func:`~jitree.kernels.predict.predict_nodes`."""
     if X.dtype == np.float32:
         return X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
     return (X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
@@ -349,6 +349,15 @@ class Tree:
             threshold = rounded
         return (feature, threshold, left.astype(np.int32), self.max_depth, node_of_flat)
 
+    def flat_missing_right(self):
+        """Per flat node (see :meth:`flat`): 1 when the node sends a missing value (NaN) to its
+        right child, 0 for left and at leaves."""
+        def compute():
+            node_of_flat = self.flat(np.float64)[4]
+            internal = self.children_left[node_of_flat] != TREE_LEAF
+            return (internal & (self.missing_left[node_of_flat] == 0)).astype(np.uint8)
+        return self.cached("flat_missing_right", compute)
+
     def walk_arrays(self):
         """The arrays :func:`jitree.kernels.predict.leaf_of_row_any` and
         :func:`jitree.kernels.predict.predict_nodes` take after ``X``, in order."""
@@ -357,17 +366,18 @@ class Tree:
                 self.multiway_slot, self.n_categories)
 
     def _predict_flat(self, X, node_table):
-        """node_table[leaf of each row]. Trees of threshold tests walk the flat layout; X with
-        a missing value, or a tree with categorical tests, walks the Tree arrays."""
+        """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
+        missing values too); a tree with categorical tests walks the Tree arrays."""
         node_table = np.asarray(node_table)
         if self.is_binary_threshold:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
-            if not _predict.predict_flat(X, *float_bits(X), feature, threshold, left, _ROOT,
-                                         np.array([max_depth]), table, _predict.CHUNK_ROWS,
-                                         out):
-                return out
+            if _predict.predict_flat(X, *infinity_bits(X), feature, threshold, left,
+                                     self.flat_missing_right(), _ROOT, np.array([max_depth]),
+                                     table, _predict.CHUNK_ROWS, out):
+                raise_infinite(X, "X")
+            return out
         table = np.ascontiguousarray(node_table)
         out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
         if _predict.predict_nodes(X, *infinity_bits(X), *self.walk_arrays(), _ROOT, table,
