@@ -279,6 +279,31 @@ def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
         forest.predict_proba(rows)
 
 
+
+@pytest.mark.parametrize("params", [dict(), dict(max_leaf_nodes=300), dict(ccp_alpha=2e-3),
+                                    dict(max_depth=1), dict(min_samples_split=10**6)])
+def test_flat_order_is_the_depth_first_pair_numbering(params):
+    """Tree._flat_order (NumPy, level by level) against the stack walk it replaces: children
+    numbered in pairs, internal nodes in depth-first order (best-first and pruned trees
+    number their nodes out of level order)."""
+    from jitree.datasets import make_classification_data
+
+    def naive(tree):
+        order, stack = [0], [0]
+        while stack:
+            node = stack.pop()
+            left = int(tree.children_left[node])
+            if left != L:
+                right = int(tree.children_right[node])
+                order += [left, right]
+                stack += [right, left]
+        return np.array(order)
+
+    X, y = make_classification_data(4000, 6, 3, seed=2)
+    tree = jitree.DecisionTreeClassifier(random_state=0, **params).fit(X, y).tree_
+    np.testing.assert_array_equal(tree._flat_order(), naive(tree))
+
+
 # -- exports ----------------------------------------------------------------------------------
 WEATHER_TEXT = """\
 |--- outlook = sunny

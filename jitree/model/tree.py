@@ -315,22 +315,38 @@ class Tree:
         dtype = np.dtype(dtype)
         return self.cached(("flat", dtype), lambda: self._build_flat(dtype))
 
-    def _build_flat(self, dtype):
+    def _flat_order(self):
+        """Tree ids in flat order: the root, then the two children of each internal node in
+        the depth-first (pre-)order of the internal nodes. Level by level in NumPy: subtree
+        sizes bottom-up, then each node's preorder position top-down (left child: the
+        parent's + 1; right child: + 1 + the left subtree's size)."""
         n_nodes = self.node_count
+        left = self.children_left.astype(np.int64)
+        right = self.children_right.astype(np.int64)
+        depth = self.depth
+        by_depth = np.argsort(depth, kind="stable")
+        level_start = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
+        levels = [by_depth[level_start[d]:level_start[d + 1]]
+                  for d in range(level_start.shape[0] - 1)]
+        levels = [nodes[left[nodes] != TREE_LEAF] for nodes in levels]  # internal only
+        size = np.ones(n_nodes, dtype=np.int64)
+        for nodes in reversed(levels):
+            size[nodes] += size[left[nodes]] + size[right[nodes]]
+        preorder = np.zeros(n_nodes, dtype=np.int64)
+        for nodes in levels:
+            preorder[left[nodes]] = preorder[nodes] + 1
+            preorder[right[nodes]] = preorder[nodes] + 1 + size[left[nodes]]
+        internal = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
+        internal = internal[np.argsort(preorder[internal])]
         node_of_flat = np.empty(n_nodes, dtype=np.int64)
         node_of_flat[0] = 0
-        filled = 1
-        stack = [0]
-        while stack:  # depth-first, the two children of a node numbered together
-            node = stack.pop()
-            left = int(self.children_left[node])
-            if left != TREE_LEAF:
-                right = int(self.children_right[node])
-                node_of_flat[filled] = left
-                node_of_flat[filled + 1] = right
-                filled += 2
-                stack.append(right)
-                stack.append(left)
+        node_of_flat[1::2] = left[internal]
+        node_of_flat[2::2] = right[internal]
+        return node_of_flat
+
+    def _build_flat(self, dtype):
+        n_nodes = self.node_count
+        node_of_flat = self._flat_order()
         flat_of_node = np.empty(n_nodes, dtype=np.int64)
         flat_of_node[node_of_flat] = np.arange(n_nodes)
         leaf = self.children_left[node_of_flat] == TREE_LEAF

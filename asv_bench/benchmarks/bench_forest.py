@@ -1,0 +1,35 @@
+"""Forest benchmarks: fit (bagging, a few features scanned per node), and prediction of every
+tree over the rows, with and without missing values."""
+
+import numpy as np
+
+import jitree
+
+from .common import classification_data, warm_up
+
+
+class Forest:
+    params = ([jitree.RandomForestClassifier, jitree.ExtraTreesClassifier], [50_000])
+    param_names = ["forest", "n_samples"]
+    timeout = 300
+
+    def setup(self, forest, n_samples):
+        self.X, self.y = classification_data(n_samples, 20)
+        self.model = forest(n_estimators=20, n_jobs=2, random_state=0)
+        warm_up(self.model, self.X, self.y)
+        self.model.fit(self.X, self.y)
+        self.rows = np.ascontiguousarray(np.tile(self.X, (4, 1)))
+        self.rows_missing = self.rows.copy()
+        self.rows_missing[np.random.default_rng(0).random(self.rows.shape) < 0.02] = np.nan
+
+    def time_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+    def peakmem_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+    def time_predict_proba(self, *params):
+        self.model.predict_proba(self.rows)
+
+    def time_predict_proba_missing(self, *params):
+        self.model.predict_proba(self.rows_missing)
