@@ -346,7 +346,7 @@ class Tree:
 
     def _build_flat(self, dtype):
         n_nodes = self.node_count
-        node_of_flat = self._flat_order()
+        node_of_flat = self.cached("flat_order", self._flat_order)
         flat_of_node = np.empty(n_nodes, dtype=np.int64)
         flat_of_node[node_of_flat] = np.arange(n_nodes)
         leaf = self.children_left[node_of_flat] == TREE_LEAF
@@ -369,7 +369,7 @@ class Tree:
         """Per flat node (see :meth:`flat`): 1 when the node sends a missing value (NaN) to its
         right child, 0 for left and at leaves."""
         def compute():
-            node_of_flat = self.flat(np.float64)[4]
+            node_of_flat = self.cached("flat_order", self._flat_order)
             internal = self.children_left[node_of_flat] != TREE_LEAF
             return (internal & (self.missing_left[node_of_flat] == 0)).astype(np.uint8)
         return self.cached("flat_missing_right", compute)
