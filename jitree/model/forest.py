@@ -1,8 +1,11 @@
 """Forests on jitree's tree engine: random forests and extra trees.
 
 - One presort of X serves every tree: each tree copies, in sorted order, only the samples of
-  its bootstrap (:meth:`Presorted.subset`), with the bootstrap multiplicities as sample
-  weights; X itself is never copied.
+  its bootstrap (:meth:`Presorted.subset`), renumbered 0 .. n_bag - 1 so that its per-sample
+  arrays stay small, with the bootstrap multiplicities as sample weights; X itself is never
+  copied. When a tree scans fewer than half of the features at each node (the default
+  ``max_features="sqrt"``), the copy leaves the classes out and the scans read them by sample
+  (:func:`_carries_labels`): every level's partition then moves less.
 - Trees grow concurrently on a thread pool (``n_jobs`` threads), each with single-threaded
   kernels, which release the GIL.
 - Tree ``t`` depends only on its seed, drawn from ``random_state`` up front, so a forest is
