@@ -80,6 +80,17 @@ ALL_VALUES = np.finfo(np.float64).max
 
 
 @jit
+def sides_score(criterion, is_regression, left, right, weight_left, weight_right,
+                parent_entropy):
+    """Score of a split from its two sides' statistics (regression: S_l**2 / W_l +
+    S_r**2 / W_r, S = sum of w y; classification: :func:`criteria.split_score`)."""
+    if is_regression:
+        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    return criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                parent_entropy)
+
+
+@jit
 def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node, missing,
                        missing_weight, n_missing, parent_entropy, min_samples_leaf,
                        min_weight_leaf, left, right):
@@ -92,10 +103,8 @@ def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node
     for s in range(node_stats.shape[0]):
         left[s] = node_stats[s] - missing[s]
         right[s] = missing[s]
-    if is_regression:
-        return left[0] * left[0] / weight_left + right[0] * right[0] / missing_weight
-    return criteria.split_score(criterion, left, right, weight_left, missing_weight,
-                                parent_entropy)
+    return sides_score(criterion, is_regression, left, right, weight_left, missing_weight,
+                       parent_entropy)
 
 
 @jit
@@ -264,15 +273,6 @@ def scan_regression(value_row, index_row, start, end, target, sample_weight, wei
 
 
 @jit
-def _random_score(criterion, is_regression, left, right, weight_left, weight_right,
-                  parent_entropy):
-    if is_regression:
-        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
-    return criteria.split_score(criterion, left, right, weight_left, weight_right,
-                                parent_entropy)
-
-
-@jit
 def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
                 target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, left, right, key, missing, missing_weight,
@@ -320,7 +320,7 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
             continue
         for s in range(node_stats.shape[0]):
             right[s] = node_stats[s] - left[s]
-        score = _random_score(criterion, is_regression, left, right, weight_left,
+        score = sides_score(criterion, is_regression, left, right, weight_left,
                               weight_right, parent_entropy)
         if score > best_score:
             best_score = score
