@@ -108,10 +108,10 @@ def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node
 
 
 @jit
-def missing_stats(label_row, index_row, first, end, target, sample_weight, weighted,
-                  is_regression, out):
-    """Statistics of samples first:end (the missing tail) into ``out``; returns their
-    weight."""
+def range_stats(label_row, index_row, first, end, target, sample_weight, weighted,
+                is_regression, out):
+    """Statistics of the samples at positions first:end of a sorted segment (the missing
+    tail, or the left side of a random threshold) into ``out``; returns their weight."""
     out[:] = 0.0
     total = 0.0
     w = 1.0
@@ -169,8 +169,8 @@ def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label
     end_nm = non_missing_end(value_row, start, end)
     missing_weight = 0.0
     if end_nm < end:
-        missing_weight = missing_stats(label_row, index_row, end_nm, end, target, sample_weight,
-                                       weighted, is_regression, missing)
+        missing_weight = range_stats(label_row, index_row, end_nm, end, target, sample_weight,
+                                     weighted, is_regression, missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
@@ -291,20 +291,11 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
     threshold = low + uniform(key, 0) * (high - low)
     if threshold >= high:
         threshold = low
-    left[:] = 0.0
-    weight_left = 0.0
-    w = 1.0
     pos = start
     while pos < end and value_row[pos] <= threshold:
-        i = index_row[pos]
-        if weighted:
-            w = sample_weight[i]
-        if is_regression:
-            left[0] += w * target[i]
-        else:
-            left[label_row[pos]] += w
-        weight_left += w
         pos += 1
+    weight_left = range_stats(label_row, index_row, start, pos, target, sample_weight, weighted,
+                              is_regression, left)
     best_score = -np.inf
     best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
     for direction in range(2 if n_missing > 0 else 1):
@@ -424,9 +415,8 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
             n_missing = end - end_nm
             missing_weight = 0.0
             if n_missing > 0:
-                missing_weight = missing_stats(label_row, index_row, end_nm, end, target,
-                                               sample_weight, weighted, is_regression,
-                                               missing)
+                missing_weight = range_stats(label_row, index_row, end_nm, end, target,
+                                             sample_weight, weighted, is_regression, missing)
             threshold = 0.0
             direction = NO_MISSING
             if random_splitter:
