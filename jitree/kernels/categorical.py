@@ -84,6 +84,17 @@ def run_statistics(label_row, value_row, index_row, start, end, target, sample_w
 
 
 @jit
+def sides_score(criterion, is_regression, left, right, weight_left, weight_right,
+                parent_entropy):
+    """Score of a split from its two sides' statistics (regression: S_l**2 / W_l +
+    S_r**2 / W_r, S = sum of w y; classification: :func:`criteria.split_score`)."""
+    if is_regression:
+        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    return criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                parent_entropy)
+
+
+@jit
 def _two_way_score(criterion, is_regression, base_left, weight_left, n_left, node_stats,
                    node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
                    min_samples_leaf, min_weight_leaf, left, right):
@@ -110,11 +121,8 @@ def _two_way_score(criterion, is_regression, base_left, weight_left, n_left, nod
             continue
         for s in range(node_stats.shape[0]):
             right[s] = node_stats[s] - left[s]
-        if is_regression:
-            score = left[0] * left[0] / w_left + right[0] * right[0] / w_right
-        else:
-            score = criteria.split_score(criterion, left, right, w_left, w_right,
-                                         parent_entropy)
+        score = sides_score(criterion, is_regression, left, right, w_left, w_right,
+                            parent_entropy)
         if score > best_score:
             best_score = score
             if n_missing > 0:

@@ -28,6 +28,7 @@ from .categorical import (
     NO_MISSING,
     child_allowed,
     scan_categorical,
+    sides_score,
 )
 from .random import stream_key, uniform
 
@@ -77,17 +78,6 @@ def _scan_range(start, end, min_samples_leaf, n_left0, n_right0):
 
 # threshold of a split that sends every non-missing value left (the missing ones right)
 ALL_VALUES = np.finfo(np.float64).max
-
-
-@jit
-def sides_score(criterion, is_regression, left, right, weight_left, weight_right,
-                parent_entropy):
-    """Score of a split from its two sides' statistics (regression: S_l**2 / W_l +
-    S_r**2 / W_r, S = sum of w y; classification: :func:`criteria.split_score`)."""
-    if is_regression:
-        return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
-    return criteria.split_score(criterion, left, right, weight_left, weight_right,
-                                parent_entropy)
 
 
 @jit
@@ -311,8 +301,8 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
             continue
         for s in range(node_stats.shape[0]):
             right[s] = node_stats[s] - left[s]
-        score = sides_score(criterion, is_regression, left, right, weight_left,
-                              weight_right, parent_entropy)
+        score = sides_score(criterion, is_regression, left, right, weight_left, weight_right,
+                            parent_entropy)
         if score > best_score:
             best_score = score
             if n_missing > 0:
