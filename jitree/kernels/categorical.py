@@ -95,13 +95,14 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
 
 
 @jit
-def _two_way_score(criterion, is_regression, base_left, weight_left, n_left, node_stats,
-                   node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
-                   min_samples_leaf, min_weight_leaf, left, right):
+def two_way_score(criterion, is_regression, base_left, weight_left, n_left, node_stats,
+                  node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
+                  min_samples_leaf, min_weight_leaf, left, right):
     """Best score of the binary partition whose non-missing left side has statistics
     ``base_left`` (weight, count), over the sides the missing samples may take.
     Returns (score, missing direction); score -inf when no direction satisfies the leaf
-    constraints."""
+    constraints. ``left`` and ``right`` are scratch; ``left`` may be ``base_left`` itself, as
+    the only direction that changes it (missing left) comes last."""
     best_score = -np.inf
     best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
     for direction in range(2 if n_missing > 0 else 1):
@@ -243,7 +244,7 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
         pass  # one category and missing values: only the split below
     elif mode == ONE_VS_REST:
         for r in range(q):
-            score, direction = _two_way_score(
+            score, direction = two_way_score(
                 criterion, is_regression, run_stats[r], run_weight[r], run_count[r],
                 node_stats, node_weight, n_node, missing, missing_weight, n_missing,
                 parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
@@ -275,7 +276,7 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
                             base[s] += run_stats[r, s]
                         weight_left += run_weight[r]
                         count_left += run_count[r]
-                score, direction = _two_way_score(
+                score, direction = two_way_score(
                     criterion, is_regression, base, weight_left, count_left, node_stats,
                     node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
                     min_samples_leaf, min_weight_leaf, left, right)
@@ -306,7 +307,7 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
                         if q - t - 1 > limit:
                             continue
                         swap = True
-                    score, direction = _two_way_score(
+                    score, direction = two_way_score(
                         criterion, is_regression, base, weight_left, count_left, node_stats,
                         node_weight, n_node, missing, missing_weight, n_missing,
                         parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
@@ -321,7 +322,7 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
         # every present category on the left, the missing samples right
         for s in range(n_stats):
             base[s] = node_stats[s] - missing[s]
-        score, direction = _two_way_score(
+        score, direction = two_way_score(
             criterion, is_regression, base, node_weight - missing_weight, n_node - n_missing,
             node_stats, node_weight, n_node, missing, missing_weight, 0, parent_entropy,
             min_samples_leaf, min_weight_leaf, left, right)

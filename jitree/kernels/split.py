@@ -23,12 +23,12 @@ from numba import prange
 from . import criteria
 from ._jit import jit, pjit
 from .categorical import (
-    MISSING_LEFT,
     MISSING_RIGHT,
     NO_MISSING,
     child_allowed,
     scan_categorical,
     sides_score,
+    two_way_score,
 )
 from .random import stream_key, uniform
 
@@ -286,27 +286,11 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
         pos += 1
     weight_left = range_stats(label_row, index_row, start, pos, target, sample_weight, weighted,
                               is_regression, left)
-    best_score = -np.inf
-    best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
-    for direction in range(2 if n_missing > 0 else 1):
-        n_left = pos - start + (n_missing if direction == MISSING_LEFT else 0)
-        n_right = end - start + n_missing - n_left
-        if direction == MISSING_LEFT:
-            for s in range(node_stats.shape[0]):
-                left[s] += missing[s]
-            weight_left += missing_weight
-        weight_right = node_weight - weight_left
-        if not (child_allowed(n_left, weight_left, min_samples_leaf, min_weight_leaf)
-                and child_allowed(n_right, weight_right, min_samples_leaf, min_weight_leaf)):
-            continue
-        for s in range(node_stats.shape[0]):
-            right[s] = node_stats[s] - left[s]
-        score = sides_score(criterion, is_regression, left, right, weight_left, weight_right,
-                            parent_entropy)
-        if score > best_score:
-            best_score = score
-            if n_missing > 0:
-                best_direction = direction
+    # left is also the base of two_way_score's sides (allowed: see there)
+    best_score, best_direction = two_way_score(
+        criterion, is_regression, left, weight_left, pos - start, node_stats, node_weight,
+        end - start + n_missing, missing, missing_weight, n_missing, parent_entropy,
+        min_samples_leaf, min_weight_leaf, left, right)
     if best_score == -np.inf:
         return -np.inf, -1, threshold, NO_MISSING
     return best_score, pos, threshold, best_direction
