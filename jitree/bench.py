@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 import jitree
-from jitree.datasets import make_classification_data, make_regression_data
+from jitree.datasets import load_iris, make_classification_data, make_regression_data
 
 
 def _median_seconds(function, repeat):
@@ -80,6 +80,54 @@ def bench_fit_classification(report, n_samples, repeat, threads):
     if len(threads) > 1:
         report.ratio("jitree thread scaling", ours[threads[0]], ours[threads[-1]])
     return X, y
+
+
+# the many-small-fits workloads (folds, simulations, grids): (label, rows, features, target)
+_SMALL_FITS = (("iris 150 x 4", 0, 4, 2.0), ("1k x 10", 1_000, 10, 4.0),
+               ("10k x 20", 10_000, 20, 8.0))
+
+
+def _small_fit_seconds(fit, repeat, min_seconds=0.2):
+    """Median seconds of one ``fit()``, each timed figure a batch of fits lasting at least
+    ``min_seconds`` (a single small fit is shorter than the timer's noise)."""
+    fit()  # warm-up: compilation, caches
+    batch = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(batch):
+            fit()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            break
+        batch *= 2
+    times = [elapsed / batch]
+    for _ in range(repeat - 1):
+        start = time.perf_counter()
+        for _ in range(batch):
+            fit()
+        times.append((time.perf_counter() - start) / batch)
+    return float(np.median(times))
+
+
+def bench_small_fits(report, repeat):
+    """Small fits at the default n_jobs against scikit-learn's DecisionTreeClassifier, same
+    process, same data: iris, 1k x 10 and 10k x 20 (3 classes, gini, full depth)."""
+    print("\n[small fits] classification, gini, full depth, default n_jobs")
+    tree = _peer("sklearn.tree")
+    for label, n_samples, n_features, target in _SMALL_FITS:
+        if n_samples == 0:
+            X, y, _ = load_iris()
+        else:
+            X, y = make_classification_data(n_samples, n_features, 3, seed=0)
+        print(f"  {label}:")
+        model = jitree.DecisionTreeClassifier()
+        ours = _small_fit_seconds(lambda m=model, X=X, y=y: m.fit(X, y), repeat)
+        report.add("fit-small", "jitree", "all", ours)
+        if tree is not None:
+            peer = tree.DecisionTreeClassifier(random_state=0)
+            seconds = _small_fit_seconds(lambda p=peer, X=X, y=y: p.fit(X, y), repeat)
+            report.add("fit-small", "scikit-learn", 1, seconds)
+            report.ratio(f"speed-up over scikit-learn, {label}", seconds, ours, target)
 
 
 def bench_fit_regression(report, n_samples, repeat, threads):
@@ -522,7 +570,7 @@ def main(argv=None):
     parser.add_argument("--predict-rows", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=["fit", "regression", "predict", "scaling", "memory",
+                        choices=["small", "fit", "regression", "predict", "scaling", "memory",
                                  "startup", "forest", "batch", "categorical"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
@@ -536,12 +584,14 @@ def main(argv=None):
     print(f"jitree {jitree.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
           f"{platform.processor() or platform.machine()}, {all_threads} threads, "
           f"threading layer after first kernel: ", end="")
-    only = set(args.only or ["fit", "regression", "predict", "scaling", "memory", "startup",
-                             "forest"])
+    only = set(args.only or ["small", "fit", "regression", "predict", "scaling", "memory",
+                             "startup", "forest"])
     report = Report()
     X, y = make_classification_data(2000, 20, 3, seed=0)
     jitree.DecisionTreeClassifier().fit(X, y).predict(X)
     print(numba.threading_layer())
+    if "small" in only:
+        bench_small_fits(report, args.repeat)
     if "fit" in only or "predict" in only:
         X, y = (bench_fit_classification(report, args.rows, args.repeat, threads)
                 if "fit" in only else make_classification_data(args.rows, 20, 3, seed=0))

@@ -1,6 +1,7 @@
 """Fit and predict benchmarks of jitree's decision trees."""
 
 import jitree
+from jitree.datasets import load_iris
 
 from .common import classification_data, regression_data, warm_up
 
@@ -62,3 +63,22 @@ class Predict:
 
     def track_test_accuracy(self, *params):
         return self.model.score(self.X, self.y)
+
+
+class FitSmall:
+    """Many small fits (folds, simulations, parameter grids): iris, 1k x 10, 10k x 20."""
+
+    params = (["iris", "1k x 10", "10k x 20"],)
+    param_names = ["data"]
+
+    def setup(self, data):
+        if data == "iris":
+            self.X, self.y, _ = load_iris()
+        else:
+            n_samples, n_features = {"1k x 10": (1_000, 10), "10k x 20": (10_000, 20)}[data]
+            self.X, self.y = classification_data(n_samples, n_features)
+        self.model = jitree.DecisionTreeClassifier()
+        warm_up(self.model, self.X, self.y)
+
+    def time_fit(self, data):
+        self.model.fit(self.X, self.y)

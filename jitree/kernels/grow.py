@@ -46,27 +46,46 @@ def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regres
 
 
 @pjit
-def mark_and_count(sorted_index, sorted_value, sorted_label, label, label_scratch, target,
-                   sample_weight, weighted, is_regression, split_start, split_end,
-                   split_feature, split_pos, split_categorical, split_missing_slot,
-                   detail_offset, detail_slot, child_offset, child_slot, goes_left,
-                   child_stats, child_weight, child_count):
-    """For each node to split: the child of each of its samples and every child's statistics
-    (class weights, or sum of w y and of w y**2), weight and count. Parallel over the nodes
-    (disjoint segments).
+def mark_and_count(data, splits, child_slot, goes_left, children):
+    """For each node to split (the :class:`SplitBatch` ``splits``): the child of each of its
+    samples and every child's statistics (class weights, or sum of w y and of w y**2), weight
+    and count, into the :class:`ChildStats` ``children``. Parallel over the nodes (disjoint
+    segments).
 
-    Node j's children are rows ``child_offset[j] .. child_offset[j + 1] - 1`` of the
-    ``child_*`` outputs (slot 0 is the left child of a binary split). On its split feature's
-    sorted segment: a threshold split sends positions ``start:split_pos[j]`` to slot 0 and the
-    other non-missing ones to slot 1; a categorical split sends the r-th run of equal codes to
+    Node j's children are rows ``child_offset[j] .. child_offset[j + 1] - 1`` of
+    ``children`` (slot 0 is the left child of a binary split). On its split feature's sorted
+    segment: a threshold split sends positions ``start:pos[j]`` to slot 0 and the other
+    non-missing ones to slot 1; a categorical split sends the r-th run of equal codes to
     ``detail_slot[detail_offset[j] + r]``; missing values (the NaN tail) go to
-    ``split_missing_slot[j]``. Writes ``goes_left[i] = (slot == 0)`` and, for a node of more
-    than two children, ``child_slot[i]``. Classes: see
+    ``missing_slot[j]``. Writes ``goes_left[i] = (slot == 0)`` and, for a node of more than
+    two children, ``child_slot[i]``. Classes: see
     :func:`jitree.kernels.split.classes_by_sample` (``label_scratch[0]`` serves every node:
     their segments are disjoint).
     """
+    sorted_index = data.sorted_index
+    sorted_value = data.sorted_value
+    sorted_label = data.sorted_label
+    label = data.label
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    is_regression = data.is_regression
+    child_offset = splits.child_offset
+    detail_offset = splits.detail_offset
+    detail_slot = splits.detail_slot
+    child_stats = children.stats
+    child_weight = children.weight
+    child_count = children.count
+    # fields read into locals: inside a prange loop, numba loses writes made through a
+    # record's field
+    split_start = splits.start
+    split_end = splits.end
+    split_feature = splits.feature
+    split_pos = splits.pos
+    split_categorical = splits.categorical
+    split_missing_slot = splits.missing_slot
     by_sample = classes_by_sample(sorted_label, label)
-    scratch = label_scratch[0]
+    scratch = data.label_scratch[0]
     for j in prange(split_start.shape[0]):
         f = split_feature[j]
         index_row = sorted_index[f]

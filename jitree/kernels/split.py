@@ -139,28 +139,28 @@ def gather_classes(label, index_row, start, end, scratch):
 
 
 @jit
-def pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label, label,
-              scratch, target, sample_weight, weighted, f, start, end, node_stats,
-              node_weight, missing):
+def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, missing):
     """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
     entropy (gain ratio only, else 0), the feature's rows (index, value, label: see
-    :func:`classes_by_sample`), the end of the non-missing samples and the missing samples' weight
-    (their statistics into ``missing``)."""
+    :func:`classes_by_sample`; ``scratch`` receives gathered classes), the end of the
+    non-missing samples and the missing samples' weight (their statistics into ``missing``).
+    """
     parent_entropy = 0.0
     if criterion == criteria.GAIN_RATIO:
         parent_entropy = criteria.entropy(node_stats, node_weight)
-    index_row = sorted_index[f]
-    value_row = sorted_value[f]
-    if classes_by_sample(sorted_label, label):
-        gather_classes(label, index_row, start, end, scratch)
+    index_row = data.sorted_index[f]
+    value_row = data.sorted_value[f]
+    if classes_by_sample(data.sorted_label, data.label):
+        gather_classes(data.label, index_row, start, end, scratch)
         label_row = scratch
     else:
-        label_row = sorted_label[0] if is_regression else sorted_label[f]
+        label_row = data.sorted_label[0] if data.is_regression else data.sorted_label[f]
     end_nm = non_missing_end(value_row, start, end)
     missing_weight = 0.0
     if end_nm < end:
-        missing_weight = range_stats(label_row, index_row, end_nm, end, target, sample_weight,
-                                     weighted, is_regression, missing)
+        missing_weight = range_stats(label_row, index_row, end_nm, end, data.target,
+                                     data.sample_weight, data.weighted, data.is_regression,
+                                     missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
@@ -297,24 +297,41 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
 
 
 @pjit
-def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, label,
-                         label_scratch, target, sample_weight, weighted, is_regression,
-                         node_start, node_end, node_stats, node_weight, min_samples_leaf,
-                         min_weight_leaf, pair_node, pair_feature, categorical_mode,
-                         max_exhaustive, max_subset_size, n_blocks, out_score, out_count,
-                         out_missing):
+def find_category_splits(data, settings, categories, nodes, pair_node, pair_feature, out):
     """:func:`find_splits` for categorical features: each pair searched by
-    :func:`jitree.kernels.categorical.scan_categorical` in ``categorical_mode``. Writes the
-    score, the count (-1: no split; else the categories present, or a multiway split's
-    children) and where the missing values go (binary modes: ``MISSING_*``; multiway: the
-    child slot, -1 for none).
+    :func:`jitree.kernels.categorical.scan_categorical` in ``categories.mode``. Writes
+    ``out.score``, ``out.pos`` (-1: no split; else the number of categories present, or of a
+    multiway split's children) and ``out.missing`` (binary modes: ``MISSING_*``; multiway: the
+    child slot of the missing values, -1 for none).
 
-    A kernel of its own, so that fitting numeric data never compiles or loads the category
-    search (numba compiles a kernel's whole call graph).
+    Called only when the fit has categorical features (``categories`` not None), so that
+    fitting numeric data never compiles or loads the category search (numba compiles a
+    kernel's whole call graph).
     """
+    # fields read into locals: inside a prange loop, numba loses writes made through a
+    # record's field (and each local is passed to the threads once)
+    criterion = settings.criterion
+    is_regression = data.is_regression
+    mode = categories.mode
+    max_exhaustive = categories.max_exhaustive
+    max_subset_size = categories.max_subset_size
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    label_scratch = data.label_scratch
+    node_start = nodes.start
+    node_end = nodes.end
+    node_stats = nodes.stats
+    node_weight = nodes.weight
+    out_score = out.score
+    out_pos = out.pos
+    out_threshold = out.threshold
+    out_missing = out.missing
     n_stats = node_stats.shape[1]
     n_pairs = pair_node.shape[0]
-    n_blocks = max(1, min(n_pairs, n_blocks))
+    n_blocks = max(1, min(n_pairs, settings.n_blocks))
     no_output = np.empty(0, dtype=np.int64)
     for block in prange(n_blocks):
         left = np.empty(n_stats)
@@ -327,39 +344,60 @@ def find_category_splits(criterion, sorted_index, sorted_value, sorted_label, la
             stats = node_stats[j]
             weight = node_weight[j]
             parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
-                pair_rows(criterion, is_regression, sorted_index, sorted_value, sorted_label,
-                          label, label_scratch[block], target, sample_weight, weighted,
-                          pair_feature[p], start, end, stats, weight, missing)
+                pair_rows(data, criterion, pair_feature[p], start, end, stats, weight,
+                          label_scratch[block], missing)
             n_missing = end - end_nm
             score, count, direction = scan_categorical(
-                categorical_mode, criterion, is_regression, label_row, value_row, index_row,
-                start, end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
+                mode, criterion, is_regression, label_row, value_row, index_row, start,
+                end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
                 min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size, missing,
                 missing_weight, n_missing, left, right, no_output, no_output)
             out_score[p] = score
-            out_count[p] = count
+            out_pos[p] = count
+            out_threshold[p] = 0.0
             out_missing[p] = direction
 
 
 @pjit
-def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, sorted_label,
-                label, label_scratch, target, sample_weight, weighted, is_regression, node_id,
-                node_start, node_end, node_stats, node_weight, min_samples_leaf,
-                min_weight_leaf, pair_node, pair_feature, n_blocks, out_score, out_pos,
-                out_threshold, out_missing):
+def find_splits(data, settings, nodes, pair_node, pair_feature, out):
     """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
     (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
 
-    Pair ``p`` asks for node ``pair_node[p]`` (a row of the ``node_*`` arrays) on feature
-    ``pair_feature[p]``; writes its score, position (-1: none) and threshold, and where its
-    missing values go (``MISSING_LEFT``, ``MISSING_RIGHT``, or ``NO_MISSING`` when the node
-    has none). The pairs are cut into ``n_blocks`` blocks (a few per thread); each block
-    allocates its scratch once and gathers classes into its row of ``label_scratch`` (at
-    least ``n_blocks`` rows; see :func:`classes_by_sample`).
+    Pair ``p`` asks for node ``pair_node[p]`` (a row of the :class:`NodeBatch` ``nodes``) on
+    feature ``pair_feature[p]``; writes into the :class:`PairResults` ``out`` its score,
+    position (-1: none) and threshold, and where its missing values go (``MISSING_LEFT``,
+    ``MISSING_RIGHT``, or ``NO_MISSING`` when the node has none). The pairs are cut into
+    ``settings.n_blocks`` blocks (a few per thread); each block allocates its scratch once and
+    gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`).
     """
+    criterion = settings.criterion
+    is_regression = data.is_regression
+    sorted_index = data.sorted_index
+    sorted_value = data.sorted_value
+    sorted_label = data.sorted_label
+    label = data.label
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    random_splitter = settings.random_splitter
+    seed = settings.seed
+    label_scratch = data.label_scratch
+    # fields read into locals: inside a prange loop, numba loses writes made through a
+    # record's field (and each local is passed to the threads once)
+    node_id = nodes.id
+    node_start = nodes.start
+    node_end = nodes.end
+    node_stats = nodes.stats
+    node_weight = nodes.weight
+    out_score = out.score
+    out_pos = out.pos
+    out_threshold = out.threshold
+    out_missing = out.missing
     n_stats = node_stats.shape[1]
     n_pairs = pair_node.shape[0]
-    n_blocks = max(1, min(n_pairs, n_blocks))
+    n_blocks = max(1, min(n_pairs, settings.n_blocks))
     by_sample = classes_by_sample(sorted_label, label)
     for block in prange(n_blocks):
         left = np.empty(n_stats)
@@ -447,16 +485,36 @@ def find_splits(criterion, random_splitter, seed, sorted_index, sorted_value, so
 
 
 @pjit
-def categorical_details(criterion, sorted_index, sorted_value, sorted_label, label,
-                        label_scratch, target, sample_weight, weighted, is_regression,
-                        split_start, split_end, split_stats, split_weight, split_feature,
-                        categorical_mode, min_samples_leaf, min_weight_leaf, max_exhaustive,
-                        max_subset_size, detail_offset, out_code, out_slot):
-    """For each chosen categorical split j: the code and child slot of every category present
-    at the node, written at ``detail_offset[j]`` (room for min(n_categories, n_node) entries).
-    Re-runs the deterministic search of :func:`find_splits` on the winning pair only."""
+def categorical_details(data, settings, categories, splits, split_feature, detail_offset,
+                        out_code, out_slot):
+    """For each chosen split j of the :class:`NodeBatch` ``splits`` on a categorical feature
+    (``detail_offset[j + 1] > detail_offset[j]``; the others are skipped): the code and child
+    slot of every category present at the node, written at ``detail_offset[j]`` (room for
+    min(n_categories, n_node) entries). Re-runs the deterministic search of
+    :func:`find_category_splits` on the winning pair only."""
+    # fields read into locals: inside a prange loop, numba loses writes made through a
+    # record's field
+    criterion = settings.criterion
+    is_regression = data.is_regression
+    mode = categories.mode
+    max_exhaustive = categories.max_exhaustive
+    max_subset_size = categories.max_subset_size
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    # the nodes' segments are disjoint: they share scratch row 0
+    scratch = data.label_scratch[0]
+    split_start = splits.start
+    split_end = splits.end
+    split_stats = splits.stats
+    split_weight = splits.weight
     n_stats = split_stats.shape[1]
     for j in prange(split_start.shape[0]):
+        first = detail_offset[j]
+        if detail_offset[j + 1] == first:
+            continue
         start = split_start[j]
         end = split_end[j]
         left = np.empty(n_stats)
@@ -465,16 +523,13 @@ def categorical_details(criterion, sorted_index, sorted_value, sorted_label, lab
         stats = split_stats[j]
         weight = split_weight[j]
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
-            criterion, is_regression, sorted_index, sorted_value, sorted_label, label,
-            label_scratch[0], target, sample_weight, weighted, split_feature[j], start, end,
-            stats, weight, missing)
+            data, criterion, split_feature[j], start, end, stats, weight, scratch, missing)
         n_missing = end - end_nm
-        first = detail_offset[j]
-        scan_categorical(categorical_mode, criterion, is_regression, label_row, value_row,
-                         index_row, start, end_nm, target, sample_weight, weighted, stats,
-                         weight, parent_entropy, min_samples_leaf, min_weight_leaf,
-                         max_exhaustive, max_subset_size, missing, missing_weight, n_missing,
-                         left, right, out_code[first:detail_offset[j + 1]],
+        scan_categorical(mode, criterion, is_regression, label_row, value_row, index_row,
+                         start, end_nm, target, sample_weight, weighted, stats, weight,
+                         parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
+                         max_subset_size, missing, missing_weight, n_missing, left, right,
+                         out_code[first:detail_offset[j + 1]],
                          out_slot[first:detail_offset[j + 1]])
 
 

@@ -1,0 +1,719 @@
+"""The growth loop: one compiled call grows a whole tree from its presorted data.
+
+:func:`grow_tree` runs every level (depth-wise growth) or every split (best-first growth,
+``max_leaf_nodes``) inside compiled code; Python validates the input, presorts it, calls it
+once and wraps the arrays it returns in a :class:`jitree.Tree`.
+
+One round of growth, for a batch of open nodes that may be split (:func:`splittable`):
+
+1. :func:`find_candidates`: the best split of each node (a parallel search over its (node,
+   feature) pairs, :func:`jitree.kernels.split.find_splits` and, for categorical features,
+   :func:`~jitree.kernels.split.find_category_splits`), the child of each of its samples and
+   the children's statistics (:func:`jitree.kernels.grow.mark_and_count`), and the weighted
+   impurity decrease ``W_j / W (I_j - sum_c W_c / W_j I_c)`` that ``min_impurity_decrease``
+   bounds. The candidates go to a :class:`CandidateTable`.
+2. :func:`split_candidates`: the accepted splits become internal nodes with their children
+   appended to the :class:`NodeTable` (node ids in order of parent, then child slot), and the
+   sorted segments of the parents with a child still open are partitioned.
+
+Depth-wise growth runs one round per level over all the level's open nodes. Best-first
+growth keeps the candidates in a heap and splits the one of largest impurity decrease first
+(ties: lowest node id), then searches its children.
+
+Parallelism lives in the search, marking and partition kernels (over pairs, nodes and
+features); the loop itself is serial.
+
+Specialisations (each one compiles the whole loop with its kernels, about a minute from an
+empty cache, then loads from numba's cache): one per
+
+- X's float type: float32 or float64 (``TreeData.sorted_value``);
+- class label type: uint8 (up to 256 classes, and every regression) or uint16
+  (``TreeData.sorted_label``, ``label``, ``label_scratch``);
+- categories: None (numeric and ordinal features only; the category search is pruned) or a
+  :class:`~jitree.kernels.records.CategorySettings`;
+
+at most 8 in all. Every other field of the records has one type (int32 sorted indices,
+float64 targets and weights, C-contiguous arrays, int64 and float64 settings), which
+``tests/test_engine.py`` holds. The loop is written with explicit loops over a few
+two-dimensional tables rather than fancy indexing and slice assignments, which numba
+compiles into much larger code (compile time is start-up time for a new user).
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from . import criteria
+from ._jit import jit
+from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
+from .grow import mark_and_count, pack_bits, partition, partition_multiway
+from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF
+from .records import ChildStats, NodeBatch, PairResults, SplitBatch
+from .select import select_features
+from .split import best_pair_per_node, categorical_details, find_category_splits, find_splits
+
+TREE_UNDEFINED = -2
+# A node whose impurity is at most this is pure (rounding of an exact 0).
+EPSILON = np.finfo(np.float64).eps
+# Most (node, feature) pairs searched in one kernel call: bounds the per-pair result arrays.
+PAIRS_PER_CALL = 1 << 16
+
+# -- the node table: one row per node ----------------------------------------------------------
+NodeTable = namedtuple("NodeTable", [
+    "ints",    # (capacity, N_INTS) int64, columns N_*
+    "floats",  # (capacity, N_FLOATS) float64, columns F_*
+    "stats",   # (capacity, n_stats) float64: class weights, or (sum w y, sum w y**2)
+])
+N_FEATURE = 0
+N_LEFT = 1
+N_RIGHT = 2
+N_SAMPLES = 3
+N_DEPTH = 4
+N_SPLIT_KIND = 5
+N_MISSING_LEFT = 6
+N_CATEGORY_OFFSET = 7
+N_INTS = 8
+F_THRESHOLD = 0
+F_WEIGHT = 1
+F_IMPURITY = 2
+N_FLOATS = 3
+
+# -- the candidate table: the best split of each searched node, and its children ---------------
+CandidateTable = namedtuple("CandidateTable", [
+    "ints",         # (C_INTS, capacity) int64: a row per field, a column per candidate
+    "floats",       # (C_FLOATS, capacity) float64
+    "child_stats",  # (child capacity, n_stats) float64
+    "child_floats",  # (2, child capacity): weight, impurity
+    "child_count",  # (child capacity,) int64
+    "detail",       # (2, detail capacity) int64: code and child slot of each category run
+])
+C_NODE = 0
+C_START = 1
+C_END = 2
+C_FEATURE = 3
+C_POS = 4          # threshold split: rows start:pos go left; multiway: number of children
+C_MISSING = 5      # MISSING_* or, multiway, the missing samples' slot (-1: none)
+C_CATEGORICAL = 6
+C_MULTIWAY = 7
+C_MISSING_SLOT = 8
+C_CHILD_FIRST = 9  # children: rows C_CHILD_FIRST:C_CHILD_END of the child arrays
+C_CHILD_END = 10
+C_DETAIL_FIRST = 11
+C_DETAIL_END = 12
+C_INTS = 13
+C_THRESHOLD = 0
+C_IMPROVEMENT = 1
+C_FLOATS = 2
+
+
+@jit
+def new_node_table(capacity, n_stats):
+    ints = np.zeros((capacity, N_INTS), dtype=np.int64)
+    floats = np.zeros((capacity, N_FLOATS))
+    for node in range(capacity):
+        ints[node, N_FEATURE] = TREE_UNDEFINED
+        ints[node, N_LEFT] = TREE_LEAF
+        ints[node, N_RIGHT] = TREE_LEAF
+        ints[node, N_CATEGORY_OFFSET] = -1
+        floats[node, F_THRESHOLD] = TREE_UNDEFINED
+    return NodeTable(ints, floats, np.zeros((capacity, n_stats)))
+
+
+@jit
+def reserve_nodes(nodes, count, needed):
+    """``nodes`` with room for ``needed`` nodes (its first ``count`` kept), doubling."""
+    capacity = nodes.ints.shape[0]
+    if needed <= capacity:
+        return nodes
+    grown = new_node_table(max(needed, 2 * capacity), nodes.stats.shape[1])
+    copy_rows(nodes.ints, grown.ints, count)
+    copy_rows(nodes.floats, grown.floats, count)
+    copy_rows(nodes.stats, grown.stats, count)
+    return grown
+
+
+@jit
+def copy_rows(source, destination, count):
+    for r in range(count):
+        for c in range(source.shape[1]):
+            destination[r, c] = source[r, c]
+
+
+@jit
+def grow_rows(table, needed):
+    """A 2-D table with at least ``needed`` columns (the old ones kept), doubling."""
+    if needed <= table.shape[1]:
+        return table
+    grown = np.zeros((table.shape[0], max(needed, 2 * table.shape[1])), dtype=table.dtype)
+    for r in range(table.shape[0]):
+        for c in range(table.shape[1]):
+            grown[r, c] = table[r, c]
+    return grown
+
+
+@jit
+def reserve_candidates(table, n_candidates, n_children, n_details):
+    """``table`` with room for that many candidates, children and category runs."""
+    ints = grow_rows(table.ints, n_candidates)
+    floats = grow_rows(table.floats, n_candidates)
+    child_floats = grow_rows(table.child_floats, n_children)
+    detail = grow_rows(table.detail, n_details)
+    child_stats = table.child_stats
+    child_count = table.child_count
+    if n_children > child_count.shape[0]:
+        capacity = max(n_children, 2 * child_count.shape[0])
+        child_stats = np.zeros((capacity, table.child_stats.shape[1]))
+        copy_rows(table.child_stats, child_stats, table.child_stats.shape[0])
+        child_count = np.zeros(capacity, dtype=np.int64)
+        for c in range(table.child_count.shape[0]):
+            child_count[c] = table.child_count[c]
+    return CandidateTable(ints, floats, child_stats, child_floats, child_count, detail)
+
+
+@jit
+def new_candidate_table(capacity, n_stats):
+    return CandidateTable(np.zeros((C_INTS, capacity), dtype=np.int64),
+                          np.zeros((C_FLOATS, capacity)), np.zeros((2 * capacity, n_stats)),
+                          np.zeros((2, 2 * capacity)), np.zeros(2 * capacity, dtype=np.int64),
+                          np.zeros((2, capacity), dtype=np.int64))
+
+
+@jit
+def splittable(nodes, node, settings, is_regression):
+    """Pre-pruning: whether ``node`` may be split at all (depth, sample counts, weight,
+    impurity and purity thresholds)."""
+    n = nodes.ints[node, N_SAMPLES]
+    weight = nodes.floats[node, F_WEIGHT]
+    if not (nodes.ints[node, N_DEPTH] < settings.max_depth
+            and n >= settings.min_samples_split
+            and n >= 2 * settings.min_samples_leaf
+            and weight >= 2.0 * settings.min_weight_leaf
+            and nodes.floats[node, F_IMPURITY] > max(settings.impurity_threshold, EPSILON)):
+        return False
+    if not is_regression:
+        largest = nodes.stats[node, 0]
+        for c in range(1, nodes.stats.shape[1]):
+            largest = max(largest, nodes.stats[node, c])
+        if not largest / weight < settings.purity_threshold:
+            return False
+    return True
+
+
+@jit
+def search_group(data, settings, categories, nodes, open_nodes, first, last, out_best):
+    """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
+    ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array.
+    Ties: lowest feature index (see :func:`best_pair_per_node`)."""
+    n_features = data.sorted_index.shape[0]
+    m = last - first
+    ids = np.empty(m, dtype=np.int64)
+    start = np.empty(m, dtype=np.int64)
+    end = np.empty(m, dtype=np.int64)
+    stats = np.empty((m, nodes.stats.shape[1]))
+    weight = np.empty(m)
+    for j in range(m):
+        node = open_nodes[0, first + j]
+        ids[j] = node
+        start[j] = open_nodes[1, first + j]
+        end[j] = open_nodes[2, first + j]
+        for s in range(stats.shape[1]):
+            stats[j, s] = nodes.stats[node, s]
+        weight[j] = nodes.floats[node, F_WEIGHT]
+    batch = NodeBatch(ids, start, end, stats, weight)
+    max_features = settings.max_features
+    if max_features < n_features:
+        chosen = np.zeros((m, max_features), dtype=np.int64)
+        count = np.zeros(m, dtype=np.int64)
+        select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
+                        chosen, count)
+        n_pairs = 0
+        for j in range(m):
+            n_pairs += count[j]
+    else:
+        chosen = np.zeros((m, 0), dtype=np.int64)
+        count = np.full(m, n_features, dtype=np.int64)
+        n_pairs = m * n_features
+    pair_node = np.empty(n_pairs, dtype=np.int64)
+    pair_feature = np.empty(n_pairs, dtype=np.int64)
+    n_categorical = 0
+    p = 0
+    for j in range(m):
+        for t in range(count[j]):
+            f = chosen[j, t] if max_features < n_features else t
+            pair_node[p] = j
+            pair_feature[p] = f
+            if categories is not None:
+                n_categorical += categories.is_categorical[f]
+            p += 1
+    out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
+                      np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
+    if categories is None:
+        find_splits(data, settings, batch, pair_node, pair_feature, out)
+    elif n_categorical == 0:
+        find_splits(data, settings, batch, pair_node, pair_feature, out)
+    else:
+        if n_pairs > n_categorical:
+            search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0)
+        search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 1)
+    best = np.empty(m, dtype=np.int64)
+    best_pair_per_node(pair_node, out.score, out.pos, best)
+    threshold = np.zeros(m)
+    for j in range(m):
+        b = best[j]
+        out_best[0, first + j] = pair_feature[b] if b >= 0 else -1
+        out_best[1, first + j] = out.pos[b] if b >= 0 else 0
+        out_best[2, first + j] = out.missing[b] if b >= 0 else 0
+        threshold[j] = out.threshold[b] if b >= 0 else 0.0
+    return threshold
+
+
+@jit
+def search_kind(data, settings, categories, batch, pair_node, pair_feature, out, categorical):
+    """The pairs on numeric features (``categorical`` 0: :func:`find_splits`) or on
+    categorical ones (1: :func:`find_category_splits`) of a mixed search, results into
+    ``out``."""
+    n_pairs = pair_node.shape[0]
+    m = 0
+    for p in range(n_pairs):
+        m += categories.is_categorical[pair_feature[p]] == categorical
+    index = np.empty(m, dtype=np.int64)
+    nodes_of = np.empty(m, dtype=np.int64)
+    features_of = np.empty(m, dtype=np.int64)
+    t = 0
+    for p in range(n_pairs):
+        if categories.is_categorical[pair_feature[p]] == categorical:
+            index[t] = p
+            nodes_of[t] = pair_node[p]
+            features_of[t] = pair_feature[p]
+            t += 1
+    part = PairResults(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
+                       np.empty(m, dtype=np.int64))
+    if categorical:
+        find_category_splits(data, settings, categories, batch, nodes_of, features_of, part)
+    else:
+        find_splits(data, settings, batch, nodes_of, features_of, part)
+    for t in range(m):
+        p = index[t]
+        out.score[p] = part.score[t]
+        out.pos[p] = part.pos[t]
+        out.threshold[p] = part.threshold[t]
+        out.missing[p] = part.missing[t]
+
+
+@jit
+def find_candidates(data, settings, categories, nodes, open_nodes, total_weight, table,
+                    n_candidates, work):
+    """Search the open nodes (columns of ``open_nodes``: id, start, end; all splittable) and
+    append the ones with a split to the candidate ``table`` (which holds ``n_candidates``),
+    their samples marked in ``work`` (goes_left, its bits, child slot) and their children
+    counted. Returns (table, new number of candidates)."""
+    n_features = data.sorted_index.shape[0]
+    m = open_nodes.shape[1]
+    best = np.empty((3, m), dtype=np.int64)
+    threshold = np.empty(m)
+    group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
+    for first in range(0, m, group):
+        last = min(m, first + group)
+        found = search_group(data, settings, categories, nodes, open_nodes, first, last, best)
+        for j in range(last - first):
+            threshold[first + j] = found[j]
+    # the candidates' rows, children and category runs
+    k = 0
+    n_children = 0
+    n_details = 0
+    for j in range(m):
+        if best[0, j] >= 0:
+            k += 1
+            n_children += 2
+            if categories is not None and categories.is_categorical[best[0, j]]:
+                if categories.mode == MULTIWAY:
+                    n_children += best[1, j] - 2
+                n_details += min(open_nodes[2, j] - open_nodes[1, j],
+                                 categories.n_categories[best[0, j]])
+    first_candidate = n_candidates
+    if n_candidates == 0:
+        first_child = 0
+        first_detail = 0
+    else:
+        first_child = table.ints[C_CHILD_END, n_candidates - 1]
+        first_detail = table.ints[C_DETAIL_END, n_candidates - 1]
+    table = reserve_candidates(table, n_candidates + k, first_child + n_children,
+                               first_detail + n_details)
+    ints = table.ints
+    child = first_child
+    detail = first_detail
+    c = first_candidate
+    for j in range(m):
+        if best[0, j] < 0:
+            continue
+        f = best[0, j]
+        ints[C_NODE, c] = open_nodes[0, j]
+        ints[C_START, c] = open_nodes[1, j]
+        ints[C_END, c] = open_nodes[2, j]
+        ints[C_FEATURE, c] = f
+        ints[C_POS, c] = best[1, j]
+        ints[C_MISSING, c] = best[2, j]
+        table.floats[C_THRESHOLD, c] = threshold[j]
+        categorical = 0
+        multiway = 0
+        size = 2
+        detail_size = 0
+        if categories is not None and categories.is_categorical[f]:
+            categorical = 1
+            detail_size = min(open_nodes[2, j] - open_nodes[1, j],
+                              categories.n_categories[f])
+            if categories.mode == MULTIWAY:  # pos holds the number of children
+                multiway = 1
+                size = best[1, j]
+        ints[C_CATEGORICAL, c] = categorical
+        ints[C_MULTIWAY, c] = multiway
+        if multiway:
+            ints[C_MISSING_SLOT, c] = best[2, j]
+        else:
+            ints[C_MISSING_SLOT, c] = 0 if best[2, j] == MISSING_LEFT else 1
+        ints[C_CHILD_FIRST, c] = child
+        ints[C_CHILD_END, c] = child + size
+        ints[C_DETAIL_FIRST, c] = detail
+        ints[C_DETAIL_END, c] = detail + detail_size
+        for r in range(detail, detail + detail_size):
+            table.detail[0, r] = -1  # -1: past the last run present
+            table.detail[1, r] = 0
+        child += size
+        detail += detail_size
+        c += 1
+    n_candidates += k
+    if k == 0:
+        return table, n_candidates
+    last = first_candidate + k
+    child_offset = np.empty(k + 1, dtype=np.int64)
+    detail_offset = np.empty(k + 1, dtype=np.int64)
+    for t in range(k):
+        child_offset[t] = ints[C_CHILD_FIRST, first_candidate + t]
+        detail_offset[t] = ints[C_DETAIL_FIRST, first_candidate + t]
+    child_offset[k] = ints[C_CHILD_END, last - 1]
+    detail_offset[k] = ints[C_DETAIL_END, last - 1]
+    starts = ints[C_START, first_candidate:last]
+    ends = ints[C_END, first_candidate:last]
+    features = ints[C_FEATURE, first_candidate:last]
+    if categories is not None and n_details > 0:
+        stats = np.empty((k, nodes.stats.shape[1]))
+        weight = np.empty(k)
+        for t in range(k):
+            node = ints[C_NODE, first_candidate + t]
+            for s in range(stats.shape[1]):
+                stats[t, s] = nodes.stats[node, s]
+            weight[t] = nodes.floats[node, F_WEIGHT]
+        split_nodes = NodeBatch(ints[C_NODE, first_candidate:last], starts, ends, stats,
+                                weight)
+        categorical_details(data, settings, categories, split_nodes, features, detail_offset,
+                            table.detail[0], table.detail[1])
+    splits = SplitBatch(starts, ends, features, ints[C_POS, first_candidate:last],
+                        ints[C_CATEGORICAL, first_candidate:last],
+                        ints[C_MISSING_SLOT, first_candidate:last], detail_offset,
+                        table.detail[1], child_offset)
+    children = ChildStats(table.child_stats, table.child_floats[0], table.child_count)
+    goes_left, _, child_slot = work
+    mark_and_count(data, splits, child_slot, goes_left, children)
+    child_impurity = table.child_floats[1]
+    criterion = settings.criterion
+    for t in range(first_candidate, last):
+        node = ints[C_NODE, t]
+        node_weight = nodes.floats[node, F_WEIGHT]
+        decrease = nodes.floats[node, F_IMPURITY]
+        for r in range(ints[C_CHILD_FIRST, t], ints[C_CHILD_END, t]):
+            child_impurity[r] = criteria.node_impurity(criterion, table.child_stats[r],
+                                                       table.child_floats[0, r])
+            # subtracted child by child: W_j / W * (I_j - sum_c W_c / W_j I_c)
+            decrease -= table.child_floats[0, r] / node_weight * child_impurity[r]
+        table.floats[C_IMPROVEMENT, t] = node_weight / total_weight * decrease
+    return table, n_candidates
+
+
+@jit
+def category_table(table, c, m, pools, nodes, node):
+    """The category table of the categorical candidate ``c``, now ``node``: a subset node's
+    bitset of the categories going left (into ``pools[0]``), or a multiway node's child slot
+    per code, missing values at code m (into ``pools[1]``). Categories absent from the node's
+    samples go to the heaviest child. Returns the pools (grown) and their new sizes."""
+    bits, bits_size, slots, slots_size = pools
+    ints = table.ints
+    first_child = ints[C_CHILD_FIRST, c]
+    heaviest = 0
+    for r in range(first_child, ints[C_CHILD_END, c]):
+        if table.child_floats[0, r] > table.child_floats[0, first_child + heaviest]:
+            heaviest = r - first_child
+    multiway = ints[C_MULTIWAY, c]
+    slot = np.full(m + 1 if multiway else m, heaviest, dtype=np.int64)
+    for r in range(ints[C_DETAIL_FIRST, c], ints[C_DETAIL_END, c]):
+        code = table.detail[0, r]
+        if code >= 0:
+            slot[code] = table.detail[1, r]
+    if multiway:
+        if ints[C_MISSING, c] >= 0:
+            slot[m] = ints[C_MISSING, c]
+        nodes.ints[node, N_CATEGORY_OFFSET] = slots_size
+        if slots_size + m + 1 > slots.shape[0]:
+            grown = np.zeros(max(slots_size + m + 1, 2 * slots.shape[0]), dtype=np.int32)
+            for r in range(slots_size):
+                grown[r] = slots[r]
+            slots = grown
+        for code in range(m + 1):
+            slots[slots_size + code] = slot[code]
+        return bits, bits_size, slots, slots_size + m + 1
+    words = (m + 63) // 64
+    nodes.ints[node, N_CATEGORY_OFFSET] = bits_size
+    if bits_size + words > bits.shape[0]:
+        grown_bits = np.zeros(max(bits_size + words, 2 * bits.shape[0]), dtype=np.uint64)
+        for r in range(bits_size):
+            grown_bits[r] = bits[r]
+        bits = grown_bits
+    for w in range(words):
+        bits[bits_size + w] = 0
+    for code in range(m):
+        if slot[code] == 0:
+            bits[bits_size + (code >> 6)] |= np.uint64(1) << np.uint64(code & 63)
+    return bits, bits_size + words, slots, slots_size
+
+
+@jit
+def split_candidates(data, settings, categories, nodes, count, table, rows, pools, work):
+    """Split the candidates ``rows`` of ``table`` (already marked): their children join the
+    node table, and the parents whose children may be split further have their segments
+    partitioned. Returns (nodes, count, pools, open children: rows id, start, end)."""
+    ints = table.ints
+    n_new = 0
+    for c in rows:
+        n_new += ints[C_CHILD_END, c] - ints[C_CHILD_FIRST, c]
+    nodes = reserve_nodes(nodes, count, count + n_new)
+    is_regression = data.is_regression
+    open_nodes = np.empty((3, n_new), dtype=np.int64)
+    n_open = 0
+    binary = np.empty(rows.shape[0], dtype=np.int64)
+    multi = np.empty(rows.shape[0], dtype=np.int64)
+    n_binary = 0
+    n_multi = 0
+    for c in rows:
+        parent = ints[C_NODE, c]
+        first = ints[C_CHILD_FIRST, c]
+        last = ints[C_CHILD_END, c] - 1
+        for r in range(first, last + 1):
+            for s in range(nodes.stats.shape[1]):
+                nodes.stats[count + r - first, s] = table.child_stats[r, s]
+            nodes.floats[count + r - first, F_WEIGHT] = table.child_floats[0, r]
+            nodes.floats[count + r - first, F_IMPURITY] = table.child_floats[1, r]
+            nodes.ints[count + r - first, N_SAMPLES] = table.child_count[r]
+            nodes.ints[count + r - first, N_DEPTH] = nodes.ints[parent, N_DEPTH] + 1
+        categorical = ints[C_CATEGORICAL, c]
+        multiway = ints[C_MULTIWAY, c]
+        missing = ints[C_MISSING, c]
+        nodes.ints[parent, N_FEATURE] = ints[C_FEATURE, c]
+        nodes.ints[parent, N_LEFT] = count
+        nodes.ints[parent, N_RIGHT] = count + last - first
+        nodes.floats[parent, F_THRESHOLD] = (TREE_UNDEFINED if categorical
+                                             else table.floats[C_THRESHOLD, c])
+        if multiway:
+            nodes.ints[parent, N_SPLIT_KIND] = SPLIT_MULTIWAY
+        else:
+            nodes.ints[parent, N_SPLIT_KIND] = SPLIT_SUBSET if categorical else SPLIT_THRESHOLD
+            # missing values: the learned side, else the heavier child
+            if missing == MISSING_LEFT or missing == MISSING_RIGHT:
+                nodes.ints[parent, N_MISSING_LEFT] = 1 if missing == MISSING_LEFT else 0
+            else:
+                second = min(first + 1, last)
+                heavier_left = table.child_floats[0, first] >= table.child_floats[0, second]
+                nodes.ints[parent, N_MISSING_LEFT] = 1 if heavier_left else 0
+        if categories is not None and categorical:
+            pools = category_table(table, c, categories.n_categories[ints[C_FEATURE, c]],
+                                   pools, nodes, parent)
+        # Only children that may be split need their segments partitioned.
+        needed = False
+        child_end = ints[C_START, c]
+        for r in range(first, last + 1):
+            child_start = child_end
+            child_end = child_start + table.child_count[r]
+            if splittable(nodes, count + r - first, settings, is_regression):
+                needed = True
+                open_nodes[0, n_open] = count + r - first
+                open_nodes[1, n_open] = child_start
+                open_nodes[2, n_open] = child_end
+                n_open += 1
+        count += last - first + 1
+        if needed:
+            # a multiway node with two children is partitioned like a binary one (goes_left
+            # is its slot 0)
+            if multiway and last - first + 1 > 2:
+                multi[n_multi] = c
+                n_multi += 1
+            else:
+                binary[n_binary] = c
+                n_binary += 1
+    goes_left, goes_left_bits, child_slot = work
+    if n_binary:
+        pack_bits(goes_left, goes_left_bits)
+        start = np.empty(n_binary, dtype=np.int64)
+        end = np.empty(n_binary, dtype=np.int64)
+        own = np.empty(n_binary, dtype=np.int64)
+        for t in range(n_binary):
+            c = binary[t]
+            start[t] = ints[C_START, c]
+            end[t] = ints[C_END, c]
+            # the split feature's own segment is already left | right unless categorical or
+            # with its missing values sent left: -1 makes the kernel partition it too
+            keep_own = ints[C_CATEGORICAL, c] == 0 and ints[C_MISSING, c] != MISSING_LEFT
+            own[t] = ints[C_FEATURE, c] if keep_own else -1
+        partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
+                  start, end, own)
+    if categories is not None and n_multi:  # only category splits are multiway
+        start = np.empty(n_multi, dtype=np.int64)
+        end = np.empty(n_multi, dtype=np.int64)
+        offsets = np.zeros(n_multi + 1, dtype=np.int64)
+        for t in range(n_multi):
+            c = multi[t]
+            start[t] = ints[C_START, c]
+            end[t] = ints[C_END, c]
+            offsets[t + 1] = offsets[t] + ints[C_CHILD_END, c] - ints[C_CHILD_FIRST, c]
+        counts = np.empty(offsets[n_multi], dtype=np.int64)
+        for t in range(n_multi):
+            c = multi[t]
+            for r in range(ints[C_CHILD_FIRST, c], ints[C_CHILD_END, c]):
+                counts[offsets[t] + r - ints[C_CHILD_FIRST, c]] = table.child_count[r]
+        partition_multiway(data.sorted_index, data.sorted_value, data.sorted_label,
+                           child_slot, start, end, offsets, counts)
+    return nodes, count, pools, open_nodes[:, :n_open]
+
+
+@jit
+def accepted(table, first, last, settings):
+    """Candidates ``first:last`` whose impurity decrease reaches ``min_impurity_decrease``."""
+    rows = np.empty(last - first, dtype=np.int64)
+    n = 0
+    for c in range(first, last):
+        if table.floats[C_IMPROVEMENT, c] + EPSILON >= settings.min_impurity_decrease:
+            rows[n] = c
+            n += 1
+    return rows[:n]
+
+
+@jit
+def heap_before(key, node, a, b):
+    """Heap order: larger impurity decrease first, then lower node id."""
+    return key[a] > key[b] or (key[a] == key[b] and node[a] < node[b])
+
+
+@jit
+def heap_push(heap, size, key, node, c):
+    """Push candidate ``c`` on the binary heap ``heap[:size]`` of candidate rows."""
+    heap[size] = c
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if not heap_before(key, node, heap[i], heap[parent]):
+            break
+        heap[i], heap[parent] = heap[parent], heap[i]
+        i = parent
+    return size + 1
+
+
+@jit
+def heap_pop(heap, size, key, node):
+    """Remove and return the first candidate of ``heap[:size]``."""
+    top = heap[0]
+    size -= 1
+    heap[0] = heap[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_before(key, node, heap[child + 1], heap[child]):
+            child += 1
+        if not heap_before(key, node, heap[child], heap[i]):
+            break
+        heap[i], heap[child] = heap[child], heap[i]
+        i = child
+    return top
+
+
+@jit
+def open_root(nodes, n_rows, settings, is_regression):
+    open_nodes = np.zeros((3, 1), dtype=np.int64)
+    open_nodes[2, 0] = n_rows
+    if splittable(nodes, 0, settings, is_regression):
+        return open_nodes
+    return open_nodes[:, :0]
+
+
+@jit
+def grow_tree(data, settings, categories, root_stats, root_weight, root_impurity):
+    """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it partitions in
+    place). ``categories``: a :class:`CategorySettings`, or None when every feature is
+    numeric or ordinal (the category search is then left out of the compiled code).
+    ``root_stats``, ``root_weight``, ``root_impurity``: the statistics, total weight and
+    impurity of all the samples (the weight is also the denominator of every weighted
+    impurity decrease).
+
+    Returns ``(nodes, count, category_bits, multiway_slot)``: the :class:`NodeTable` (rows
+    ``:count``) and the category pools.
+    """
+    n_samples = data.sample_weight.shape[0]
+    n_rows = data.sorted_index.shape[1]
+    n_stats = root_stats.shape[0]
+    work = (np.zeros(n_samples, dtype=np.uint8),
+            np.zeros((n_samples + 63) // 64, dtype=np.uint64),
+            np.zeros(n_samples, dtype=np.int32))
+    nodes = new_node_table(64, n_stats)
+    for s in range(n_stats):
+        nodes.stats[0, s] = root_stats[s]
+    nodes.floats[0, F_WEIGHT] = root_weight
+    nodes.floats[0, F_IMPURITY] = root_impurity
+    nodes.ints[0, N_SAMPLES] = n_rows
+    count = 1
+    pools = (np.zeros(16, dtype=np.uint64), 0, np.zeros(16, dtype=np.int32), 0)
+    is_regression = data.is_regression
+    open_nodes = open_root(nodes, n_rows, settings, is_regression)
+    table = new_candidate_table(64, n_stats)
+    if settings.max_leaf_nodes == 0:
+        while open_nodes.shape[1]:
+            table, n_candidates = find_candidates(data, settings, categories, nodes,
+                                                  open_nodes, root_weight, table, 0, work)
+            rows = accepted(table, 0, n_candidates, settings)
+            if rows.shape[0] == 0:
+                break
+            nodes, count, pools, open_nodes = split_candidates(
+                data, settings, categories, nodes, count, table, rows, pools, work)
+    else:
+        n_candidates = 0
+        heap = np.empty(0, dtype=np.int64)
+        size = 0
+        n_leaves = 1
+        one = np.empty(1, dtype=np.int64)
+        while True:
+            if open_nodes.shape[1]:
+                first = n_candidates
+                table, n_candidates = find_candidates(data, settings, categories, nodes,
+                                                      open_nodes, root_weight, table,
+                                                      n_candidates, work)
+                rows = accepted(table, first, n_candidates, settings)
+                if size + rows.shape[0] > heap.shape[0]:
+                    grown = np.empty(max(size + rows.shape[0], 2 * heap.shape[0]),
+                                     dtype=np.int64)
+                    for t in range(size):
+                        grown[t] = heap[t]
+                    heap = grown
+                for c in rows:
+                    size = heap_push(heap, size, table.floats[C_IMPROVEMENT],
+                                     table.ints[C_NODE], c)
+            if size == 0 or n_leaves >= settings.max_leaf_nodes:
+                break
+            c = heap_pop(heap, size, table.floats[C_IMPROVEMENT], table.ints[C_NODE])
+            size -= 1
+            new_leaves = table.ints[C_CHILD_END, c] - table.ints[C_CHILD_FIRST, c] - 1
+            if n_leaves + new_leaves > settings.max_leaf_nodes:
+                open_nodes = open_nodes[:, :0]
+                continue  # a multiway split with too many children for the budget
+            one[0] = c
+            nodes, count, pools, open_nodes = split_candidates(
+                data, settings, categories, nodes, count, table, one, pools, work)
+            n_leaves += new_leaves
+    bits, bits_size, slots, slots_size = pools
+    return nodes, count, bits[:bits_size], slots[:slots_size]

@@ -1,0 +1,97 @@
+"""The records that travel between the growth kernels.
+
+What goes together has one name, so that a kernel takes a handful of records instead of a
+list of twenty arrays, and two swapped arrays of one record cannot compile silently (a record
+is passed whole, its fields read by name).
+
+They are named tuples: numba types each field on its own (arrays of different dtypes, scalars,
+flags), passes them by value at no cost inside compiled code, builds them in ``@njit`` code,
+and its on-disk cache keys them by field types only, so a fit in a new process reuses the
+machine code (structrefs would need a type registration per record and a jitclass cannot be
+cached). They hold plain NumPy arrays: the Python layer builds them in one line.
+
+One rule inside ``prange`` kernels: read a record's fields into local variables before the
+parallel loop. Numba (0.68) loses the writes made through a record's field inside the loop
+body (``out.score[p] = ...``); through a local (``out_score = out.score``) they land.
+
+- :class:`TreeData`: the presorted samples one tree grows on, and their targets;
+- :class:`GrowSettings`: the stopping rules, the leaf constraints and the splitter's choices;
+- :class:`CategorySettings`: the feature kinds and the category search (None for a fit on
+  numeric and ordinal features only: the category search is then pruned from the compiled
+  growth loop, which neither compiles nor loads it);
+- :class:`NodeBatch`: a set of open nodes (their rows in the sorted arrays and statistics);
+- :class:`PairResults`: the best split of each (node, feature) pair of a search;
+- :class:`SplitBatch`: the chosen splits of a set of nodes, as the marking kernel reads them;
+- :class:`ChildStats`: the statistics of the children of those splits.
+"""
+
+from collections import namedtuple
+
+TreeData = namedtuple("TreeData", [
+    "sorted_index",   # (n_features, n_rows) int32: each feature's samples in increasing order
+    "sorted_value",   # (n_features, n_rows) X's dtype: their values (NaN last)
+    "sorted_label",   # (n_features, n_rows) uint8/16 classes carried along, or (1, 0)
+    "label",          # (n_samples,) class of every sample (classification), or empty
+    "label_scratch",  # (n_blocks, n_rows) classes gathered per scan, or (n_blocks, 0)
+    "target",         # (n_samples,) float64: regression target
+    "sample_weight",  # (n_samples,) float64
+    "weighted",       # bool: some weight differs from 1
+    "is_regression",  # bool
+])
+
+GrowSettings = namedtuple("GrowSettings", [
+    "criterion",              # int64 code of jitree.kernels.criteria
+    "random_splitter",        # bool: one random threshold per feature (Extra-Trees)
+    "seed",                   # uint64: random thresholds and feature draws
+    "max_depth",              # int64
+    "min_samples_split",      # int64
+    "min_samples_leaf",       # int64
+    "min_weight_leaf",        # float64
+    "max_features",           # int64: features drawn per node
+    "max_leaf_nodes",         # int64: 0 grows depth-wise, else best-first
+    "min_impurity_decrease",  # float64
+    "purity_threshold",       # float64
+    "impurity_threshold",     # float64
+    "n_blocks",               # int64: blocks of (node, feature) pairs per parallel search
+])
+
+CategorySettings = namedtuple("CategorySettings", [
+    "is_categorical",   # (n_features,) uint8
+    "n_categories",     # (n_features,) int32
+    "mode",             # int64: SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
+    "max_exhaustive",   # int64
+    "max_subset_size",  # int64 (0: no bound)
+])
+
+NodeBatch = namedtuple("NodeBatch", [
+    "id",      # (k,) int64 node ids (the random streams are keyed by them)
+    "start",   # (k,) int64: first row of each node's segment
+    "end",     # (k,) int64: one past its last row
+    "stats",   # (k, n_stats) float64: class weights, or (sum w y, sum w y**2)
+    "weight",  # (k,) float64
+])
+
+PairResults = namedtuple("PairResults", [
+    "score",      # (n_pairs,) float64
+    "pos",        # (n_pairs,) int64: -1 when the pair has no valid split
+    "threshold",  # (n_pairs,) float64
+    "missing",    # (n_pairs,) int64: where missing values go (see kernels.split)
+])
+
+SplitBatch = namedtuple("SplitBatch", [
+    "start",          # (k,) int64
+    "end",            # (k,) int64
+    "feature",        # (k,) int64
+    "pos",            # (k,) int64: threshold splits: rows start:pos go left
+    "categorical",    # (k,) uint8
+    "missing_slot",   # (k,) int64: child slot of the missing samples
+    "detail_offset",  # (k + 1,) int64: categorical splits' rows of detail_slot
+    "detail_slot",    # child slot of each category run present at the node
+    "child_offset",   # (k + 1,) int64: split j's children are rows child_offset[j]:[j + 1]
+])
+
+ChildStats = namedtuple("ChildStats", [
+    "stats",   # (n_children, n_stats) float64
+    "weight",  # (n_children,) float64
+    "count",   # (n_children,) int64
+])
