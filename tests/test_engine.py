@@ -1,4 +1,5 @@
-"""The compiled growth engine: its kernels against naive NumPy twins, and its specialisations."""
+"""The compiled growth engine: its kernels against naive NumPy twins, its specialisations,
+zero-weight samples and the random splitter's value-or-missing split."""
 
 import numpy as np
 import pytest
@@ -167,3 +168,38 @@ def test_growth_loop_specialisations_stay_within_budget():
         assert str(data[1].dtype) in ("float32", "float64")
         assert str(data[2].dtype) in ("uint8", "uint16")
         assert all(getattr(field, "layout", "C") == "C" for field in data)
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_zero_weight_is_removing_the_row(task):
+    """A zero-weight sample places no threshold and counts in no node: the tree equals the
+    one fitted without it (scikit-learn's check_sample_weight_equivalence)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) if task == "classification" else X[:, 0] * 2
+    w = rng.uniform(0.5, 2.0, 200)
+    w[rng.random(200) < 0.3] = 0.0
+    cls = (jitree.DecisionTreeClassifier if task == "classification"
+           else jitree.DecisionTreeRegressor)
+    with_zeros = cls(min_samples_leaf=3, random_state=0).fit(X, y, sample_weight=w)
+    kept = w > 0
+    without = cls(min_samples_leaf=3, random_state=0).fit(X[kept], y[kept],
+                                                          sample_weight=w[kept])
+    a, b = with_zeros.tree_, without.tree_
+    for name in ("feature", "threshold", "children_left", "children_right", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-12)
+    np.testing.assert_array_equal(with_zeros.predict(X), without.predict(X))
+
+
+def test_random_splitter_splits_value_or_missing():
+    """A feature whose non-missing values are all equal, with some missing: the random
+    splitter separates the missing samples (scikit-learn's random splitter does too)."""
+    X = np.ones((40, 1))
+    X[::2, 0] = np.nan
+    y = np.isnan(X[:, 0]).astype(int)
+    model = jitree.DecisionTreeClassifier(splitter="random", random_state=0).fit(X, y)
+    assert model.tree_.node_count == 3
+    assert model.score(X, y) == 1.0
+    reg = jitree.ExtraTreesRegressor(n_estimators=3, random_state=0, bootstrap=False)
+    assert reg.fit(X, y * 2.0).score(X, y * 2.0) == 1.0

@@ -133,14 +133,6 @@ def test_iris_full_tree_matches_sklearn_predictions():
     assert ours.tree_.node_count == theirs.tree_.node_count
 
 
-# scikit-learn's own trees fail this check too: splits are not invariant to zero weights,
-# since a zero-weight sample still moves the midpoint thresholds.
-_EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "zero-weight samples still shape the midpoint thresholds, as in scikit-learn's trees",
-}
-
-
 # jitree implements the protocol without inheriting from scikit-learn's BaseEstimator (no
 # runtime dependency); check_estimator warns about that and then runs every check.
 @pytest.mark.filterwarnings("ignore:Estimator .* does not inherit from:UserWarning")
@@ -150,7 +142,7 @@ _EXPECTED_FAILURES = {
                                        jitree.DecisionTreeRegressor(random_state=0)],
                          ids=["classifier", "regressor"])
 def test_check_estimator(estimator):
-    check_estimator(estimator, expected_failed_checks=_EXPECTED_FAILURES)
+    check_estimator(estimator)
 
 
 def test_works_in_sklearn_pipeline_and_grid_search():

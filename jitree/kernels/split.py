@@ -269,15 +269,28 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
                 n_missing):
     """One random threshold, uniform between the node's min and max non-missing value
     (Extra-Trees); ``start:end`` are the non-missing samples, ``missing`` the statistics of the
-    ``n_missing`` others, sent to the better side.
+    ``n_missing`` others, sent to the better side. When every non-missing value is the same
+    and some are missing, the split is value-or-missing (the non-missing samples left,
+    threshold ``ALL_VALUES``), as the best splitter's missing-only candidate.
 
     Returns ``(score, pos, threshold, missing_direction)`` with ``pos == -1`` when the feature
     is constant in the node or the draw breaks a leaf constraint.
     """
+    if end <= start:
+        return -np.inf, -1, 0.0, NO_MISSING
     low = np.float64(value_row[start])
     high = np.float64(value_row[end - 1])
     if not low < high:
-        return -np.inf, -1, 0.0, NO_MISSING
+        if n_missing == 0:
+            return -np.inf, -1, 0.0, NO_MISSING
+        # every non-missing value is the same: the one split left is value-or-missing
+        score = missing_only_score(criterion, is_regression, node_stats, node_weight,
+                                   end - start + n_missing, missing, missing_weight, n_missing,
+                                   parent_entropy, min_samples_leaf, min_weight_leaf, left,
+                                   right)
+        if score == -np.inf:
+            return -np.inf, -1, 0.0, NO_MISSING
+        return score, end, ALL_VALUES, MISSING_RIGHT
     threshold = low + uniform(key, 0) * (high - low)
     if threshold >= high:
         threshold = low

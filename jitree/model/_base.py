@@ -10,7 +10,7 @@ from ..kernels.categorical import CATEGORICAL_SPLITS, MULTIWAY
 from ..kernels.checks import any_nonfinite
 from . import pruning
 from ._params import ParamsMixin
-from .builder import GrowParams, TreeBuilder
+from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
 from .validation import (
     check_is_fitted,
@@ -181,11 +181,27 @@ class BaseDecisionTree(ParamsMixin):
 
     # -- fitting -----------------------------------------------------------------------------
     def _fit_tree(self, X, target, sample_weight, n_stats, n_classes):
-        n_samples, n_features = X.shape
+        n_features = X.shape[1]
+        # Samples of weight 0 are left out of the growth (the presort keeps the others,
+        # renumbered): they place no threshold and count in no node, so fitting with a zero
+        # weight is fitting without the row, and the fractions of min_samples_* are of the
+        # rows that count.
+        keep = sample_weight > 0.0
+        dropped = not keep.all()
+        all_targets = target
+        if dropped:
+            target = target[keep]
+            sample_weight = sample_weight[keep]
+        n_samples = sample_weight.shape[0]
         params = self._grow_params(n_samples, n_features, float(sample_weight.sum()))
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
+        presorted = None
         with n_threads(self.n_jobs):
-            tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes)
+            if dropped:
+                presorted = Presorted.of(X, all_targets, params.is_regression,
+                                         n_classes).subset(keep)
+            tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes,
+                                             presorted)
         self.tree_ = pruning.cost_complexity(tree, ccp_alpha)
         self.n_features_in_ = n_features
         self.max_features_ = params.max_features
