@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import jitree
+from jitree.model.tree_check import check_tree
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "tree_corpus.npz"
@@ -390,6 +391,9 @@ def _labels(values):
 def fit_case(case):
     """Fit ``case``: {"trees": [tree_arrays, ...], "predict": ..., "proba": ... (classifiers)}."""
     model = case.make().fit(case.X, case.y, **case.fit_kwargs)
+    for tree in estimator_trees(model):
+        # the engine's trees skip the constructor's check (Tree._grown): they must pass it
+        check_tree(tree)
     result = {"trees": [tree_arrays(t) for t in estimator_trees(model)],
               "predict": _labels(model.predict(case.X_test))}
     if hasattr(model, "predict_proba"):

@@ -119,7 +119,7 @@ def new_node_table(capacity, n_stats):
     return NodeTable(ints, floats, np.zeros((capacity, n_stats)))
 
 
-@jit
+@jit(inline="always")
 def reserve_nodes(nodes, count, needed):
     """``nodes`` with room for ``needed`` nodes (its first ``count`` kept), doubling."""
     capacity = nodes.ints.shape[0]
@@ -151,7 +151,7 @@ def grow_rows(table, needed):
     return grown
 
 
-@jit
+@jit(inline="always")
 def reserve_candidates(table, n_candidates, n_children, n_details):
     """``table`` with room for that many candidates, children and category runs."""
     ints = grow_rows(table.ints, n_candidates)
@@ -170,7 +170,7 @@ def reserve_candidates(table, n_candidates, n_children, n_details):
     return CandidateTable(ints, floats, child_stats, child_floats, child_count, detail)
 
 
-@jit
+@jit(inline="always")
 def new_candidate_table(capacity, n_stats):
     return CandidateTable(np.zeros((C_INTS, capacity), dtype=np.int64),
                           np.zeros((C_FLOATS, capacity)), np.zeros((2 * capacity, n_stats)),
@@ -199,7 +199,7 @@ def splittable(nodes, node, settings, is_regression):
     return True
 
 
-@jit
+@jit(inline="always")
 def search_group(data, settings, categories, nodes, open_nodes, first, last, out_best):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
     ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array.
@@ -300,7 +300,7 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
         out.missing[p] = part.missing[t]
 
 
-@jit
+@jit(inline="always")
 def find_candidates(data, settings, categories, nodes, open_nodes, total_weight, table,
                     n_candidates, work):
     """Search the open nodes (columns of ``open_nodes``: id, start, end; all splittable) and
@@ -429,7 +429,7 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     return table, n_candidates
 
 
-@jit
+@jit(inline="always")
 def category_table(table, c, m, pools, nodes, node):
     """The category table of the categorical candidate ``c``, now ``node``: a subset node's
     bitset of the categories going left (into ``pools[0]``), or a multiway node's child slot
@@ -475,7 +475,7 @@ def category_table(table, c, m, pools, nodes, node):
     return bits, bits_size + words, slots, slots_size
 
 
-@jit
+@jit(inline="always")
 def split_candidates(data, settings, categories, nodes, count, table, rows, pools, work):
     """Split the candidates ``rows`` of ``table`` (already marked): their children join the
     node table, and the parents whose children may be split further have their segments
@@ -582,7 +582,7 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
     return nodes, count, pools, open_nodes[:, :n_open]
 
 
-@jit
+@jit(inline="always")
 def accepted(table, first, last, settings):
     """Candidates ``first:last`` whose impurity decrease reaches ``min_impurity_decrease``."""
     rows = np.empty(last - first, dtype=np.int64)
@@ -614,7 +614,7 @@ def heap_push(heap, size, key, node, c):
     return size + 1
 
 
-@jit
+@jit(inline="always")
 def heap_pop(heap, size, key, node):
     """Remove and return the first candidate of ``heap[:size]``."""
     top = heap[0]
@@ -634,7 +634,20 @@ def heap_pop(heap, size, key, node):
     return top
 
 
-@jit
+@jit(inline="always")
+def heap_push_all(heap, size, table, rows):
+    """Push the candidates ``rows`` on the heap ``heap[:size]`` (grown if full)."""
+    if size + rows.shape[0] > heap.shape[0]:
+        grown = np.empty(max(size + rows.shape[0], 2 * heap.shape[0]), dtype=np.int64)
+        for t in range(size):
+            grown[t] = heap[t]
+        heap = grown
+    for c in rows:
+        size = heap_push(heap, size, table.floats[C_IMPROVEMENT], table.ints[C_NODE], c)
+    return heap
+
+
+@jit(inline="always")
 def open_root(nodes, n_rows, settings, is_regression):
     open_nodes = np.zeros((3, 1), dtype=np.int64)
     open_nodes[2, 0] = n_rows
@@ -672,37 +685,28 @@ def grow_tree(data, settings, categories, root_stats, root_weight, root_impurity
     is_regression = data.is_regression
     open_nodes = open_root(nodes, n_rows, settings, is_regression)
     table = new_candidate_table(64, n_stats)
-    if settings.max_leaf_nodes == 0:
-        while open_nodes.shape[1]:
+    # One loop for both growth orders, so that the search and the split are each called
+    # from one place. Depth-wise: every accepted candidate of a level is split. Best-first:
+    # the candidates wait in a heap (largest impurity decrease first, then lowest node id)
+    # and one is split per round.
+    best_first = settings.max_leaf_nodes > 0
+    n_candidates = 0
+    heap = np.empty(0, dtype=np.int64)
+    size = 0
+    n_leaves = 1
+    rows = np.empty(0, dtype=np.int64)
+    while True:
+        if open_nodes.shape[1]:
+            first = n_candidates if best_first else 0
             table, n_candidates = find_candidates(data, settings, categories, nodes,
-                                                  open_nodes, root_weight, table, 0, work)
-            rows = accepted(table, 0, n_candidates, settings)
-            if rows.shape[0] == 0:
-                break
-            nodes, count, pools, open_nodes = split_candidates(
-                data, settings, categories, nodes, count, table, rows, pools, work)
-    else:
-        n_candidates = 0
-        heap = np.empty(0, dtype=np.int64)
-        size = 0
-        n_leaves = 1
-        one = np.empty(1, dtype=np.int64)
-        while True:
-            if open_nodes.shape[1]:
-                first = n_candidates
-                table, n_candidates = find_candidates(data, settings, categories, nodes,
-                                                      open_nodes, root_weight, table,
-                                                      n_candidates, work)
-                rows = accepted(table, first, n_candidates, settings)
-                if size + rows.shape[0] > heap.shape[0]:
-                    grown = np.empty(max(size + rows.shape[0], 2 * heap.shape[0]),
-                                     dtype=np.int64)
-                    for t in range(size):
-                        grown[t] = heap[t]
-                    heap = grown
-                for c in rows:
-                    size = heap_push(heap, size, table.floats[C_IMPROVEMENT],
-                                     table.ints[C_NODE], c)
+                                                  open_nodes, root_weight, table, first, work)
+            rows = accepted(table, first, n_candidates, settings)
+            if best_first:
+                heap = heap_push_all(heap, size, table, rows)
+                size += rows.shape[0]
+        elif not best_first:
+            break
+        if best_first:
             if size == 0 or n_leaves >= settings.max_leaf_nodes:
                 break
             c = heap_pop(heap, size, table.floats[C_IMPROVEMENT], table.ints[C_NODE])
@@ -711,9 +715,11 @@ def grow_tree(data, settings, categories, root_stats, root_weight, root_impurity
             if n_leaves + new_leaves > settings.max_leaf_nodes:
                 open_nodes = open_nodes[:, :0]
                 continue  # a multiway split with too many children for the budget
-            one[0] = c
-            nodes, count, pools, open_nodes = split_candidates(
-                data, settings, categories, nodes, count, table, one, pools, work)
             n_leaves += new_leaves
+            rows = np.full(1, c, dtype=np.int64)
+        elif rows.shape[0] == 0:
+            break
+        nodes, count, pools, open_nodes = split_candidates(
+            data, settings, categories, nodes, count, table, rows, pools, work)
     bits, bits_size, slots, slots_size = pools
     return nodes, count, bits[:bits_size], slots[:slots_size]

@@ -222,10 +222,11 @@ class TreeBuilder:
         else:
             feature_kind = np.asarray(params.feature_kind, dtype=np.int8)
             n_categories = np.asarray(params.n_categories, dtype=np.int32)
-        return Tree(n_features, n_classes, ints[:, N_FEATURE], floats[:, F_THRESHOLD],
-                    ints[:, N_LEFT], ints[:, N_RIGHT], value, floats[:, F_IMPURITY],
-                    ints[:, N_SAMPLES], floats[:, F_WEIGHT], split_kind=ints[:, N_SPLIT_KIND],
-                    missing_left=ints[:, N_MISSING_LEFT],
-                    category_offset=ints[:, N_CATEGORY_OFFSET], category_bits=category_bits,
-                    multiway_slot=multiway_slot, n_categories=n_categories,
-                    feature_kind=feature_kind)
+        return Tree._grown(n_features, n_classes, ints[:, N_FEATURE], floats[:, F_THRESHOLD],
+                           ints[:, N_LEFT], ints[:, N_RIGHT], value, floats[:, F_IMPURITY],
+                           ints[:, N_SAMPLES], floats[:, F_WEIGHT],
+                           split_kind=ints[:, N_SPLIT_KIND],
+                           missing_left=ints[:, N_MISSING_LEFT],
+                           category_offset=ints[:, N_CATEGORY_OFFSET],
+                           category_bits=category_bits, multiway_slot=multiway_slot,
+                           n_categories=n_categories, feature_kind=feature_kind)

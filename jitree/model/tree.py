@@ -149,6 +149,33 @@ class Tree:
                  children_right, value, impurity, n_node_samples, weighted_n_node_samples,
                  split_kind=None, missing_left=None, category_offset=None, category_bits=None,
                  multiway_slot=None, n_categories=None, feature_kind=None):
+        self._set_arrays(n_features, n_classes, feature, threshold, children_left,
+                         children_right, value, impurity, n_node_samples,
+                         weighted_n_node_samples, split_kind, missing_left, category_offset,
+                         category_bits, multiway_slot, n_categories, feature_kind)
+        # The kernels do not bounds-check and the walks assume a tree without cycles: a Tree
+        # is only ever made of arrays that passed this (O(n_nodes), ~1 ms for 45k nodes), or
+        # grown by jitree's own engine (:meth:`_grown`).
+        from .tree_check import check_tree
+
+        check_tree(self)
+
+    @classmethod
+    def _grown(cls, *arrays, **optional):
+        """A Tree of the arrays jitree's growth engine returned (same arguments as the
+        constructor), without :func:`~jitree.model.tree_check.check_tree`: the engine makes
+        well-formed trees by construction (children numbered after their parent, pools read
+        in bounds), which ``tests/test_tree_corpus.py`` and ``tests/test_engine.py`` verify
+        with the check itself. On a small fit the check cost a third of the fit's time."""
+        tree = cls.__new__(cls)
+        tree._set_arrays(*arrays, **optional)
+        return tree
+
+    def _set_arrays(self, n_features, n_classes, feature, threshold, children_left,
+                    children_right, value, impurity, n_node_samples, weighted_n_node_samples,
+                    split_kind=None, missing_left=None, category_offset=None,
+                    category_bits=None, multiway_slot=None, n_categories=None,
+                    feature_kind=None):
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
         self.feature = _array(feature, np.int32)
@@ -176,11 +203,6 @@ class Tree:
                              else _array(n_categories, np.int32))
         self.feature_kind = (np.zeros(self.n_features, dtype=np.int8) if feature_kind is None
                              else _array(feature_kind, np.int8))
-        # The kernels do not bounds-check and the walks assume a tree without cycles: a Tree
-        # is only ever made of arrays that passed this (O(n_nodes), ~1 ms for 45k nodes).
-        from .tree_check import check_tree
-
-        check_tree(self)
 
     # -- shape -------------------------------------------------------------------------------
     @property
