@@ -30,6 +30,7 @@ import numpy as np
 
 from . import criteria
 from ._jit import jit
+from .records import Runs, Side
 
 SUBSET = 0
 ONE_VS_REST = 1
@@ -59,28 +60,50 @@ def count_runs(value_row, start, end):
 
 
 @jit
-def run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
-                   weighted, is_regression, run_code, run_stats, run_weight, run_count):
-    """Per present category (run r, increasing code): its code, statistics, weight, count."""
-    r = -1
+def accumulate(stats, row, data, index_row, label_row, first, end):
+    """Add the samples at positions ``first:end`` of a sorted segment (``index_row``, their
+    classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one
+    accumulation of node statistics. Classification: the weight of each class; regression:
+    sum of w y and sum of w y**2. Returns the samples' total weight.
+
+    One call per range of samples, not per sample: a call per sample (a record argument or
+    arrays, inlined or not) cost more than the loop itself."""
+    is_regression = data.is_regression
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    total = 0.0
     w = 1.0
-    for k in range(start, end):
-        if k == start or value_row[k] != value_row[k - 1]:
-            r += 1
-            run_code[r] = np.int64(value_row[k])
-            run_stats[r, :] = 0.0
-            run_weight[r] = 0.0
-            run_count[r] = 0
-        i = index_row[k]
+    for k in range(np.uint64(first), np.uint64(end)):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
         if weighted:
             w = sample_weight[i]
         if is_regression:
-            run_stats[r, 0] += w * target[i]
-            run_stats[r, 1] += w * target[i] * target[i]
+            y = target[i]
+            stats[row, 0] += w * y
+            stats[row, 1] += w * y * y
         else:
-            run_stats[r, label_row[k]] += w
-        run_weight[r] += w
-        run_count[r] += 1
+            stats[row, label_row[k]] += w
+        total += w
+    return total
+
+
+@jit
+def run_statistics(data, rows, runs):
+    """Per present category of ``rows`` (run r, increasing code): its code, statistics,
+    weight and count, into the :class:`Runs` ``runs``."""
+    value_row = rows.value
+    r = 0
+    run_start = rows.start
+    for k in range(rows.start + 1, rows.end + 1):
+        if k == rows.end or value_row[k] != value_row[k - 1]:
+            runs.code[r] = np.int64(value_row[run_start])
+            runs.stats[r, :] = 0.0
+            runs.weight[r] = accumulate(runs.stats, r, data, rows.index, rows.label,
+                                        run_start, k)
+            runs.count[r] = k - run_start
+            run_start = k
+            r += 1
 
 
 @jit
@@ -95,34 +118,36 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
 
 
 @jit
-def two_way_score(criterion, is_regression, base_left, weight_left, n_left, node_stats,
-                  node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
-                  min_samples_leaf, min_weight_leaf, left, right):
-    """Best score of the binary partition whose non-missing left side has statistics
-    ``base_left`` (weight, count), over the sides the missing samples may take.
+def two_way_score(settings, is_regression, base, node, missing, parent_entropy, left, right):
+    """Best score of the binary partition whose non-missing left side is the :class:`Side`
+    ``base``, over the sides the ``missing`` samples may take (``node``: the whole node).
     Returns (score, missing direction); score -inf when no direction satisfies the leaf
-    constraints. ``left`` and ``right`` are scratch; ``left`` may be ``base_left`` itself, as
+    constraints. ``left`` and ``right`` are scratch; ``left`` may be ``base.stats`` itself, as
     the only direction that changes it (missing left) comes last."""
+    n_missing = missing.count
+    n_stats = node.stats.shape[0]
     best_score = -np.inf
     best_direction = NO_MISSING if n_missing == 0 else MISSING_RIGHT
     for direction in range(2 if n_missing > 0 else 1):
-        w_left = weight_left
-        count_left = n_left
-        for s in range(node_stats.shape[0]):
-            left[s] = base_left[s]
+        w_left = base.weight
+        count_left = base.count
+        for s in range(n_stats):
+            left[s] = base.stats[s]
         if direction == MISSING_LEFT:
-            for s in range(node_stats.shape[0]):
-                left[s] += missing[s]
-            w_left += missing_weight
+            for s in range(n_stats):
+                left[s] += missing.stats[s]
+            w_left += missing.weight
             count_left += n_missing
-        w_right = node_weight - w_left
-        count_right = n_node - count_left
-        if not (child_allowed(count_left, w_left, min_samples_leaf, min_weight_leaf)
-                and child_allowed(count_right, w_right, min_samples_leaf, min_weight_leaf)):
+        w_right = node.weight - w_left
+        count_right = node.count - count_left
+        if not (child_allowed(count_left, w_left, settings.min_samples_leaf,
+                              settings.min_weight_leaf)
+                and child_allowed(count_right, w_right, settings.min_samples_leaf,
+                                  settings.min_weight_leaf)):
             continue
-        for s in range(node_stats.shape[0]):
-            right[s] = node_stats[s] - left[s]
-        score = sides_score(criterion, is_regression, left, right, w_left, w_right,
+        for s in range(n_stats):
+            right[s] = node.stats[s] - left[s]
+        score = sides_score(settings.criterion, is_regression, left, right, w_left, w_right,
                             parent_entropy)
         if score > best_score:
             best_score = score
@@ -141,30 +166,34 @@ def _order(run_stats, run_weight, q, column, out):
 
 
 @jit
-def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_child, missing,
-                    missing_weight, n_missing, node_weight, parent_entropy, min_samples_leaf,
-                    min_weight_leaf, child):
-    """Score of the multiway split into the q runs, the missing samples joining run
+def _multiway_score(settings, runs, q, missing_child, missing, node_weight, parent_entropy,
+                    child):
+    """Score of the multiway split into the q runs, the ``missing`` samples joining run
     ``missing_child`` (-1: none; q: a child of their own). -inf when a child breaks a leaf
     constraint."""
+    criterion = settings.criterion
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    n_stats = runs.stats.shape[1]
     total = 0.0
     split_information = 0.0
     if missing_child == q:  # the missing samples' own child
-        if not child_allowed(n_missing, missing_weight, min_samples_leaf, min_weight_leaf):
+        if not child_allowed(missing.count, missing.weight, min_samples_leaf,
+                             min_weight_leaf):
             return -np.inf
-        total += criteria.child_score(criterion, missing, missing_weight)
-        fraction = missing_weight / node_weight
+        total += criteria.child_score(criterion, missing.stats, missing.weight)
+        fraction = missing.weight / node_weight
         split_information -= fraction * np.log(fraction)
     for r in range(q):
-        w = run_weight[r]
-        count = run_count[r]
-        for s in range(run_stats.shape[1]):
-            child[s] = run_stats[r, s]
+        w = runs.weight[r]
+        count = runs.count[r]
+        for s in range(n_stats):
+            child[s] = runs.stats[r, s]
         if r == missing_child:
-            for s in range(run_stats.shape[1]):
-                child[s] += missing[s]
-            w += missing_weight
-            count += n_missing
+            for s in range(n_stats):
+                child[s] += missing.stats[s]
+            w += missing.weight
+            count += missing.count
         if not child_allowed(count, w, min_samples_leaf, min_weight_leaf):
             return -np.inf
         total += criteria.child_score(criterion, child, w)
@@ -178,33 +207,41 @@ def _multiway_score(criterion, run_stats, run_weight, run_count, q, missing_chil
 
 
 @jit
-def scan_categorical(mode, criterion, is_regression, label_row, value_row, index_row, start,
-                     end, target, sample_weight, weighted, node_stats, node_weight,
-                     parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
-                     max_subset_size, missing, missing_weight, n_missing, left, right,
-                     out_code, out_slot):
-    """Best category split of one node on one feature (``start:end``: its non-missing
-    samples; ``missing``: statistics of the ``n_missing`` others).
+def scan_categorical(settings, categories, data, rows, node, parent_entropy, missing, scratch,
+                     out):
+    """Best category split of one node on one feature in ``categories.mode``: ``rows`` (a
+    :class:`Rows`) are its non-missing samples, ``missing`` (a :class:`Side`) the others,
+    ``node`` the whole node; ``scratch`` is (left, right), two vectors of n_stats.
 
     Returns ``(score, count, missing_to)``: count -1 when no split satisfies the constraints,
     else the number of present categories (binary modes) or of children (MULTIWAY: the q
     categories, plus one when the missing samples get a child of their own); ``missing_to``
     the missing direction (binary modes: MISSING_LEFT, MISSING_RIGHT, or NO_MISSING when there
     are none) or, for MULTIWAY, the slot of the child the missing samples go to (q: their own;
-    -1 when there are none). When ``out_code`` is not empty (at least q long) it receives the
-    code of each run and ``out_slot`` its child slot (binary modes: 0 left, 1 right).
+    -1 when there are none). When ``out = (out_code, out_slot)`` is not empty (at least q
+    long) it receives the code of each run and its child slot (binary modes: 0 left, 1 right).
     """
+    mode = categories.mode
+    max_exhaustive = categories.max_exhaustive
+    max_subset_size = categories.max_subset_size
+    is_regression = data.is_regression
+    left, right = scratch
+    out_code, out_slot = out
+    node_stats = node.stats
+    node_weight = node.weight
+    n_missing = missing.count
     n_stats = node_stats.shape[0]
-    q = count_runs(value_row, start, end)
+    q = count_runs(rows.value, rows.start, rows.end)
     if q < 2 and not (q == 1 and n_missing > 0):
         return -np.inf, -1, NO_MISSING
-    run_code = np.empty(q, dtype=np.int64)
-    run_stats = np.empty((q, n_stats))
-    run_weight = np.empty(q)
-    run_count = np.empty(q, dtype=np.int64)
-    run_statistics(label_row, value_row, index_row, start, end, target, sample_weight,
-                   weighted, is_regression, run_code, run_stats, run_weight, run_count)
-    n_node = end - start + n_missing
+    runs = Runs(np.empty(q, dtype=np.int64), np.empty((q, n_stats)), np.empty(q),
+                np.empty(q, dtype=np.int64))
+    run_statistics(data, rows, runs)
+    run_stats = runs.stats
+    run_weight = runs.weight
+    run_count = runs.count
+    run_code = runs.code
+    n_node = node.count
     write = out_code.shape[0] > 0
     best_score = -np.inf
     best_missing = NO_MISSING
@@ -217,10 +254,8 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
             target_child = missing_child if n_missing > 0 else -1
             if q + (target_child == q) < 2:
                 continue
-            score = _multiway_score(criterion, run_stats, run_weight, run_count, q,
-                                    target_child, missing, missing_weight, n_missing,
-                                    node_weight, parent_entropy, min_samples_leaf,
-                                    min_weight_leaf, child)
+            score = _multiway_score(settings, runs, q, target_child, missing, node_weight,
+                                    parent_entropy, child)
             if score > best_score:
                 best_score = score
                 best_missing = target_child
@@ -245,9 +280,8 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
     elif mode == ONE_VS_REST:
         for r in range(q):
             score, direction = two_way_score(
-                criterion, is_regression, run_stats[r], run_weight[r], run_count[r],
-                node_stats, node_weight, n_node, missing, missing_weight, n_missing,
-                parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
+                settings, is_regression, Side(run_stats[r], run_weight[r], run_count[r]),
+                node, missing, parent_entropy, left, right)
             if score > best_score:
                 best_score = score
                 best_missing = direction
@@ -277,9 +311,8 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
                         weight_left += run_weight[r]
                         count_left += run_count[r]
                 score, direction = two_way_score(
-                    criterion, is_regression, base, weight_left, count_left, node_stats,
-                    node_weight, n_node, missing, missing_weight, n_missing, parent_entropy,
-                    min_samples_leaf, min_weight_leaf, left, right)
+                    settings, is_regression, Side(base, weight_left, count_left), node,
+                    missing, parent_entropy, left, right)
                 if score > best_score:
                     best_score = score
                     best_missing = direction
@@ -308,9 +341,8 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
                             continue
                         swap = True
                     score, direction = two_way_score(
-                        criterion, is_regression, base, weight_left, count_left, node_stats,
-                        node_weight, n_node, missing, missing_weight, n_missing,
-                        parent_entropy, min_samples_leaf, min_weight_leaf, left, right)
+                        settings, is_regression, Side(base, weight_left, count_left), node,
+                        missing, parent_entropy, left, right)
                     if score > best_score:
                         best_score = score
                         best_missing = direction
@@ -321,11 +353,10 @@ def scan_categorical(mode, criterion, is_regression, label_row, value_row, index
     if n_missing > 0:
         # every present category on the left, the missing samples right
         for s in range(n_stats):
-            base[s] = node_stats[s] - missing[s]
+            base[s] = node_stats[s] - missing.stats[s]
         score, direction = two_way_score(
-            criterion, is_regression, base, node_weight - missing_weight, n_node - n_missing,
-            node_stats, node_weight, n_node, missing, missing_weight, 0, parent_entropy,
-            min_samples_leaf, min_weight_leaf, left, right)
+            settings, is_regression, Side(base, node_weight - missing.weight, n_node - n_missing),
+            node, Side(missing.stats, missing.weight, 0), parent_entropy, left, right)
         if score > best_score:
             best_score = score
             best_missing = MISSING_RIGHT

@@ -12,6 +12,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
+from .categorical import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
 
 _ONE = np.uint64(1)
@@ -20,29 +21,20 @@ _LOW6 = np.uint64(63)
 
 
 @jit
-def _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression, first,
-                last, slot, child_slot, write_slot, goes_left, child_stats, child_weight,
-                child_count, row):
-    """Send samples first:last of a sorted segment to child ``slot`` (statistics into
-    ``row`` of the child arrays)."""
+def _mark_range(data, index_row, label_row, first, last, slot, marks, children, row):
+    """Send samples first:last of a sorted segment to child ``slot``: ``marks`` is
+    (child_slot, goes_left, write_slot); statistics into ``row`` of the :class:`ChildStats`
+    ``children`` (:func:`accumulate`)."""
+    child_slot, goes_left, write_slot = marks
     flag = 1 if slot == 0 else 0
-    total = 0.0
-    w = 1.0
     for k in range(np.uint64(first), np.uint64(last)):  # unsigned: no wraparound fix-ups
         i = np.uint64(index_row[k])
         goes_left[i] = flag
         if write_slot:
             child_slot[i] = slot
-        if weighted:
-            w = sample_weight[i]
-        if is_regression:
-            child_stats[row, 0] += w * target[i]
-            child_stats[row, 1] += w * target[i] * target[i]
-        else:
-            child_stats[row, label_row[k]] += w
-        total += w
-    child_weight[row] += total
-    child_count[row] += last - first
+    children.weight[row] += accumulate(children.stats, row, data, index_row, label_row,
+                                       first, last)
+    children.count[row] += last - first
 
 
 @pjit
@@ -66,9 +58,6 @@ def mark_and_count(data, splits, child_slot, goes_left, children):
     sorted_value = data.sorted_value
     sorted_label = data.sorted_label
     label = data.label
-    target = data.target
-    sample_weight = data.sample_weight
-    weighted = data.weighted
     is_regression = data.is_regression
     child_offset = splits.child_offset
     detail_offset = splits.detail_offset
@@ -99,6 +88,7 @@ def mark_and_count(data, splits, child_slot, goes_left, children):
             label_row = sorted_label[0] if is_regression else sorted_label[f]
         first_child = child_offset[j]
         write_slot = child_offset[j + 1] - first_child > 2
+        marks = (child_slot, goes_left, write_slot)
         for row in range(first_child, child_offset[j + 1]):
             child_stats[row, :] = 0.0
             child_weight[row] = 0.0
@@ -110,25 +100,20 @@ def mark_and_count(data, splits, child_slot, goes_left, children):
             for k in range(start + 1, end_nm + 1):
                 if k == end_nm or value_row[k] != value_row[k - 1]:
                     slot = detail_slot[detail_offset[j] + run]
-                    _mark_range(index_row, label_row, target, sample_weight, weighted,
-                                is_regression, run_start, k, slot, child_slot, write_slot,
-                                goes_left, child_stats, child_weight, child_count,
-                                first_child + slot)
+                    _mark_range(data, index_row, label_row, run_start, k, slot, marks,
+                                children, first_child + slot)
                     run_start = k
                     run += 1
         else:
             pos = split_pos[j]
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        start, pos, 0, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child)
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        pos, end_nm, 1, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child + 1)
+            _mark_range(data, index_row, label_row, start, pos, 0, marks, children,
+                        first_child)
+            _mark_range(data, index_row, label_row, pos, end_nm, 1, marks, children,
+                        first_child + 1)
         if end_nm < end:
             slot = split_missing_slot[j]
-            _mark_range(index_row, label_row, target, sample_weight, weighted, is_regression,
-                        end_nm, end, slot, child_slot, write_slot, goes_left, child_stats,
-                        child_weight, child_count, first_child + slot)
+            _mark_range(data, index_row, label_row, end_nm, end, slot, marks, children,
+                        first_child + slot)
 
 
 @jit

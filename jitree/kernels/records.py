@@ -22,7 +22,10 @@ body (``out.score[p] = ...``); through a local (``out_score = out.score``) they 
 - :class:`NodeBatch`: a set of open nodes (their rows in the sorted arrays and statistics);
 - :class:`PairResults`: the best split of each (node, feature) pair of a search;
 - :class:`SplitBatch`: the chosen splits of a set of nodes, as the marking kernel reads them;
-- :class:`ChildStats`: the statistics of the children of those splits.
+- :class:`ChildStats`: the statistics of the children of those splits;
+- :class:`Rows`, :class:`Side`, :class:`Runs`: inside one search, a feature's sorted rows of a
+  node, the statistics of a set of samples (the node, its missing samples, a left side), and
+  the runs of equal category codes.
 """
 
 from collections import namedtuple
@@ -94,4 +97,25 @@ ChildStats = namedtuple("ChildStats", [
     "stats",   # (n_children, n_stats) float64
     "weight",  # (n_children,) float64
     "count",   # (n_children,) int64
+])
+
+Rows = namedtuple("Rows", [
+    "index",  # one feature's sorted sample indices (a row of TreeData.sorted_index)
+    "value",  # their values
+    "label",  # their classes (carried or gathered), or an empty row (regression)
+    "start",  # int64: the node's first row
+    "end",    # int64: one past its last non-missing row
+])
+
+Side = namedtuple("Side", [
+    "stats",   # (n_stats,) float64 statistics of a set of samples (see kernels.criteria)
+    "weight",  # float64: their total weight
+    "count",   # int64: their number
+])
+
+Runs = namedtuple("Runs", [
+    "code",    # (q,) int64: the category of each run of equal codes at a node
+    "stats",   # (q, n_stats) float64
+    "weight",  # (q,) float64
+    "count",   # (q,) int64
 ])

@@ -25,12 +25,14 @@ from ._jit import jit, pjit
 from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
+    accumulate,
     child_allowed,
     scan_categorical,
     sides_score,
     two_way_score,
 )
 from .random import stream_key, uniform
+from .records import Rows, Side
 
 
 @jit
@@ -81,40 +83,30 @@ ALL_VALUES = np.finfo(np.float64).max
 
 
 @jit
-def missing_only_score(criterion, is_regression, node_stats, node_weight, n_node, missing,
-                       missing_weight, n_missing, parent_entropy, min_samples_leaf,
-                       min_weight_leaf, left, right):
-    """Score of the split of the non-missing samples (left) from the missing ones (right);
-    -inf when it breaks a leaf constraint."""
-    weight_left = node_weight - missing_weight
-    if not (child_allowed(n_node - n_missing, weight_left, min_samples_leaf, min_weight_leaf)
-            and child_allowed(n_missing, missing_weight, min_samples_leaf, min_weight_leaf)):
+def missing_only_score(settings, is_regression, node, missing, parent_entropy, left, right):
+    """Score of the split of the non-missing samples (left) from the ``missing`` ones
+    (right) of ``node`` (both :class:`Side`); -inf when it breaks a leaf constraint."""
+    weight_left = node.weight - missing.weight
+    if not (child_allowed(node.count - missing.count, weight_left, settings.min_samples_leaf,
+                          settings.min_weight_leaf)
+            and child_allowed(missing.count, missing.weight, settings.min_samples_leaf,
+                              settings.min_weight_leaf)):
         return -np.inf
-    for s in range(node_stats.shape[0]):
-        left[s] = node_stats[s] - missing[s]
-        right[s] = missing[s]
-    return sides_score(criterion, is_regression, left, right, weight_left, missing_weight,
-                       parent_entropy)
+    for s in range(node.stats.shape[0]):
+        left[s] = node.stats[s] - missing.stats[s]
+        right[s] = missing.stats[s]
+    return sides_score(settings.criterion, is_regression, left, right, weight_left,
+                       missing.weight, parent_entropy)
 
 
 @jit
-def range_stats(label_row, index_row, first, end, target, sample_weight, weighted,
-                is_regression, out):
+def range_stats(data, label_row, index_row, first, end, out):
     """Statistics of the samples at positions first:end of a sorted segment (the missing
-    tail, or the left side of a random threshold) into ``out``; returns their weight."""
+    tail, or the left side of a random threshold) into ``out`` (:func:`accumulate`);
+    returns their weight."""
     out[:] = 0.0
-    total = 0.0
-    w = 1.0
-    for k in range(first, end):
-        i = index_row[k]
-        if weighted:
-            w = sample_weight[i]
-        if is_regression:
-            out[0] += w * target[i]
-        else:
-            out[label_row[k]] += w
-        total += w
-    return total
+    return accumulate(out.reshape((1, out.shape[0])), 0, data, index_row, label_row, first,
+                      end)
 
 
 @jit
@@ -158,29 +150,39 @@ def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, 
     end_nm = non_missing_end(value_row, start, end)
     missing_weight = 0.0
     if end_nm < end:
-        missing_weight = range_stats(label_row, index_row, end_nm, end, data.target,
-                                     data.sample_weight, data.weighted, data.is_regression,
-                                     missing)
+        missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
 @jit
-def scan_classification(criterion, label_row, value_row, index_row, start, end,
-                        sample_weight, weighted, node_stats, node_weight, parent_entropy,
-                        min_samples_leaf, min_weight_leaf, left, right, weight_left0=0.0,
-                        n_left0=0, n_right0=0):
+def scan_classification(settings, data, rows, node, parent_entropy, base, n_right0, right):
     """Best threshold of one node on one feature, classification. Returns (score, pos);
     pos == -1 when no split satisfies the leaf constraints.
 
-    ``start:end`` are the non-missing samples. ``left`` comes holding the statistics of the
-    samples that are on the left before the scan (the missing ones when they go left, of weight
-    ``weight_left0`` and number ``n_left0``; zeros otherwise); ``n_right0`` missing samples are
-    on the right otherwise. Candidates keep non-missing samples on both sides.
+    ``rows`` (a :class:`Rows`) are the node's non-missing samples on the feature, ``node``
+    the whole node. ``base`` (a :class:`Side`) holds the samples that are on the left before
+    the scan (the missing ones when they go left; zeros otherwise); its ``stats`` vector is
+    the running left side of the scan. ``n_right0`` missing samples are on the right
+    otherwise. Candidates keep non-missing samples on both sides.
 
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
     ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
     classes; the other criteria call :func:`criteria.split_score`.
     """
+    criterion = settings.criterion
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    label_row = rows.label
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_stats = node.stats
+    node_weight = node.weight
+    left = base.stats
+    n_left0 = base.count
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
@@ -191,7 +193,7 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
         right[c] = node_stats[c] - left[c]
         right_sq += right[c] * right[c]
         left_sq += left[c] * left[c]
-    weight_left = weight_left0
+    weight_left = base.weight
     w = 1.0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
     for k in range(np.uint64(start), stop):  # unsigned indices: no wraparound fix-ups
@@ -226,19 +228,28 @@ def scan_classification(criterion, label_row, value_row, index_row, start, end,
 
 
 @jit
-def scan_regression(value_row, index_row, start, end, target, sample_weight, weighted,
-                    node_stats, node_weight, min_samples_leaf, min_weight_leaf, sum_left0=0.0,
-                    weight_left0=0.0, n_left0=0, n_right0=0):
+def scan_regression(settings, data, rows, node, base, n_right0):
     """Best threshold of one node on one feature for squared error (maximises
     S_l**2 / W_l + S_r**2 / W_r, S = sum of w y). Returns (score, pos). Missing samples as in
-    :func:`scan_classification` (``sum_left0``: their sum of w y when they go left)."""
+    :func:`scan_classification` (``base.stats[0]``: their sum of w y when they go left)."""
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_weight = node.weight
+    n_left0 = base.count
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
         return best_score, best_pos
-    sum_left = sum_left0
-    sum_total = node_stats[0]
-    weight_left = weight_left0
+    sum_left = base.stats[0]
+    sum_total = node.stats[0]
+    weight_left = base.weight
     w = 1.0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
     for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
@@ -263,31 +274,29 @@ def scan_regression(value_row, index_row, start, end, target, sample_weight, wei
 
 
 @jit
-def scan_random(criterion, is_regression, label_row, value_row, index_row, start, end,
-                target, sample_weight, weighted, node_stats, node_weight, parent_entropy,
-                min_samples_leaf, min_weight_leaf, left, right, key, missing, missing_weight,
-                n_missing):
+def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, right):
     """One random threshold, uniform between the node's min and max non-missing value
-    (Extra-Trees); ``start:end`` are the non-missing samples, ``missing`` the statistics of the
-    ``n_missing`` others, sent to the better side. When every non-missing value is the same
-    and some are missing, the split is value-or-missing (the non-missing samples left,
-    threshold ``ALL_VALUES``), as the best splitter's missing-only candidate.
+    (Extra-Trees); ``rows`` are the non-missing samples, ``missing`` (a :class:`Side`) the
+    others, sent to the better side. When every non-missing value is the same and some are
+    missing, the split is value-or-missing (the non-missing samples left, threshold
+    ``ALL_VALUES``), as the best splitter's missing-only candidate.
 
     Returns ``(score, pos, threshold, missing_direction)`` with ``pos == -1`` when the feature
     is constant in the node or the draw breaks a leaf constraint.
     """
+    start = rows.start
+    end = rows.end
+    value_row = rows.value
     if end <= start:
         return -np.inf, -1, 0.0, NO_MISSING
     low = np.float64(value_row[start])
     high = np.float64(value_row[end - 1])
     if not low < high:
-        if n_missing == 0:
+        if missing.count == 0:
             return -np.inf, -1, 0.0, NO_MISSING
         # every non-missing value is the same: the one split left is value-or-missing
-        score = missing_only_score(criterion, is_regression, node_stats, node_weight,
-                                   end - start + n_missing, missing, missing_weight, n_missing,
-                                   parent_entropy, min_samples_leaf, min_weight_leaf, left,
-                                   right)
+        score = missing_only_score(settings, data.is_regression, node, missing,
+                                   parent_entropy, left, right)
         if score == -np.inf:
             return -np.inf, -1, 0.0, NO_MISSING
         return score, end, ALL_VALUES, MISSING_RIGHT
@@ -297,13 +306,11 @@ def scan_random(criterion, is_regression, label_row, value_row, index_row, start
     pos = start
     while pos < end and value_row[pos] <= threshold:
         pos += 1
-    weight_left = range_stats(label_row, index_row, start, pos, target, sample_weight, weighted,
-                              is_regression, left)
+    weight_left = range_stats(data, rows.label, rows.index, start, pos, left)
     # left is also the base of two_way_score's sides (allowed: see there)
     best_score, best_direction = two_way_score(
-        criterion, is_regression, left, weight_left, pos - start, node_stats, node_weight,
-        end - start + n_missing, missing, missing_weight, n_missing, parent_entropy,
-        min_samples_leaf, min_weight_leaf, left, right)
+        settings, data.is_regression, Side(left, weight_left, pos - start), node, missing,
+        parent_entropy, left, right)
     if best_score == -np.inf:
         return -np.inf, -1, threshold, NO_MISSING
     return best_score, pos, threshold, best_direction
@@ -324,15 +331,6 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field (and each local is passed to the threads once)
     criterion = settings.criterion
-    is_regression = data.is_regression
-    mode = categories.mode
-    max_exhaustive = categories.max_exhaustive
-    max_subset_size = categories.max_subset_size
-    min_samples_leaf = settings.min_samples_leaf
-    min_weight_leaf = settings.min_weight_leaf
-    target = data.target
-    sample_weight = data.sample_weight
-    weighted = data.weighted
     label_scratch = data.label_scratch
     node_start = nodes.start
     node_end = nodes.end
@@ -359,12 +357,11 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
             parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
                 pair_rows(data, criterion, pair_feature[p], start, end, stats, weight,
                           label_scratch[block], missing)
-            n_missing = end - end_nm
             score, count, direction = scan_categorical(
-                mode, criterion, is_regression, label_row, value_row, index_row, start,
-                end_nm, target, sample_weight, weighted, stats, weight, parent_entropy,
-                min_samples_leaf, min_weight_leaf, max_exhaustive, max_subset_size, missing,
-                missing_weight, n_missing, left, right, no_output, no_output)
+                settings, categories, data, Rows(index_row, value_row, label_row, start, end_nm),
+                Side(stats, weight, end - start), parent_entropy,
+                Side(missing, missing_weight, end - end_nm), (left, right),
+                (no_output, no_output))
             out_score[p] = score
             out_pos[p] = count
             out_threshold[p] = 0.0
@@ -389,11 +386,6 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
     sorted_value = data.sorted_value
     sorted_label = data.sorted_label
     label = data.label
-    target = data.target
-    sample_weight = data.sample_weight
-    weighted = data.weighted
-    min_samples_leaf = settings.min_samples_leaf
-    min_weight_leaf = settings.min_weight_leaf
     random_splitter = settings.random_splitter
     seed = settings.seed
     label_scratch = data.label_scratch
@@ -440,49 +432,42 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
             n_missing = end - end_nm
             missing_weight = 0.0
             if n_missing > 0:
-                missing_weight = range_stats(label_row, index_row, end_nm, end, target,
-                                             sample_weight, weighted, is_regression, missing)
+                missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
+            rows = Rows(index_row, value_row, label_row, start, end_nm)
+            node = Side(stats, weight, end - start)
+            missing_side = Side(missing, missing_weight, n_missing)
             threshold = 0.0
             direction = NO_MISSING
             if random_splitter:
                 score, pos, threshold, direction = scan_random(
-                    criterion, is_regression, label_row, value_row, index_row, start, end_nm,
-                    target, sample_weight, weighted, stats, weight, parent_entropy,
-                    min_samples_leaf, min_weight_leaf, left, right,
-                    stream_key(seed, node_id[j], f), missing, missing_weight, n_missing)
+                    settings, data, rows, node, parent_entropy,
+                    stream_key(seed, node_id[j], f), missing_side, left, right)
             else:
                 score = -np.inf
                 pos = -1
                 for side in range(2 if n_missing > 0 else 1):
                     # side 0: missing samples right (or none); side 1: missing samples left
-                    if is_regression:
-                        side_score, side_pos = scan_regression(
-                            value_row, index_row, start, end_nm, target, sample_weight,
-                            weighted, stats, weight, min_samples_leaf, min_weight_leaf,
-                            missing[0] if side == 1 else 0.0,
-                            missing_weight if side == 1 else 0.0,
-                            n_missing if side == 1 else 0, n_missing if side == 0 else 0)
+                    if side == 1:
+                        left[:] = missing
+                        base = Side(left, missing_weight, n_missing)
                     else:
-                        if side == 1:
-                            left[:] = missing
-                        else:
-                            left[:] = 0.0
+                        left[:] = 0.0
+                        base = Side(left, 0.0, 0)
+                    n_right0 = n_missing if side == 0 else 0
+                    if is_regression:
+                        side_score, side_pos = scan_regression(settings, data, rows, node,
+                                                               base, n_right0)
+                    else:
                         side_score, side_pos = scan_classification(
-                            criterion, label_row, value_row, index_row, start, end_nm,
-                            sample_weight, weighted, stats, weight, parent_entropy,
-                            min_samples_leaf, min_weight_leaf, left, right,
-                            missing_weight if side == 1 else 0.0,
-                            n_missing if side == 1 else 0, n_missing if side == 0 else 0)
+                            settings, data, rows, node, parent_entropy, base, n_right0, right)
                     if side_pos > 0 and side_score > score:
                         score = side_score
                         pos = side_pos
                         direction = side if n_missing > 0 else NO_MISSING
                 if n_missing > 0 and end_nm > start:
                     # every non-missing sample left, the missing ones right
-                    only_score = missing_only_score(
-                        criterion, is_regression, stats, weight, end - start, missing,
-                        missing_weight, n_missing, parent_entropy, min_samples_leaf,
-                        min_weight_leaf, left, right)
+                    only_score = missing_only_score(settings, is_regression, node,
+                                                    missing_side, parent_entropy, left, right)
                     if only_score > score:
                         score = only_score
                         pos = end_nm
@@ -508,15 +493,6 @@ def categorical_details(data, settings, categories, splits, split_feature, detai
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field
     criterion = settings.criterion
-    is_regression = data.is_regression
-    mode = categories.mode
-    max_exhaustive = categories.max_exhaustive
-    max_subset_size = categories.max_subset_size
-    min_samples_leaf = settings.min_samples_leaf
-    min_weight_leaf = settings.min_weight_leaf
-    target = data.target
-    sample_weight = data.sample_weight
-    weighted = data.weighted
     # the nodes' segments are disjoint: they share scratch row 0
     scratch = data.label_scratch[0]
     split_start = splits.start
@@ -537,13 +513,12 @@ def categorical_details(data, settings, categories, splits, split_feature, detai
         weight = split_weight[j]
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
             data, criterion, split_feature[j], start, end, stats, weight, scratch, missing)
-        n_missing = end - end_nm
-        scan_categorical(mode, criterion, is_regression, label_row, value_row, index_row,
-                         start, end_nm, target, sample_weight, weighted, stats, weight,
-                         parent_entropy, min_samples_leaf, min_weight_leaf, max_exhaustive,
-                         max_subset_size, missing, missing_weight, n_missing, left, right,
-                         out_code[first:detail_offset[j + 1]],
-                         out_slot[first:detail_offset[j + 1]])
+        scan_categorical(settings, categories, data,
+                         Rows(index_row, value_row, label_row, start, end_nm),
+                         Side(stats, weight, end - start), parent_entropy,
+                         Side(missing, missing_weight, end - end_nm), (left, right),
+                         (out_code[first:detail_offset[j + 1]],
+                          out_slot[first:detail_offset[j + 1]]))
 
 
 @jit
