@@ -1,6 +1,7 @@
 """The compiled growth engine: its kernels against naive NumPy twins, its specialisations,
 zero-weight samples and the random splitter's value-or-missing split."""
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +11,7 @@ import jitree
 from jitree.kernels.categorical import NO_MISSING
 from jitree.kernels.grow import mark_and_count, pack_bits, partition
 from jitree.kernels.grower import grow_tree
+from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
 from jitree.kernels.split import find_splits
 from jitree.model.builder import GrowParams, Presorted
@@ -203,3 +205,55 @@ def test_random_splitter_splits_value_or_missing():
     assert model.score(X, y) == 1.0
     reg = jitree.ExtraTreesRegressor(n_estimators=3, random_state=0, bootstrap=False)
     assert reg.fit(X, y * 2.0).score(X, y * 2.0) == 1.0
+
+
+@numba.njit
+def _first_draw(seed, node, feature):
+    """The first uniform draw of the stream of (seed, node, feature), computed in compiled
+    code as the kernels do (a key returned to Python and passed back may change its integer
+    type, and so its bits)."""
+    return uniform(stream_key(seed, node, feature), 0)
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=samples(), seed=st.integers(0, 2**32 - 1))
+def test_random_threshold_is_the_naive_draw(data, seed):
+    """The random splitter (scan_random through find_splits) against its naive twin: the
+    threshold drawn uniformly between the node's min and max from the stream of (seed, node,
+    feature), the samples at or below it on the left, scored by the textbook proxy."""
+    X, y, w, regression, min_samples_leaf = data
+    presorted, tree_data = _tree_data(X, y, w, regression)
+    n, d = X.shape
+    criterion = 6 if regression else 0
+    stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
+             else np.bincount(y, weights=w, minlength=3).astype(np.float64))
+    nodes = NodeBatch(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
+    out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
+                      np.empty(d, dtype=np.int64))
+    params = GrowParams(criterion, False, True, seed, 1000, 2, min_samples_leaf, 0.0, d, 0,
+                        0.0, 1.0, 0.0)
+    find_splits(tree_data, params.settings(4), nodes, np.zeros(d, dtype=np.int64),
+                np.arange(d, dtype=np.int64), out)
+    for f in range(d):
+        low, high = X[:, f].min(), X[:, f].max()
+        if not low < high:
+            assert out.pos[f] == -1
+            continue
+        threshold = low + _first_draw(np.uint64(seed), np.int64(0), np.int64(f)) * (high - low)
+        if threshold >= high:
+            threshold = low
+        left = X[:, f] <= threshold
+        if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
+            assert out.pos[f] == -1
+            continue
+        assert out.pos[f] == left.sum()
+        assert out.threshold[f] == threshold
+        if regression:
+            score = (np.sum(w[left] * y[left]) ** 2 / w[left].sum()
+                     + np.sum(w[~left] * y[~left]) ** 2 / w[~left].sum())
+        else:
+            lc = np.bincount(y[left], weights=w[left], minlength=3)
+            rc = np.bincount(y[~left], weights=w[~left], minlength=3)
+            score = np.sum(lc ** 2) / w[left].sum() + np.sum(rc ** 2) / w[~left].sum()
+        assert out.score[f] == pytest.approx(score, rel=1e-9)
