@@ -96,17 +96,10 @@ def _small_fit_seconds(fit, repeat, min_seconds=0.2):
         start = time.perf_counter()
         for _ in range(batch):
             fit()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
+        if time.perf_counter() - start >= min_seconds:
             break
         batch *= 2
-    times = [elapsed / batch]
-    for _ in range(repeat - 1):
-        start = time.perf_counter()
-        for _ in range(batch):
-            fit()
-        times.append((time.perf_counter() - start) / batch)
-    return float(np.median(times))
+    return _median_seconds(lambda: [fit() for _ in range(batch)], repeat) / batch
 
 
 def bench_small_fits(report, repeat):

@@ -27,11 +27,6 @@ def _tree_data(X, y, w, regression):
                                regression)
 
 
-def _settings(criterion, min_samples_leaf=1, n_features=1):
-    return GrowParams(criterion, False, False, 0, 1000, 2, min_samples_leaf, 0.0, n_features,
-                      0, 0.0, 1.0, 0.0).settings(4)
-
-
 @st.composite
 def samples(draw):
     n = draw(st.integers(2, 30))
@@ -44,23 +39,43 @@ def samples(draw):
     return X, y, w, regression, draw(st.integers(1, 3))
 
 
+def _proxy_score(y, w, left, regression):
+    """The textbook proxy the kernels maximise for the partition ``left`` / ``~left``:
+    classification sum_c l_c**2 / W_l + sum_c r_c**2 / W_r (gini), regression
+    S_l**2 / W_l + S_r**2 / W_r."""
+    if regression:
+        return (np.sum(w[left] * y[left]) ** 2 / w[left].sum()
+                + np.sum(w[~left] * y[~left]) ** 2 / w[~left].sum())
+    lc = np.bincount(y[left], weights=w[left], minlength=3)
+    rc = np.bincount(y[~left], weights=w[~left], minlength=3)
+    return np.sum(lc ** 2) / w[left].sum() + np.sum(rc ** 2) / w[~left].sum()
+
+
+def _search_root(X, y, w, regression, params):
+    """find_splits on the root (all samples) over every feature: its PairResults."""
+    _, tree_data = _tree_data(X, y, w, regression)
+    n, d = X.shape
+    stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
+             else np.bincount(y, weights=w, minlength=3).astype(np.float64))
+    nodes = NodeBatch(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
+    out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
+                      np.empty(d, dtype=np.int64))
+    find_splits(tree_data, params.settings(4), nodes, np.zeros(d, dtype=np.int64),
+                np.arange(d, dtype=np.int64), out)
+    return out
+
+
 def _naive_thresholds(x, y, w, regression, min_samples_leaf):
     """{n_left: (score, threshold)} of every admissible threshold on one feature of one node,
-    from the textbook proxy over every midpoint: classification sum_c l_c**2 / W_l +
-    sum_c r_c**2 / W_r (gini), regression S_l**2 / W_l + S_r**2 / W_r."""
+    scored by :func:`_proxy_score` over every midpoint."""
     candidates = {}
     values = np.unique(x)
     for low, high in zip(values[:-1], values[1:], strict=True):
         left = x <= low
         if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
             continue
-        if regression:
-            score = (np.sum(w[left] * y[left]) ** 2 / w[left].sum()
-                     + np.sum(w[~left] * y[~left]) ** 2 / w[~left].sum())
-        else:
-            lc = np.bincount(y[left], weights=w[left], minlength=3)
-            rc = np.bincount(y[~left], weights=w[~left], minlength=3)
-            score = np.sum(lc ** 2) / w[left].sum() + np.sum(rc ** 2) / w[~left].sum()
+        score = _proxy_score(y, w, left, regression)
         candidates[int(left.sum())] = (score, low / 2.0 + high / 2.0)
     return candidates
 
@@ -69,17 +84,11 @@ def _naive_thresholds(x, y, w, regression, min_samples_leaf):
 @given(data=samples())
 def test_find_splits_is_the_naive_best_threshold(data):
     X, y, w, regression, min_samples_leaf = data
-    presorted, tree_data = _tree_data(X, y, w, regression)
-    n, d = X.shape
+    d = X.shape[1]
     criterion = 6 if regression else 0  # squared_error, gini
-    stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
-             else np.bincount(y, weights=w, minlength=3).astype(np.float64))
-    nodes = NodeBatch(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
-    out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
-                      np.empty(d, dtype=np.int64))
-    find_splits(tree_data, _settings(criterion, min_samples_leaf, d), nodes,
-                np.zeros(d, dtype=np.int64), np.arange(d, dtype=np.int64), out)
+    out = _search_root(X, y, w, regression,
+                       GrowParams(criterion, False, False, 0, 1000, 2, min_samples_leaf, 0.0,
+                                  d, 0, 0.0, 1.0, 0.0))
     for f in range(d):
         candidates = _naive_thresholds(X[:, f], y, w, regression, min_samples_leaf)
         if not candidates:
@@ -222,19 +231,11 @@ def test_random_threshold_is_the_naive_draw(data, seed):
     threshold drawn uniformly between the node's min and max from the stream of (seed, node,
     feature), the samples at or below it on the left, scored by the textbook proxy."""
     X, y, w, regression, min_samples_leaf = data
-    presorted, tree_data = _tree_data(X, y, w, regression)
-    n, d = X.shape
+    d = X.shape[1]
     criterion = 6 if regression else 0
-    stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
-             else np.bincount(y, weights=w, minlength=3).astype(np.float64))
-    nodes = NodeBatch(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
-    out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
-                      np.empty(d, dtype=np.int64))
-    params = GrowParams(criterion, False, True, seed, 1000, 2, min_samples_leaf, 0.0, d, 0,
-                        0.0, 1.0, 0.0)
-    find_splits(tree_data, params.settings(4), nodes, np.zeros(d, dtype=np.int64),
-                np.arange(d, dtype=np.int64), out)
+    out = _search_root(X, y, w, regression,
+                       GrowParams(criterion, False, True, seed, 1000, 2, min_samples_leaf, 0.0,
+                                  d, 0, 0.0, 1.0, 0.0))
     for f in range(d):
         low, high = X[:, f].min(), X[:, f].max()
         if not low < high:
@@ -249,11 +250,5 @@ def test_random_threshold_is_the_naive_draw(data, seed):
             continue
         assert out.pos[f] == left.sum()
         assert out.threshold[f] == threshold
-        if regression:
-            score = (np.sum(w[left] * y[left]) ** 2 / w[left].sum()
-                     + np.sum(w[~left] * y[~left]) ** 2 / w[~left].sum())
-        else:
-            lc = np.bincount(y[left], weights=w[left], minlength=3)
-            rc = np.bincount(y[~left], weights=w[~left], minlength=3)
-            score = np.sum(lc ** 2) / w[left].sum() + np.sum(rc ** 2) / w[~left].sum()
+        score = _proxy_score(y, w, left, regression)
         assert out.score[f] == pytest.approx(score, rel=1e-9)

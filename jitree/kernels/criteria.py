@@ -15,6 +15,7 @@ Two kinds of function per criterion:
   cheaper (the parent's impurity is constant at a node).
 
 A new criterion is one function here and one entry in ``CRITERIA`` and the two dispatchers.
+Every kernel builds statistics with :func:`accumulate`.
 """
 
 import math
@@ -46,6 +47,35 @@ CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification", "
 REGRESSION_CRITERIA = ("squared_error",)
 
 _LOG2 = math.log(2.0)
+
+
+@jit
+def accumulate(stats, row, data, index_row, label_row, first, end):
+    """Add the samples at positions ``first:end`` of a sorted segment (``index_row``, their
+    classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one
+    accumulation of node statistics. Classification: the weight of each class; regression:
+    sum of w y and sum of w y**2. Returns the samples' total weight.
+
+    One call per range of samples, not per sample: a call per sample (a record argument or
+    arrays, inlined or not) cost more than the loop itself."""
+    is_regression = data.is_regression
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    total = 0.0
+    w = 1.0
+    for k in range(np.uint64(first), np.uint64(end)):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
+        if weighted:
+            w = sample_weight[i]
+        if is_regression:
+            y = target[i]
+            stats[row, 0] += w * y
+            stats[row, 1] += w * y * y
+        else:
+            stats[row, label_row[k]] += w
+        total += w
+    return total
 
 
 @jit

@@ -12,7 +12,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
-from .categorical import accumulate
+from .criteria import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
 
 _ONE = np.uint64(1)

@@ -47,12 +47,11 @@ from . import criteria
 from ._jit import jit
 from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
 from .grow import mark_and_count, pack_bits, partition, partition_multiway
-from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF
+from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, NodeBatch, PairResults, SplitBatch
 from .select import select_features
 from .split import best_pair_per_node, categorical_details, find_category_splits, find_splits
 
-TREE_UNDEFINED = -2
 # A node whose impurity is at most this is pure (rounding of an exact 0).
 EPSILON = np.finfo(np.float64).eps
 # Most (node, feature) pairs searched in one kernel call: bounds the per-pair result arrays.
@@ -151,6 +150,17 @@ def grow_rows(table, needed):
     return grown
 
 
+@jit
+def reserve(array, size, needed):
+    """A 1-D array with room for ``needed`` entries (its first ``size`` kept), doubling."""
+    if needed <= array.shape[0]:
+        return array
+    grown = np.zeros(max(needed, 2 * array.shape[0]), dtype=array.dtype)
+    for r in range(size):
+        grown[r] = array[r]
+    return grown
+
+
 @jit(inline="always")
 def reserve_candidates(table, n_candidates, n_children, n_details):
     """``table`` with room for that many candidates, children and category runs."""
@@ -159,14 +169,10 @@ def reserve_candidates(table, n_candidates, n_children, n_details):
     child_floats = grow_rows(table.child_floats, n_children)
     detail = grow_rows(table.detail, n_details)
     child_stats = table.child_stats
-    child_count = table.child_count
-    if n_children > child_count.shape[0]:
-        capacity = max(n_children, 2 * child_count.shape[0])
-        child_stats = np.zeros((capacity, table.child_stats.shape[1]))
+    child_count = reserve(table.child_count, table.child_count.shape[0], n_children)
+    if child_count.shape[0] > child_stats.shape[0]:
+        child_stats = np.zeros((child_count.shape[0], table.child_stats.shape[1]))
         copy_rows(table.child_stats, child_stats, table.child_stats.shape[0])
-        child_count = np.zeros(capacity, dtype=np.int64)
-        for c in range(table.child_count.shape[0]):
-            child_count[c] = table.child_count[c]
     return CandidateTable(ints, floats, child_stats, child_floats, child_count, detail)
 
 
@@ -176,6 +182,20 @@ def new_candidate_table(capacity, n_stats):
                           np.zeros((C_FLOATS, capacity)), np.zeros((2 * capacity, n_stats)),
                           np.zeros((2, 2 * capacity)), np.zeros(2 * capacity, dtype=np.int64),
                           np.zeros((2, capacity), dtype=np.int64))
+
+
+@jit
+def node_batch(nodes, ids, start, end):
+    """The nodes ``ids`` (rows ``start:end`` of the sorted arrays) as a :class:`NodeBatch`,
+    their statistics and weights gathered from the node table."""
+    k = ids.shape[0]
+    stats = np.empty((k, nodes.stats.shape[1]))
+    weight = np.empty(k)
+    for j in range(k):
+        for s in range(stats.shape[1]):
+            stats[j, s] = nodes.stats[ids[j], s]
+        weight[j] = nodes.floats[ids[j], F_WEIGHT]
+    return NodeBatch(ids, start, end, stats, weight)
 
 
 @jit
@@ -206,20 +226,11 @@ def search_group(data, settings, categories, nodes, open_nodes, first, last, out
     Ties: lowest feature index (see :func:`best_pair_per_node`)."""
     n_features = data.sorted_index.shape[0]
     m = last - first
-    ids = np.empty(m, dtype=np.int64)
-    start = np.empty(m, dtype=np.int64)
-    end = np.empty(m, dtype=np.int64)
-    stats = np.empty((m, nodes.stats.shape[1]))
-    weight = np.empty(m)
-    for j in range(m):
-        node = open_nodes[0, first + j]
-        ids[j] = node
-        start[j] = open_nodes[1, first + j]
-        end[j] = open_nodes[2, first + j]
-        for s in range(stats.shape[1]):
-            stats[j, s] = nodes.stats[node, s]
-        weight[j] = nodes.floats[node, F_WEIGHT]
-    batch = NodeBatch(ids, start, end, stats, weight)
+    batch = node_batch(nodes, open_nodes[0, first:last].copy(),
+                       open_nodes[1, first:last].copy(), open_nodes[2, first:last].copy())
+    ids = batch.id
+    start = batch.start
+    end = batch.end
     max_features = settings.max_features
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
@@ -317,19 +328,30 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
         found = search_group(data, settings, categories, nodes, open_nodes, first, last, best)
         for j in range(last - first):
             threshold[first + j] = found[j]
-    # the candidates' rows, children and category runs
+    # each found split's children (multiway: pos holds their number) and category runs
+    n_children_of = np.full(m, 2, dtype=np.int64)
+    n_details_of = np.zeros(m, dtype=np.int64)
+    categorical_of = np.zeros(m, dtype=np.int64)
+    multiway_of = np.zeros(m, dtype=np.int64)
     k = 0
+    for j in range(m):
+        f = best[0, j]
+        if f < 0:
+            continue
+        k += 1
+        if categories is not None and categories.is_categorical[f]:
+            categorical_of[j] = 1
+            n_details_of[j] = min(open_nodes[2, j] - open_nodes[1, j],
+                                  categories.n_categories[f])
+            if categories.mode == MULTIWAY:
+                multiway_of[j] = 1
+                n_children_of[j] = best[1, j]
     n_children = 0
     n_details = 0
     for j in range(m):
         if best[0, j] >= 0:
-            k += 1
-            n_children += 2
-            if categories is not None and categories.is_categorical[best[0, j]]:
-                if categories.mode == MULTIWAY:
-                    n_children += best[1, j] - 2
-                n_details += min(open_nodes[2, j] - open_nodes[1, j],
-                                 categories.n_categories[best[0, j]])
+            n_children += n_children_of[j]
+            n_details += n_details_of[j]
     first_candidate = n_candidates
     if n_candidates == 0:
         first_child = 0
@@ -354,20 +376,11 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
         ints[C_POS, c] = best[1, j]
         ints[C_MISSING, c] = best[2, j]
         table.floats[C_THRESHOLD, c] = threshold[j]
-        categorical = 0
-        multiway = 0
-        size = 2
-        detail_size = 0
-        if categories is not None and categories.is_categorical[f]:
-            categorical = 1
-            detail_size = min(open_nodes[2, j] - open_nodes[1, j],
-                              categories.n_categories[f])
-            if categories.mode == MULTIWAY:  # pos holds the number of children
-                multiway = 1
-                size = best[1, j]
-        ints[C_CATEGORICAL, c] = categorical
-        ints[C_MULTIWAY, c] = multiway
-        if multiway:
+        size = n_children_of[j]
+        detail_size = n_details_of[j]
+        ints[C_CATEGORICAL, c] = categorical_of[j]
+        ints[C_MULTIWAY, c] = multiway_of[j]
+        if multiway_of[j]:
             ints[C_MISSING_SLOT, c] = best[2, j]
         else:
             ints[C_MISSING_SLOT, c] = 0 if best[2, j] == MISSING_LEFT else 1
@@ -396,15 +409,7 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     ends = ints[C_END, first_candidate:last]
     features = ints[C_FEATURE, first_candidate:last]
     if categories is not None and n_details > 0:
-        stats = np.empty((k, nodes.stats.shape[1]))
-        weight = np.empty(k)
-        for t in range(k):
-            node = ints[C_NODE, first_candidate + t]
-            for s in range(stats.shape[1]):
-                stats[t, s] = nodes.stats[node, s]
-            weight[t] = nodes.floats[node, F_WEIGHT]
-        split_nodes = NodeBatch(ints[C_NODE, first_candidate:last], starts, ends, stats,
-                                weight)
+        split_nodes = node_batch(nodes, ints[C_NODE, first_candidate:last], starts, ends)
         categorical_details(data, settings, categories, split_nodes, features, detail_offset,
                             table.detail[0], table.detail[1])
     splits = SplitBatch(starts, ends, features, ints[C_POS, first_candidate:last],
@@ -452,21 +457,13 @@ def category_table(table, c, m, pools, nodes, node):
         if ints[C_MISSING, c] >= 0:
             slot[m] = ints[C_MISSING, c]
         nodes.ints[node, N_CATEGORY_OFFSET] = slots_size
-        if slots_size + m + 1 > slots.shape[0]:
-            grown = np.zeros(max(slots_size + m + 1, 2 * slots.shape[0]), dtype=np.int32)
-            for r in range(slots_size):
-                grown[r] = slots[r]
-            slots = grown
+        slots = reserve(slots, slots_size, slots_size + m + 1)
         for code in range(m + 1):
             slots[slots_size + code] = slot[code]
         return bits, bits_size, slots, slots_size + m + 1
     words = (m + 63) // 64
     nodes.ints[node, N_CATEGORY_OFFSET] = bits_size
-    if bits_size + words > bits.shape[0]:
-        grown_bits = np.zeros(max(bits_size + words, 2 * bits.shape[0]), dtype=np.uint64)
-        for r in range(bits_size):
-            grown_bits[r] = bits[r]
-        bits = grown_bits
+    bits = reserve(bits, bits_size, bits_size + words)
     for w in range(words):
         bits[bits_size + w] = 0
     for code in range(m):
@@ -637,11 +634,7 @@ def heap_pop(heap, size, key, node):
 @jit(inline="always")
 def heap_push_all(heap, size, table, rows):
     """Push the candidates ``rows`` on the heap ``heap[:size]`` (grown if full)."""
-    if size + rows.shape[0] > heap.shape[0]:
-        grown = np.empty(max(size + rows.shape[0], 2 * heap.shape[0]), dtype=np.int64)
-        for t in range(size):
-            grown[t] = heap[t]
-        heap = grown
+    heap = reserve(heap, size, size + rows.shape[0])
     for c in rows:
         size = heap_push(heap, size, table.floats[C_IMPROVEMENT], table.ints[C_NODE], c)
     return heap

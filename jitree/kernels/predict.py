@@ -20,6 +20,7 @@ from ._jit import jit, pjit
 from .checks import nonfinite_rows
 
 TREE_LEAF = -1
+TREE_UNDEFINED = -2  # feature and threshold of a leaf
 SPLIT_THRESHOLD = 0
 SPLIT_SUBSET = 1
 SPLIT_MULTIWAY = 2

@@ -25,12 +25,12 @@ from ._jit import jit, pjit
 from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
-    accumulate,
     child_allowed,
     scan_categorical,
     sides_score,
     two_way_score,
 )
+from .criteria import accumulate
 from .random import stream_key, uniform
 from .records import Rows, Side
 

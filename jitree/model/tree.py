@@ -5,7 +5,7 @@ import numpy as np
 from ..kernels import predict as _predict
 
 TREE_LEAF = _predict.TREE_LEAF
-TREE_UNDEFINED = -2
+TREE_UNDEFINED = _predict.TREE_UNDEFINED
 SPLIT_THRESHOLD = _predict.SPLIT_THRESHOLD
 SPLIT_SUBSET = _predict.SPLIT_SUBSET
 SPLIT_MULTIWAY = _predict.SPLIT_MULTIWAY
