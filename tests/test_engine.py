@@ -181,6 +181,27 @@ def test_growth_loop_specialisations_stay_within_budget():
         assert all(getattr(field, "layout", "C") == "C" for field in data)
 
 
+def test_predict_kernels_take_float64_tables_only():
+    # labels, node ids, probabilities and means share one table type: one predict
+    # specialisation per X type serves predict, predict_proba and apply of every model
+    from jitree.kernels.predict import predict_flat, predict_nodes
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    codes = np.column_stack([rng.integers(0, 4, 200).astype(float), X[:, 1]])
+    for dtype in (np.float32, np.float64):
+        for model, data in ((jitree.DecisionTreeClassifier(max_depth=3), X),
+                            (jitree.DecisionTreeRegressor(max_depth=3), X),
+                            (jitree.DecisionTreeClassifier(max_depth=3,
+                                                           categorical_features=[0]), codes)):
+            model.fit(data.astype(dtype), (X[:, 0] > 0).astype(int))
+            model.predict(data.astype(dtype))
+            model.apply(data.astype(dtype))
+    for kernel, table_argument in ((predict_flat, 10), (predict_nodes, 15)):
+        assert kernel.signatures
+        for signature in kernel.signatures:
+            assert str(signature[table_argument].dtype) == "float64", signature
+
+
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_zero_weight_is_removing_the_row(task):
     """A zero-weight sample places no threshold and counts in no node: the tree equals the

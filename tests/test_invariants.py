@@ -134,6 +134,26 @@ def test_any_label_type():
         np.testing.assert_array_equal(predicted, numeric.predict(X))
 
 
+@pytest.mark.parametrize("categorical", [False, True])
+def test_int64_labels_predicted_bit_exact(categorical):
+    # int64 labels travel through the predict kernels as float64 bit patterns: labels whose
+    # patterns are NaNs, -0.0 or beyond 2**53 must come back unchanged (flat and Tree walks)
+    X, y = _data()
+    special = np.array([np.iinfo(np.int64).min, 0x7FF0000000000001, 2**62 + 1], dtype=np.int64)
+    labels = special[y]
+    model = jitree.DecisionTreeClassifier(
+        max_depth=4, categorical_features=[0] if categorical else None).fit(
+            np.round(X) if categorical else X, labels)
+    assert model.tree_.is_binary_threshold != categorical
+    predicted = model.predict(np.round(X) if categorical else X)
+    assert predicted.dtype == np.int64
+    index = np.argmax(model.predict_proba(np.round(X) if categorical else X), axis=1)
+    np.testing.assert_array_equal(predicted, model.classes_[index])
+    leaves = model.apply(np.round(X) if categorical else X)
+    assert leaves.dtype == np.int64
+    assert (model.tree_.children_left[leaves] == -1).all()
+
+
 def test_sample_weight_integer_equals_repetition():
     X, y = _data(n=200)
     w = np.random.default_rng(0).integers(1, 4, X.shape[0])

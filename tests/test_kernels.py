@@ -7,8 +7,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitree
+from jitree.kernels.checks import any_nonfinite
 from jitree.kernels.grow import pack_bits
 from jitree.model.builder import presort
+from jitree.model.validation import float_bits, has_nonfinite
 
 from naive import predict_walk
 
@@ -32,6 +34,19 @@ def test_presort_matches_lexsort(column, n_features):
         np.testing.assert_array_equal(index[f], expected)
         np.testing.assert_array_equal(value[f], X[expected, f])
         np.testing.assert_array_equal(labels[f], label[expected])
+
+
+@given(dtype=st.sampled_from([np.float32, np.float64]), rows=st.integers(1, 20_000),
+       special=st.sampled_from([None, np.nan, np.inf, -np.inf]), where=st.floats(0, 1),
+       order=st.sampled_from(["C", "F"]))
+def test_nonfinite_scan_matches_numpy(dtype, rows, special, where, order):
+    # both paths of has_nonfinite: the NumPy pass (small X) and the parallel bit scan (large X)
+    X = np.asarray(np.linspace(-3e38, 3e38, rows * 7).reshape(rows, 7), dtype=dtype, order=order)
+    if special is not None:
+        X.flat[int(where * (X.size - 1))] = special
+    expected = not np.isfinite(X).all()
+    assert has_nonfinite(X) == expected
+    assert bool(any_nonfinite(*float_bits(X))) == expected
 
 
 @given(flags=hnp.arrays(np.uint8, st.integers(1, 300), elements=st.integers(0, 1)))

@@ -117,6 +117,9 @@ def predict_nodes(X, X_bits, magnitude_mask, infinity, feature, threshold, child
     category offsets already shifted). ``X_bits``: X viewed as unsigned ints; a value is infinite
     when ``bits & magnitude_mask == infinity`` (all but the sign bit compared). Returns whether X
     holds an infinity (the caller raises; NaN is a missing value).
+
+    The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
+    may carry int64 bit patterns for a single tree (labels, node ids).
     """
     n_rows = X.shape[0]
     width = table.shape[1]
@@ -231,6 +234,9 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, feature, threshold, left, 
     anyway, instead of costing the caller another pass over X (twice the reads for a
     memory-mapped file). Returns whether X holds an infinity (the caller discards ``out``
     and raises).
+
+    The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
+    may carry int64 bit patterns for a single tree (labels, node ids).
     """
     n_rows = X.shape[0]
     width = table.shape[1]

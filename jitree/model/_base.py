@@ -4,10 +4,9 @@ import numbers
 
 import numpy as np
 
-from .._threading import n_threads
+from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels.categorical import CATEGORICAL_SPLITS, MULTIWAY
-from ..kernels.checks import any_nonfinite
 from . import pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
@@ -17,11 +16,14 @@ from .validation import (
     check_sample_weight,
     check_X,
     feature_names_of,
-    float_bits,
+    has_nonfinite,
     match_feature_names,
 )
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
+# fits of fewer values (samples x features) run on one thread: measured 4-6% faster for 150 x 4
+# and 1k x 10 on 2 cores, while 3k x 10 breaks even and 5k x 20 gains 10% from a second thread
+_PARALLEL_FIT_VALUES = 20_000
 # 2**(m-1) - 1 partitions are scored per node and categorical feature: 2**19 at most
 _MAX_EXHAUSTIVE_LIMIT = 20
 _SEED_RANGE = 2**63
@@ -53,7 +55,7 @@ def _check_float(name, value, low, high, low_open=False, high_open=False):
 
 def _columns_with_nan(X):
     """Boolean per column: whether it holds a NaN (X is finite or NaN here)."""
-    if not any_nonfinite(*float_bits(X)):  # the common case: one parallel pass, no copy
+    if not has_nonfinite(X):  # the common case: one pass, no copy
         return np.zeros(X.shape[1], dtype=bool)
     return np.array([bool(np.isnan(X[:, j]).any()) for j in range(X.shape[1])])
 
@@ -196,7 +198,11 @@ class BaseDecisionTree(ParamsMixin):
         params = self._grow_params(n_samples, n_features, float(sample_weight.sum()))
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         presorted = None
-        with n_threads(self.n_jobs):
+        # a small input's levels are searched faster than threads start on them
+        jobs = resolve_n_jobs(self.n_jobs)  # validated whatever the input's size
+        if n_samples * n_features < _PARALLEL_FIT_VALUES:
+            jobs = 1
+        with n_threads(jobs):
             if dropped:
                 presorted = Presorted.of(X, all_targets, params.is_regression,
                                          n_classes).subset(keep)

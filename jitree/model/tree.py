@@ -425,7 +425,7 @@ class Tree:
 
     def apply(self, X):
         """Tree id of the leaf each row reaches."""
-        return self._predict_flat(X, np.arange(self.node_count, dtype=np.int64)[:, None])[:, 0]
+        return self.predict_labels(X, np.arange(self.node_count, dtype=np.int64))
 
     def predict_table(self, X, node_table):
         """node_table[leaf of each row] (node_table: float64, one row per node)."""
@@ -433,7 +433,12 @@ class Tree:
 
     def predict_labels(self, X, node_label):
         """node_label[leaf of each row] (node_label: int64, one entry per node)."""
-        return self._predict_flat(X, np.asarray(node_label, dtype=np.int64)[:, None])[:, 0]
+        # the int64 labels travel as their bit patterns in a float64 table: the kernels only
+        # copy a table's entries for a single tree, so the bits arrive intact, and a predict
+        # kernel compiled for float64 tables serves labels, node ids and probabilities alike
+        # (one specialisation fewer to compile)
+        table = np.ascontiguousarray(node_label, dtype=np.int64)[:, None].view(np.float64)
+        return self._predict_flat(X, table)[:, 0].view(np.int64)
 
     def decision_path_arrays(self, X):
         """CSR structure (indptr, indices) of the nodes each row visits, root first."""

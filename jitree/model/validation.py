@@ -35,6 +35,18 @@ def float_bits(X):
     return X.view(np.uint64), np.uint64(0x7FF0000000000000)
 
 
+# below this many values a NumPy pass beats the parallel kernel's launch and keeps small fits
+# off the thread pool (and off that kernel's compilation)
+_SMALL_SCAN = 1 << 16
+
+
+def has_nonfinite(X):
+    """Whether a float X holds a NaN or an infinity: one pass, no copy for large X."""
+    if X.size <= _SMALL_SCAN:
+        return not bool(np.isfinite(X).all())
+    return bool(any_nonfinite(*float_bits(X)))
+
+
 def raise_nonfinite(X, name):
     """Raise the ValueError for a float X known to hold NaN or infinity."""
     n_nan = count_nan(X)
@@ -126,7 +138,7 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None):
         array = np.ascontiguousarray(array)
     # the one-pass bit scan stays the fast path; telling NaN from infinity costs a second
     # pass, paid only when the scan found something
-    if finite and any_nonfinite(*float_bits(array)):
+    if finite and has_nonfinite(array):
         if not allow_nan:
             raise_nonfinite(array, name)
         if np.isinf(array).any():
