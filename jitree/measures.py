@@ -3,6 +3,7 @@
 import numpy as np
 
 from .kernels import criteria
+from .model.builder import Scaling
 from .model.validation import check_sample_weight
 
 _ALL = criteria.CLASSIFICATION_CRITERIA + criteria.REGRESSION_CRITERIA
@@ -27,6 +28,16 @@ def _labels(values, name):
     except TypeError:
         raise ValueError(f"{name} mixes values that cannot be compared") from None
     return index.reshape(-1)
+
+
+def _scaled(y, weight, is_regression):
+    """(y, weight) in the units the trees grow on (no overflow, no cancellation; see
+    :class:`jitree.model.builder.Scaling`), and that scaling. Zero weights count nowhere."""
+    positive = weight > 0.0
+    if not positive.any():
+        raise ValueError("sample_weight has no positive entry")
+    scaling = Scaling.of(y[positive], weight[positive], is_regression)
+    return scaling.targets(y), scaling.weights(weight), scaling
 
 
 def _statistics(y, weight, is_regression, group_index, n_groups):
@@ -67,8 +78,9 @@ def impurity(y, criterion="entropy", sample_weight=None):
     code, is_regression = _criterion(criterion)
     y = _target(y, is_regression)
     weight = check_sample_weight(sample_weight, y.shape[0])
+    y, weight, scaling = _scaled(y, weight, is_regression)
     stats, total = _statistics(y, weight, is_regression, np.zeros(y.shape[0], np.intp), 1)
-    return float(criteria.node_impurity(code, stats[0], total[0]))
+    return float(scaling.impurities(criteria.node_impurity(code, stats[0], total[0])))
 
 
 def split_gain(y, groups, criterion="entropy", sample_weight=None):
@@ -87,6 +99,7 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
         raise ValueError(f"y and groups have different lengths: {y.shape[0]} and "
                          f"{group_index.shape[0]}")
     weight = check_sample_weight(sample_weight, y.shape[0])
+    y, weight, scaling = _scaled(y, weight, is_regression)
     n_groups = int(group_index.max()) + 1
     if n_groups < 2:
         raise ValueError("groups must hold at least two distinct values to define a split")
@@ -106,7 +119,7 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
     children = sum(group_weight[g] / total * criteria.node_impurity(code, stats[g],
                                                                      group_weight[g])
                    for g in range(stats.shape[0]))
-    gain = criteria.node_impurity(code, parent, total) - children
+    gain = scaling.impurities(criteria.node_impurity(code, parent, total) - children)
     if code == criteria.GAIN_RATIO:
         fractions = group_weight / total
         split_info = -np.sum(fractions * np.log2(fractions))

@@ -114,14 +114,28 @@ def misclassification(stats, weight):
     return 1.0 - largest / weight
 
 
+# Relative rounding error of a sum of squares per term summed: a variance below
+# ROUNDING * n * mean_square is indistinguishable from 0 (4 eps per term: the two sums and
+# the subtraction)
+ROUNDING = 4.0 * np.finfo(np.float64).eps
+
+
 @jit
 def squared_error(stats, weight):
-    """Weighted variance sum(w y**2)/W - (sum(w y)/W)**2, clipped at 0 against rounding."""
+    """Weighted variance sum(w y**2)/W - (sum(w y)/W)**2.
+
+    A variance within the rounding error of its two sums is 0: a node of equal targets is
+    pure, however many samples it holds. The error grows with the number of terms, which
+    ``weight`` stands for (the trees grow on weights whose largest is in [1, 2), see
+    :class:`jitree.model.builder.Scaling`)."""
     if weight <= 0.0:
         return 0.0
     mean = stats[0] / weight
-    variance = stats[1] / weight - mean * mean
-    return variance if variance > 0.0 else 0.0
+    mean_square = stats[1] / weight
+    variance = mean_square - mean * mean
+    if variance <= ROUNDING * max(weight, 1.0) * mean_square:
+        return 0.0
+    return variance
 
 
 @jit

@@ -8,7 +8,7 @@ Python validates nothing here (the estimators did), presorts X once
 """
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
@@ -113,6 +113,85 @@ def presort(X, label, sorted_index, sorted_value, sorted_label):
             pass
 
 
+@dataclass(frozen=True)
+class Scaling:
+    """Weights and regression targets in the units the kernels grow on, and back.
+
+    - Weights are divided by ``weight_unit``: the weight itself when all are equal (they
+      become exactly 1, the unweighted path), else the power of two that brings the largest
+      into [1, 2) (an exact scaling: every sum, score and tie as with the caller's weights).
+      No sum of weights or of squared weights then overflows or underflows, and uniformly
+      scaled weights grow the same tree.
+    - Regression targets become ``y' = (y / 2**magnitude - centre) / 2**spread``: centred on
+      their weighted mean and scaled by powers of two into (-1, 1). The variance, a mean of
+      squares minus a squared mean, then neither overflows (``y = +-1e200``) nor cancels
+      (``y = 1e8 + {0, 1}``), so trees do not depend on an offset or a scale of y; a scale
+      by a power of two changes no bit of y'. A constant target is 0 everywhere (no split
+      on rounding noise).
+
+    Tree values, impurities and node weights are reported in the caller's units.
+    """
+
+    weight_unit: float = 1.0
+    centre: float = 0.0
+    magnitude: int = 0
+    spread: int = 0
+    is_regression: bool = False
+
+    @classmethod
+    def of(cls, target, sample_weight, is_regression):
+        """The scaling of these samples (positive weights; finite targets)."""
+        largest = float(sample_weight.max())
+        if sample_weight.min() == largest:
+            weight_unit = largest
+        else:
+            weight_unit = float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1))
+        if not is_regression:
+            return cls(weight_unit)
+        largest = float(np.abs(target).max())
+        magnitude = int(np.frexp(largest)[1]) if largest > 0.0 else 0
+        if target.min() == target.max():
+            return cls(weight_unit, float(np.ldexp(target[0], -magnitude)), magnitude, 0, True)
+        z = np.ldexp(target, -magnitude)  # exact: |z| < 1
+        weight = sample_weight / weight_unit
+        centre = float(np.dot(weight, z) / weight.sum())
+        spread = int(np.frexp(np.abs(z - centre).max())[1])
+        return cls(weight_unit, centre, magnitude, spread, True)
+
+    def weights(self, sample_weight):
+        """Weights in kernel units: at most 2, a positive weight stays positive."""
+        scaled = sample_weight / self.weight_unit
+        return np.where(sample_weight > 0.0, np.maximum(scaled, _TINY), 0.0)
+
+    def targets(self, target):
+        if not self.is_regression:
+            return target
+        return np.ldexp(np.ldexp(target, -self.magnitude) - self.centre, -self.spread)
+
+    def impurity_units(self):
+        """Power of two by which the kernels' impurities multiply into the caller's."""
+        return 2 * (self.magnitude + self.spread) if self.is_regression else 0
+
+    def impurities(self, impurity):
+        """Kernel impurities in the caller's units; a variance beyond float64's range (targets
+        near 1e154 and beyond) is reported as the largest float64."""
+        with np.errstate(over="ignore"):
+            return np.minimum(np.ldexp(impurity, self.impurity_units()), _LARGEST)
+
+    def impurity_setting(self, value):
+        """A threshold on impurities (impurity_threshold, min_impurity_decrease) in kernel
+        units."""
+        return float(np.ldexp(value, -self.impurity_units()))
+
+    def means(self, mean):
+        """Mean targets in the caller's units (regression values)."""
+        return np.ldexp(self.centre + np.ldexp(mean, self.spread), self.magnitude)
+
+
+_TINY = np.nextafter(0.0, 1.0)
+_LARGEST = np.finfo(np.float64).max
+
+
 class Presorted:
     """Each feature's samples in increasing order (``sorted_index``, ``sorted_value``) and,
     for classification, their classes (``sorted_label``), with ``label`` the class of every
@@ -180,7 +259,15 @@ class TreeBuilder:
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
-        params = self.params
+        scaling = Scaling.of(target, sample_weight, self.params.is_regression)
+        target = scaling.targets(target)
+        sample_weight = scaling.weights(sample_weight)
+        params = replace(self.params,
+                         min_weight_leaf=self.params.min_weight_leaf / scaling.weight_unit,
+                         min_impurity_decrease=scaling.impurity_setting(
+                             self.params.min_impurity_decrease),
+                         impurity_threshold=scaling.impurity_setting(
+                             self.params.impurity_threshold))
         n_features = X.shape[1]
         if presorted is None:
             presorted = Presorted.of(X, target, params.is_regression, n_classes)
@@ -213,9 +300,9 @@ class TreeBuilder:
         ints = nodes.ints[:count]
         floats = nodes.floats[:count]
         if params.is_regression:
-            value = nodes.stats[:count, :1] / floats[:, F_WEIGHT, None]
+            value = scaling.means(nodes.stats[:count, :1] / floats[:, F_WEIGHT, None])
         else:
-            value = nodes.stats[:count]
+            value = nodes.stats[:count] * scaling.weight_unit
         if params.feature_kind is None:
             feature_kind = np.zeros(n_features, dtype=np.int8)
             n_categories = np.zeros(n_features, dtype=np.int32)
@@ -223,8 +310,9 @@ class TreeBuilder:
             feature_kind = np.asarray(params.feature_kind, dtype=np.int8)
             n_categories = np.asarray(params.n_categories, dtype=np.int32)
         return Tree._grown(n_features, n_classes, ints[:, N_FEATURE], floats[:, F_THRESHOLD],
-                           ints[:, N_LEFT], ints[:, N_RIGHT], value, floats[:, F_IMPURITY],
-                           ints[:, N_SAMPLES], floats[:, F_WEIGHT],
+                           ints[:, N_LEFT], ints[:, N_RIGHT], value,
+                           scaling.impurities(floats[:, F_IMPURITY]), ints[:, N_SAMPLES],
+                           floats[:, F_WEIGHT] * scaling.weight_unit,
                            split_kind=ints[:, N_SPLIT_KIND],
                            missing_left=ints[:, N_MISSING_LEFT],
                            category_offset=ints[:, N_CATEGORY_OFFSET],

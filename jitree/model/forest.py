@@ -33,7 +33,7 @@ from ._base import _check_float, _check_int, _seed_of
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
-from .regressor import DecisionTreeRegressor
+from .regressor import DecisionTreeRegressor, r2
 from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
 from .validation import check_is_fitted, check_sample_weight, check_y
 
@@ -464,9 +464,10 @@ class _ForestRegressor(BaseForest):
 
     def _set_oob(self, mean, target, has_oob):
         self.oob_prediction_ = mean[:, 0]
-        residual = np.sum((target[has_oob] - mean[has_oob, 0]) ** 2)
-        spread = np.sum((target[has_oob] - target[has_oob].mean()) ** 2)
-        self.oob_score_ = float(1.0 - residual / spread) if spread > 0 else 0.0
+        target = target[has_oob]
+        varies = target.shape[0] > 0 and target.max() > target.min()
+        self.oob_score_ = r2(target, mean[has_oob, 0], np.ones(target.shape[0])) if varies \
+            else 0.0
 
     def __sklearn_tags__(self):
         return DecisionTreeRegressor.__sklearn_tags__(self)

@@ -7,6 +7,22 @@ from ._base import BaseDecisionTree
 from .validation import check_sample_weight, check_y, is_chunk_iterator
 
 
+def r2(y, y_pred, weight):
+    """Coefficient of determination 1 - sum w (y - y_pred)**2 / sum w (y - mean)**2, computed
+    on y, y_pred scaled by a power of two into (-1, 1) and weights by their largest, so that
+    neither squares nor sums overflow (targets near 1e200, weights near 1e300)."""
+    largest = max(float(np.abs(y).max()), float(np.abs(y_pred).max()))
+    exponent = int(np.frexp(largest)[1]) if np.isfinite(largest) and largest > 0 else 0
+    y, y_pred = np.ldexp(y, -exponent), np.ldexp(y_pred, -exponent)
+    weight = weight / weight.max()
+    mean = np.average(y, weights=weight)
+    residual = np.sum(weight * (y - y_pred) ** 2)
+    total = np.sum(weight * (y - mean) ** 2)
+    if total == 0.0:
+        return 1.0 if residual == 0.0 else 0.0
+    return float(1.0 - residual / total)
+
+
 class DecisionTreeRegressor(BaseDecisionTree):
     """A decision tree regressor grown on presorted features.
 
@@ -75,12 +91,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         y = np.asarray(y, dtype=np.float64).reshape(-1)
         weight = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight,
                                                                           dtype=np.float64)
-        mean = np.average(y, weights=weight)
-        residual = np.sum(weight * (y - y_pred) ** 2)
-        total = np.sum(weight * (y - mean) ** 2)
-        if total == 0.0:
-            return 1.0 if residual == 0.0 else 0.0
-        return float(1.0 - residual / total)
+        return r2(y, y_pred, weight)
 
     def __sklearn_tags__(self):
         from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags

@@ -304,8 +304,10 @@ class Tree:
         """Total weighted impurity decrease per feature, normalised to sum 1 (0 if no split)."""
         importances = np.zeros(self.n_features)
         internal = np.flatnonzero(self.children_left != TREE_LEAF)
-        w = self.weighted_n_node_samples
-        weighted_impurity = w * self.impurity
+        # fractions of the root's weight times half the impurity: no product or sum of two
+        # children overflows, whatever the units of the weights and the target
+        w = self.weighted_n_node_samples / self.weighted_n_node_samples[0]
+        weighted_impurity = w * (0.5 * self.impurity)
         children = np.zeros(self.node_count)
         parent, child = self.parent_child_pairs()
         np.add.at(children, parent, weighted_impurity[child])
