@@ -273,3 +273,22 @@ def test_random_threshold_is_the_naive_draw(data, seed):
         assert out.threshold[f] == threshold
         score = _proxy_score(y, w, left, regression)
         assert out.score[f] == pytest.approx(score, rel=1e-9)
+
+
+def test_many_class_tree_refused_before_allocating(monkeypatch):
+    # 65,535 classes, one sample each: a full tree's class-weight table is 131,069 x 65,535
+    # float64 (64 GiB, twice); refused up front with the way out, on any machine size
+    import jitree.model.builder as builder
+    X = np.arange(65_535, dtype=np.float64)[:, None]
+    y = np.arange(65_535)
+    monkeypatch.setattr(builder, "_memory_bytes", lambda: 16 * 2**30)
+    with pytest.raises(ValueError, match="131,069 nodes with 65,535 classes.*max_leaf_nodes"):
+        jitree.DecisionTreeClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="65,535 classes"):
+        jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    # bounded trees of as many classes fit, in memory of their size
+    model = jitree.DecisionTreeClassifier(max_leaf_nodes=40).fit(X, y)
+    assert model.tree_.node_count == 79
+    assert model.tree_.value.shape == (79, 65_535)
+    model = jitree.DecisionTreeClassifier(max_depth=5).fit(X, y)
+    assert model.tree_.max_depth == 5

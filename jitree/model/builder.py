@@ -7,6 +7,7 @@ Python validates nothing here (the estimators did), presorts X once
 :class:`jitree.Tree`.
 """
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -245,6 +246,34 @@ class Presorted:
         return Presorted(index, value, label_rows, label)
 
 
+def _memory_bytes():
+    """This machine's physical memory in bytes, or None where it cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_node_table(params, n_samples, n_stats, memory=None):
+    """Refuse, before anything is allocated, a tree whose statistics table (one row of
+    ``n_stats`` float64 per node, held twice: while growing and as ``Tree.value``) could
+    outgrow the machine's memory: many classes and a tree allowed one leaf per sample."""
+    leaves = n_samples // params.min_samples_leaf
+    if params.max_leaf_nodes:
+        leaves = min(leaves, params.max_leaf_nodes)
+    if params.max_depth < 62:
+        leaves = min(leaves, 2**params.max_depth)
+    nodes = 2 * max(leaves, 1) - 1
+    needed = 2 * nodes * n_stats * 8
+    memory = _memory_bytes() if memory is None else memory
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"a tree of up to {nodes:,} nodes with {n_stats:,} classes needs up to "
+            f"{needed / 2**30:,.1f} GiB for its per-node class weights, more than this "
+            f"machine's {memory / 2**30:,.1f} GiB; bound the tree with max_leaf_nodes, "
+            "max_depth or min_samples_leaf")
+
+
 class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
@@ -259,6 +288,7 @@ class TreeBuilder:
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
+        check_node_table(self.params, target.shape[0], n_stats)
         scaling = Scaling.of(target, sample_weight, self.params.is_regression)
         target = scaling.targets(target)
         sample_weight = scaling.weights(sample_weight)
