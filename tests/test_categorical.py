@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitree
 from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
@@ -154,6 +156,27 @@ def test_categorical_root_split_is_the_best(seed, mode, criterion, n_classes):
     assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
     kind = SPLIT_MULTIWAY if mode == "multiway" else SPLIT_SUBSET
     assert model.tree_.split_kind[0] == kind
+
+
+@settings(deadline=None, max_examples=80)
+@given(seed=st.integers(0, 2**32 - 1), case=st.sampled_from(SEARCH_CASES),
+       n=st.integers(8, 80), m=st.integers(2, 7), missing=st.sampled_from([0.0, 0.1, 0.4]))
+def test_categorical_search_is_the_naive_best_under_hypothesis(seed, case, n, m, missing):
+    # the scan over category runs (scan_categorical) against the enumeration of every
+    # allowed split, on drawn sizes, category counts, missing rates and weights
+    mode, criterion, n_classes = case
+    regression = criterion == "squared_error"
+    x, y, w = random_categorical(seed, n, m, max(n_classes, 2), missing, regression)
+    model = fit_root(x, y, w, criterion, mode, regression)
+    if model.tree_.node_count == 1:
+        # no split: every allowed split must leave a side empty (a single category and
+        # no missing value, or one class / constant target)
+        single = len(np.unique(x[~np.isnan(x)])) + bool(np.isnan(x).any()) <= 1
+        assert single or len(np.unique(y)) == 1
+        return
+    want = brute_force_categorical(criterion, x, y, w, n_classes, mode)
+    got = root_partition_value(model, x[:, None], y, w, criterion, n_classes)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(6))

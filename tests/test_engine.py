@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import jitree
 from jitree.kernels.categorical import NO_MISSING
-from jitree.kernels.grow import mark_and_count, pack_bits, partition
+from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_multiway
 from jitree.kernels.grower import grow_tree
 from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
@@ -146,6 +146,52 @@ def test_mark_and_count_and_partition_are_the_naive_split(data, cut):
     for g in range(d):
         row = before[g]
         want = np.concatenate([row[left[row]], row[~left[row]]])
+        np.testing.assert_array_equal(presorted.sorted_index[g], want)
+        np.testing.assert_array_equal(presorted.sorted_value[g], X[want, g])
+        if not regression:
+            np.testing.assert_array_equal(presorted.sorted_label[g], y[want])
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=samples(), n_nodes=st.integers(1, 4), n_slots=st.integers(2, 5),
+       seed=st.integers(0, 2**32 - 1))
+def test_partition_multiway_is_the_naive_stable_partition(data, n_nodes, n_slots, seed):
+    # several multiway nodes side by side, each owning a contiguous segment of every
+    # feature's sorted order; each sample goes to one of the node's child slots
+    X, y, w, regression, _ = data
+    presorted, _ = _tree_data(X, y, w, regression)
+    n, d = X.shape
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.choice(np.arange(1, n), size=min(n_nodes - 1, n - 1), replace=False))
+    bounds = np.concatenate([[0], cuts, [n]]).astype(np.int64)
+    # a node's segment holds the same samples in every feature: regroup the presort so
+    # that node j owns the samples at positions bounds[j]:bounds[j + 1] of feature 0
+    owner = np.empty(n, dtype=np.int64)
+    for j in range(len(bounds) - 1):
+        owner[presorted.sorted_index[0, bounds[j]:bounds[j + 1]]] = j
+    for g in range(d):
+        order = np.argsort(owner[presorted.sorted_index[g]], kind="stable")
+        presorted.sorted_index[g] = presorted.sorted_index[g][order]
+        presorted.sorted_value[g] = presorted.sorted_value[g][order]
+        if presorted.sorted_label.shape[1]:
+            presorted.sorted_label[g] = presorted.sorted_label[g][order]
+    child_slot = rng.integers(0, n_slots, n).astype(np.int32)
+    n_split = len(bounds) - 1
+    child_offset = (np.arange(n_split + 1) * n_slots).astype(np.int64)
+    child_count = np.zeros(n_split * n_slots, dtype=np.int64)
+    for j in range(n_split):
+        members = presorted.sorted_index[0, bounds[j]:bounds[j + 1]]
+        child_count[j * n_slots:(j + 1) * n_slots] = np.bincount(child_slot[members],
+                                                                 minlength=n_slots)
+    before = presorted.sorted_index.copy()
+    partition_multiway(presorted.sorted_index, presorted.sorted_value,
+                       presorted.sorted_label, child_slot, bounds[:-1].copy(),
+                       bounds[1:].copy(), child_offset, child_count)
+    for g in range(d):
+        want = np.concatenate([
+            before[g, bounds[j]:bounds[j + 1]][
+                np.argsort(child_slot[before[g, bounds[j]:bounds[j + 1]]], kind="stable")]
+            for j in range(n_split)])
         np.testing.assert_array_equal(presorted.sorted_index[g], want)
         np.testing.assert_array_equal(presorted.sorted_value[g], X[want, g])
         if not regression:
