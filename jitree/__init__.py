@@ -8,6 +8,7 @@ from .exceptions import DataConversionWarning, NotFittedError  # noqa: E402
 from .measures import impurity, split_gain  # noqa: E402
 from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
+from .model.criterion import Criterion  # noqa: E402
 from .model.export import export_graphviz, export_text  # noqa: E402
 from .model.forest import (  # noqa: E402
     ExtraTreesClassifier,
@@ -26,6 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Condition",
+    "Criterion",
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",

@@ -76,11 +76,12 @@ def impurity(y, criterion="entropy", sample_weight=None):
     index (they score splits, not nodes).
     """
     code, is_regression = _criterion(criterion)
+    measure = criteria.builtin(code)
     y = _target(y, is_regression)
     weight = check_sample_weight(sample_weight, y.shape[0])
     y, weight, scaling = _scaled(y, weight, is_regression)
     stats, total = _statistics(y, weight, is_regression, np.zeros(y.shape[0], np.intp), 1)
-    return float(scaling.impurities(criteria.node_impurity(code, stats[0], total[0])))
+    return float(scaling.impurities(criteria.node_impurity(measure, stats[0], total[0])))
 
 
 def split_gain(y, groups, criterion="entropy", sample_weight=None):
@@ -93,6 +94,7 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
     and twoing, their value on the two groups.
     """
     code, is_regression = _criterion(criterion)
+    measure = criteria.builtin(code)
     y = _target(y, is_regression)
     group_index = _labels(groups, "groups")
     if group_index.shape[0] != y.shape[0]:
@@ -114,12 +116,12 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
         if stats.shape[0] != 2:
             raise ValueError(f"criterion {criterion!r} is defined for two groups, got "
                              f"{stats.shape[0]}")
-        return float(criteria.split_score(code, stats[0], stats[1], group_weight[0],
+        return float(criteria.split_score(measure, stats[0], stats[1], group_weight[0],
                                           group_weight[1], 0.0))
-    children = sum(group_weight[g] / total * criteria.node_impurity(code, stats[g],
+    children = sum(group_weight[g] / total * criteria.node_impurity(measure, stats[g],
                                                                      group_weight[g])
                    for g in range(stats.shape[0]))
-    gain = scaling.impurities(criteria.node_impurity(code, parent, total) - children)
+    gain = scaling.impurities(criteria.node_impurity(measure, parent, total) - children)
     if code == criteria.GAIN_RATIO:
         fractions = group_weight / total
         split_info = -np.sum(fractions * np.log2(fractions))

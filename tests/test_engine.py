@@ -13,7 +13,7 @@ from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_
 from jitree.kernels.grower import grow_tree
 from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
-from jitree.kernels.split import find_splits
+from jitree.kernels.split import find_splits, plain_settings
 from jitree.model.builder import GrowParams, Presorted
 
 
@@ -61,8 +61,9 @@ def _search_root(X, y, w, regression, params):
                       np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
     out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
                       np.empty(d, dtype=np.int64))
-    find_splits(tree_data, params.settings(4), nodes, np.zeros(d, dtype=np.int64),
-                np.arange(d, dtype=np.int64), out)
+    measure = params.measure()
+    find_splits(tree_data, plain_settings(params.settings(4, measure)), measure, nodes,
+                np.zeros(d, dtype=np.int64), np.arange(d, dtype=np.int64), out)
     return out
 
 

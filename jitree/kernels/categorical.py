@@ -81,9 +81,9 @@ def run_statistics(data, rows, runs):
 @jit
 def sides_score(criterion, is_regression, left, right, weight_left, weight_right,
                 parent_entropy):
-    """Score of a split from its two sides' statistics (regression: S_l**2 / W_l +
-    S_r**2 / W_r, S = sum of w y; classification: :func:`criteria.split_score`)."""
-    if is_regression:
+    """Score of a split from its two sides' statistics (squared error: S_l**2 / W_l +
+    S_r**2 / W_r, S = sum of w y; the others: :func:`criteria.split_score`)."""
+    if is_regression and criterion.code == criteria.SQUARED_ERROR:
         return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
     return criteria.split_score(criterion, left, right, weight_left, weight_right,
                                 parent_entropy)
@@ -171,7 +171,7 @@ def _multiway_score(settings, runs, q, missing_child, missing, node_weight, pare
         total += criteria.child_score(criterion, child, w)
         fraction = w / node_weight
         split_information -= fraction * np.log(fraction)
-    if criterion == criteria.GAIN_RATIO:
+    if criterion.code == criteria.GAIN_RATIO:
         if split_information <= 0.0:
             return -np.inf
         return criteria.gain_ratio_of(-total, split_information, node_weight, parent_entropy)

@@ -14,15 +14,27 @@ Two kinds of function per criterion:
   impurity criteria it is a proxy that orders splits like the impurity decrease does but is
   cheaper (the parent's impurity is constant at a node).
 
-A new criterion is one function here and one entry in ``CRITERIA`` and the two dispatchers.
+A criterion travels to the kernels as a :class:`~jitree.kernels.records.Measure` record: a
+built-in's code (:func:`builtin`), or a user's compiled ``impurity`` and/or ``score``
+functions (codes ``USER_IMPURITY`` and ``USER_SCORE``; see :class:`jitree.Criterion`). The
+dispatchers below (:func:`node_impurity`, :func:`split_score`, :func:`child_score`) are the
+only places a criterion is evaluated; a new built-in criterion is one function here, a branch
+in them and an entry in ``CRITERIA``. A user's functions are first-class function values of
+one type (``IMPURITY_TYPE``, ``SCORE_TYPE``): the kernels are compiled once for all of them
+and call them through a pointer, while the built-ins keep their inlined code.
+
 Every kernel builds statistics with :func:`accumulate`.
 """
 
+import functools
 import math
 
+import numba
 import numpy as np
+from numba import types
 
 from ._jit import jit
+from .records import Measure
 
 GINI = 0
 ENTROPY = 1
@@ -31,6 +43,13 @@ GAIN_RATIO = 3
 CART = 4
 TWOING = 5
 SQUARED_ERROR = 6
+USER_IMPURITY = 7  # a user's node impurity: splits maximise -(W_l I(left) + W_r I(right))
+USER_SCORE = 8     # a user's split score, maximised
+
+# the types of a user's functions: (stats, weight) -> impurity and
+# (left, weight_left, right, weight_right) -> score
+IMPURITY_TYPE = types.float64(types.float64[::1], types.float64)
+SCORE_TYPE = types.float64(types.float64[::1], types.float64, types.float64[::1], types.float64)
 
 CRITERIA = {
     "gini": GINI,
@@ -47,6 +66,57 @@ CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification", "
 REGRESSION_CRITERIA = ("squared_error",)
 
 _LOG2 = math.log(2.0)
+
+
+def _no_impurity(stats, weight):
+    return np.nan
+
+
+def _no_score(left, weight_left, right, weight_right):
+    return np.nan
+
+
+@functools.cache
+def _placeholders():
+    """Compiled functions of the user types that the built-in criteria carry (never called:
+    every record then has one type, and the kernels one specialisation)."""
+    return (numba.cfunc(IMPURITY_TYPE, cache=True)(_no_impurity),
+            numba.cfunc(SCORE_TYPE, cache=True)(_no_score))
+
+
+def builtin(code):
+    """The :class:`Measure` of the built-in criterion ``code``."""
+    impurity, score = _placeholders()
+    return Measure(np.int64(code), impurity, score, np.zeros(1, dtype=np.uint8))
+
+
+@functools.cache
+def _default_impurities():
+    """The node impurity of a user's score criterion that gives none: Gini index
+    (classification) and variance (regression), compiled to the user type."""
+    return (numba.cfunc(IMPURITY_TYPE, cache=True)(gini.py_func),
+            numba.cfunc(IMPURITY_TYPE, cache=True)(squared_error.py_func))
+
+
+def user_measure(impurity, score, is_regression):
+    """The :class:`Measure` of a user's criterion from its compiled functions (``cfunc``
+    objects of ``IMPURITY_TYPE`` / ``SCORE_TYPE``, or None). A score scores the splits;
+    else splits maximise -(W_l I(left) + W_r I(right)). The impurity fills the nodes'
+    impurities (by default the Gini index or the variance)."""
+    if impurity is None:
+        impurity = _default_impurities()[1 if is_regression else 0]
+    code = USER_SCORE if score is not None else USER_IMPURITY
+    return Measure(np.int64(code), impurity, _placeholders()[1] if score is None else score,
+                   np.zeros(1, dtype=np.uint8))
+
+
+@jit
+def _user_value(criterion, value):
+    """A user's function's result, flagging NaN in ``criterion.invalid`` (the fit then
+    stops with an error naming the criterion; a NaN never wins a comparison)."""
+    if value != value:
+        criterion.invalid[0] = 1
+    return value
 
 
 @jit
@@ -140,17 +210,22 @@ def squared_error(stats, weight):
 
 @jit
 def node_impurity(criterion, stats, weight):
-    """Impurity of a node under ``criterion``.
+    """Impurity of a node under ``criterion`` (a :class:`Measure`).
 
     ``cart`` and ``twoing`` score splits directly and have no node measure of their own: their
-    nodes report the Gini index. ``gain_ratio`` nodes report entropy.
+    nodes report the Gini index. ``gain_ratio`` nodes report entropy. A user's criterion
+    reports its impurity function (for a score criterion without one: the Gini index or the
+    variance, see :func:`user_measure`).
     """
-    if criterion == ENTROPY or criterion == GAIN_RATIO:
+    code = criterion.code
+    if code == ENTROPY or code == GAIN_RATIO:
         return entropy(stats, weight)
-    if criterion == MISCLASSIFICATION:
+    if code == MISCLASSIFICATION:
         return misclassification(stats, weight)
-    if criterion == SQUARED_ERROR:
+    if code == SQUARED_ERROR:
         return squared_error(stats, weight)
+    if code == USER_IMPURITY or code == USER_SCORE:
+        return _user_value(criterion, criterion.impurity(stats, weight))
     return gini(stats, weight)
 
 
@@ -186,21 +261,31 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
     - squared_error: S_l**2 / W_l + S_r**2 / W_r with S = sum(w y) (= W - W_l V_l - W_r V_r, up to
       a constant)
 
+    - a user's score: ``score(left, W_l, right, W_r)``; a user's impurity I:
+      -(W_l I(left) + W_r I(right))
+
     ``parent_entropy`` (bits) is used by gain_ratio only. Both weights must be positive.
     """
-    if criterion == GINI:
+    code = criterion.code
+    if code == USER_SCORE:
+        return _user_value(criterion, criterion.score(left, weight_left, right, weight_right))
+    if code == USER_IMPURITY:
+        return -(weight_left * _user_value(criterion, criterion.impurity(left, weight_left))
+                 + weight_right * _user_value(criterion,
+                                              criterion.impurity(right, weight_right)))
+    if code == GINI:
         left_sq = 0.0
         right_sq = 0.0
         for c in range(left.shape[0]):
             left_sq += left[c] * left[c]
             right_sq += right[c] * right[c]
         return left_sq / weight_left + right_sq / weight_right
-    if criterion == SQUARED_ERROR:
+    if code == SQUARED_ERROR:
         return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
-    if criterion == ENTROPY:
+    if code == ENTROPY:
         return -(_weighted_entropy_sum(left, weight_left)
                  + _weighted_entropy_sum(right, weight_right))
-    if criterion == MISCLASSIFICATION:
+    if code == MISCLASSIFICATION:
         left_max = 0.0
         right_max = 0.0
         for c in range(left.shape[0]):
@@ -212,14 +297,14 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
     weight = weight_left + weight_right
     fraction_left = weight_left / weight
     fraction_right = weight_right / weight
-    if criterion == GAIN_RATIO:
+    if code == GAIN_RATIO:
         children = (_weighted_entropy_sum(left, weight_left)
                     + _weighted_entropy_sum(right, weight_right)) / (weight * _LOG2)
         split_info = -(fraction_left * math.log(fraction_left)
                        + fraction_right * math.log(fraction_right)) / _LOG2
         return (parent_entropy - children) / split_info
     distance = _class_distance(left, right, weight_left, weight_right)
-    if criterion == CART:
+    if code == CART:
         return 2.0 * fraction_left * fraction_right * distance
     return fraction_left * fraction_right / 4.0 * distance * distance  # TWOING
 
@@ -229,15 +314,19 @@ def child_score(criterion, stats, weight):
     """One child's term of the split score for the criteria whose score is a sum over the
     children (gini, entropy, misclassification, squared_error): :func:`split_score` of a
     binary split is the sum of the two terms, and a multiway split's score is the sum over all
-    its children, so both compare on one scale. ``weight`` must be positive."""
-    if criterion == GINI:
+    its children, so both compare on one scale. ``weight`` must be positive. A user's
+    impurity I: -W I."""
+    code = criterion.code
+    if code == USER_IMPURITY:
+        return -weight * _user_value(criterion, criterion.impurity(stats, weight))
+    if code == GINI:
         total = 0.0
         for c in range(stats.shape[0]):
             total += stats[c] * stats[c]
         return total / weight
-    if criterion == SQUARED_ERROR:
+    if code == SQUARED_ERROR:
         return stats[0] * stats[0] / weight
-    if criterion == ENTROPY or criterion == GAIN_RATIO:
+    if code == ENTROPY or code == GAIN_RATIO:
         return -_weighted_entropy_sum(stats, weight)
     largest = 0.0  # MISCLASSIFICATION
     for c in range(stats.shape[0]):
@@ -256,7 +345,7 @@ def gain_ratio_of(children_entropy_sum, split_information, node_weight, parent_e
 
 
 # criteria a multiway (one child per category) split can use
-MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR)
+MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, USER_IMPURITY)
 
 
 @jit

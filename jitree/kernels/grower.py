@@ -50,7 +50,13 @@ from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, NodeBatch, PairResults, SplitBatch
 from .select import select_features
-from .split import best_pair_per_node, categorical_details, find_category_splits, find_splits
+from .split import (
+    best_pair_per_node,
+    categorical_details,
+    find_category_splits,
+    find_splits,
+    plain_settings,
+)
 
 # A node whose impurity is at most this is pure (rounding of an exact 0).
 EPSILON = np.finfo(np.float64).eps
@@ -259,9 +265,11 @@ def search_group(data, settings, categories, nodes, open_nodes, first, last, out
     out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
                       np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
     if categories is None:
-        find_splits(data, settings, batch, pair_node, pair_feature, out)
+        find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
+                    pair_feature, out)
     elif n_categorical == 0:
-        find_splits(data, settings, batch, pair_node, pair_feature, out)
+        find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
+                    pair_feature, out)
     else:
         if n_pairs > n_categorical:
             search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0)
@@ -300,9 +308,11 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
     part = PairResults(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                        np.empty(m, dtype=np.int64))
     if categorical:
-        find_category_splits(data, settings, categories, batch, nodes_of, features_of, part)
+        find_category_splits(data, plain_settings(settings), settings.criterion, categories,
+                             batch, nodes_of, features_of, part)
     else:
-        find_splits(data, settings, batch, nodes_of, features_of, part)
+        find_splits(data, plain_settings(settings), settings.criterion, batch, nodes_of,
+                    features_of, part)
     for t in range(m):
         p = index[t]
         out.score[p] = part.score[t]
@@ -410,7 +420,8 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     features = ints[C_FEATURE, first_candidate:last]
     if categories is not None and n_details > 0:
         split_nodes = node_batch(nodes, ints[C_NODE, first_candidate:last], starts, ends)
-        categorical_details(data, settings, categories, split_nodes, features, detail_offset,
+        categorical_details(data, plain_settings(settings), settings.criterion, categories,
+                            split_nodes, features, detail_offset,
                             table.detail[0], table.detail[1])
     splits = SplitBatch(starts, ends, features, ints[C_POS, first_candidate:last],
                         ints[C_CATEGORICAL, first_candidate:last],

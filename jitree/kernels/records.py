@@ -15,7 +15,11 @@ parallel loop. Numba (0.68) loses the writes made through a record's field insid
 body (``out.score[p] = ...``); through a local (``out_score = out.score``) they land.
 
 - :class:`TreeData`: the presorted samples one tree grows on, and their targets;
-- :class:`GrowSettings`: the stopping rules, the leaf constraints and the splitter's choices;
+- :class:`Measure`: the split criterion: a built-in's code, or a user's compiled functions
+  (first-class functions: one machine code for every user criterion, called through a
+  pointer, so a new criterion compiles only itself);
+- :class:`GrowSettings`: the criterion, the stopping rules, the leaf constraints and the
+  splitter's choices;
 - :class:`CategorySettings`: the feature kinds and the category search (None for a fit on
   numeric and ordinal features only: the category search is then pruned from the compiled
   growth loop, which neither compiles nor loads it);
@@ -42,8 +46,15 @@ TreeData = namedtuple("TreeData", [
     "is_regression",  # bool
 ])
 
+Measure = namedtuple("Measure", [
+    "code",      # int64: a built-in criterion of jitree.kernels.criteria, or USER_*
+    "impurity",  # compiled function (stats, weight) -> float64 (USER_IMPURITY)
+    "score",     # compiled function (left, weight_left, right, weight_right) -> float64
+    "invalid",   # (1,) uint8: set to 1 when a user's function returned NaN
+])
+
 GrowSettings = namedtuple("GrowSettings", [
-    "criterion",              # int64 code of jitree.kernels.criteria
+    "criterion",              # Measure: the split criterion
     "random_splitter",        # bool: one random threshold per feature (Extra-Trees)
     "seed",                   # uint64: random thresholds and feature draws
     "max_depth",              # int64

@@ -32,7 +32,7 @@ from .categorical import (
 )
 from .criteria import accumulate
 from .random import stream_key, uniform
-from .records import Rows, Side
+from .records import GrowSettings, Rows, Side
 
 
 @jit
@@ -138,7 +138,7 @@ def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, 
     non-missing samples and the missing samples' weight (their statistics into ``missing``).
     """
     parent_entropy = 0.0
-    if criterion == criteria.GAIN_RATIO:
+    if criterion.code == criteria.GAIN_RATIO:
         parent_entropy = criteria.entropy(node_stats, node_weight)
     index_row = data.sorted_index[f]
     value_row = data.sorted_value[f]
@@ -214,7 +214,7 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
             continue
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
-        if criterion == criteria.GINI:
+        if criterion.code == criteria.GINI:
             # = left_sq / weight_left + right_sq / weight_right, with one division
             score = ((left_sq * weight_right + right_sq * weight_left)
                      / (weight_left * weight_right))
@@ -274,6 +274,56 @@ def scan_regression(settings, data, rows, node, base, n_right0):
 
 
 @jit
+def scan_moments(settings, data, rows, node, base, n_right0, right):
+    """Best threshold of one node on one feature for a user's regression criterion: the
+    scan of :func:`scan_regression` that also keeps the sides' sums of w y**2 and scores
+    every candidate with :func:`criteria.split_score`. ``base.stats`` is the running left
+    side (sum of w y, sum of w y**2); ``right`` is scratch. Returns (score, pos)."""
+    criterion = settings.criterion
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    target = data.target
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_weight = node.weight
+    left = base.stats
+    n_left0 = base.count
+    best_score = -np.inf
+    best_pos = -1
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
+        return best_score, best_pos
+    weight_left = base.weight
+    w = 1.0
+    first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
+    for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
+        if weighted:
+            w = sample_weight[i]
+        y = target[i]
+        left[0] += w * y
+        left[1] += w * y * y
+        weight_left += w
+        if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        right[0] = node.stats[0] - left[0]
+        right[1] = node.stats[1] - left[1]
+        score = criteria.split_score(criterion, left, right, weight_left, weight_right, 0.0)
+        if score > best_score:
+            best_score = score
+            best_pos = np.int64(k) + 1
+    return best_score, best_pos
+
+
+@jit
 def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, right):
     """One random threshold, uniform between the node's min and max non-missing value
     (Extra-Trees); ``rows`` are the non-missing samples, ``missing`` (a :class:`Side`) the
@@ -316,8 +366,24 @@ def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, 
     return best_score, pos, threshold, best_direction
 
 
+@jit
+def plain_settings(settings):
+    """The :class:`GrowSettings` record with its criterion's code in place of its
+    :class:`Measure`: what a parallel kernel takes, with the Measure beside it. Numba hands a
+    ``prange`` body records field by field, and not a record nested in another; the body puts
+    the Measure back with :func:`with_measure`."""
+    return GrowSettings(settings.criterion.code, *settings[1:])
+
+
+@jit
+def with_measure(settings, measure):
+    """:class:`GrowSettings` with ``measure`` as its criterion."""
+    return GrowSettings(measure, *settings[1:])
+
+
 @pjit
-def find_category_splits(data, settings, categories, nodes, pair_node, pair_feature, out):
+def find_category_splits(data, settings, measure, categories, nodes, pair_node, pair_feature,
+                         out):
     """:func:`find_splits` for categorical features: each pair searched by
     :func:`jitree.kernels.categorical.scan_categorical` in ``categories.mode``. Writes
     ``out.score``, ``out.pos`` (-1: no split; else the number of categories present, or of a
@@ -330,7 +396,6 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
     """
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field (and each local is passed to the threads once)
-    criterion = settings.criterion
     label_scratch = data.label_scratch
     node_start = nodes.start
     node_end = nodes.end
@@ -345,6 +410,8 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
     no_output = np.empty(0, dtype=np.int64)
     for block in prange(n_blocks):
+        settings_in = with_measure(settings, measure)
+        criterion = measure
         left = np.empty(n_stats)
         right = np.empty(n_stats)
         missing = np.zeros(n_stats)
@@ -358,7 +425,8 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
                 pair_rows(data, criterion, pair_feature[p], start, end, stats, weight,
                           label_scratch[block], missing)
             score, count, direction = scan_categorical(
-                settings, categories, data, Rows(index_row, value_row, label_row, start, end_nm),
+                settings_in, categories, data,
+                Rows(index_row, value_row, label_row, start, end_nm),
                 Side(stats, weight, end - start), parent_entropy,
                 Side(missing, missing_weight, end - end_nm), (left, right),
                 (no_output, no_output))
@@ -369,7 +437,7 @@ def find_category_splits(data, settings, categories, nodes, pair_node, pair_feat
 
 
 @pjit
-def find_splits(data, settings, nodes, pair_node, pair_feature, out):
+def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
     """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
     (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
 
@@ -380,7 +448,6 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
     ``settings.n_blocks`` blocks (a few per thread); each block allocates its scratch once and
     gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`).
     """
-    criterion = settings.criterion
     is_regression = data.is_regression
     sorted_index = data.sorted_index
     sorted_value = data.sorted_value
@@ -405,6 +472,8 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
     by_sample = classes_by_sample(sorted_label, label)
     for block in prange(n_blocks):
+        settings_in = with_measure(settings, measure)
+        criterion = measure
         left = np.empty(n_stats)
         right = np.empty(n_stats)
         missing = np.empty(n_stats)
@@ -419,7 +488,7 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
             # pair_rows inlined by hand: here, on the hot path of every fit, returning the
             # rows from a function measured 3-4% slower (reference counts of the views)
             parent_entropy = 0.0
-            if criterion == criteria.GAIN_RATIO:
+            if criterion.code == criteria.GAIN_RATIO:
                 parent_entropy = criteria.entropy(stats, weight)
             index_row = sorted_index[f]
             value_row = sorted_value[f]
@@ -440,7 +509,7 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
             direction = NO_MISSING
             if random_splitter:
                 score, pos, threshold, direction = scan_random(
-                    settings, data, rows, node, parent_entropy,
+                    settings_in, data, rows, node, parent_entropy,
                     stream_key(seed, node_id[j], f), missing_side, left, right)
             else:
                 score = -np.inf
@@ -454,19 +523,22 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
                         left[:] = 0.0
                         base = Side(left, 0.0, 0)
                     n_right0 = n_missing if side == 0 else 0
-                    if is_regression:
-                        side_score, side_pos = scan_regression(settings, data, rows, node,
+                    if is_regression and criterion.code == criteria.SQUARED_ERROR:
+                        side_score, side_pos = scan_regression(settings_in, data, rows, node,
                                                                base, n_right0)
+                    elif is_regression:
+                        side_score, side_pos = scan_moments(settings_in, data, rows, node, base,
+                                                            n_right0, right)
                     else:
                         side_score, side_pos = scan_classification(
-                            settings, data, rows, node, parent_entropy, base, n_right0, right)
+                            settings_in, data, rows, node, parent_entropy, base, n_right0, right)
                     if side_pos > 0 and side_score > score:
                         score = side_score
                         pos = side_pos
                         direction = side if n_missing > 0 else NO_MISSING
                 if n_missing > 0 and end_nm > start:
                     # every non-missing sample left, the missing ones right
-                    only_score = missing_only_score(settings, is_regression, node,
+                    only_score = missing_only_score(settings_in, is_regression, node,
                                                     missing_side, parent_entropy, left, right)
                     if only_score > score:
                         score = only_score
@@ -483,8 +555,8 @@ def find_splits(data, settings, nodes, pair_node, pair_feature, out):
 
 
 @pjit
-def categorical_details(data, settings, categories, splits, split_feature, detail_offset,
-                        out_code, out_slot):
+def categorical_details(data, settings, measure, categories, splits, split_feature,
+                        detail_offset, out_code, out_slot):
     """For each chosen split j of the :class:`NodeBatch` ``splits`` on a categorical feature
     (``detail_offset[j + 1] > detail_offset[j]``; the others are skipped): the code and child
     slot of every category present at the node, written at ``detail_offset[j]`` (room for
@@ -492,7 +564,6 @@ def categorical_details(data, settings, categories, splits, split_feature, detai
     :func:`find_category_splits` on the winning pair only."""
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field
-    criterion = settings.criterion
     # the nodes' segments are disjoint: they share scratch row 0
     scratch = data.label_scratch[0]
     split_start = splits.start
@@ -501,6 +572,8 @@ def categorical_details(data, settings, categories, splits, split_feature, detai
     split_weight = splits.weight
     n_stats = split_stats.shape[1]
     for j in prange(split_start.shape[0]):
+        settings_in = with_measure(settings, measure)
+        criterion = measure
         first = detail_offset[j]
         if detail_offset[j + 1] == first:
             continue
@@ -513,7 +586,7 @@ def categorical_details(data, settings, categories, splits, split_feature, detai
         weight = split_weight[j]
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
             data, criterion, split_feature[j], start, end, stats, weight, scratch, missing)
-        scan_categorical(settings, categories, data,
+        scan_categorical(settings_in, categories, data,
                          Rows(index_row, value_row, label_row, start, end_nm),
                          Side(stats, weight, end - start), parent_entropy,
                          Side(missing, missing_weight, end - end_nm), (left, right),

@@ -11,6 +11,7 @@ from . import pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
+from .criterion import criterion_of
 from .validation import (
     check_is_fitted,
     check_sample_weight,
@@ -88,7 +89,7 @@ class BaseDecisionTree(ParamsMixin):
 
     # -- parameters --------------------------------------------------------------------------
     def _grow_params(self, n_samples, n_features, total_weight):
-        criterion = criteria.criterion_code(self.criterion, self._task)
+        grown_criterion, criterion = criterion_of(self.criterion, self._task)
         if self.splitter not in ("best", "random"):
             raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
         max_depth = _check_int("max_depth", self.max_depth, 1, allow_none=True)
@@ -151,7 +152,8 @@ class BaseDecisionTree(ParamsMixin):
         if mode == MULTIWAY and criterion not in criteria.MULTIWAY_CRITERIA:
             raise ValueError(f"criterion={self.criterion!r} scores binary splits only; "
                              "categorical_split='multiway' needs 'entropy', 'gain_ratio', "
-                             "'gini', 'misclassification' or 'squared_error'")
+                             "'gini', 'misclassification', 'squared_error' or a Criterion "
+                             "with an impurity function")
         max_exhaustive = _check_int("max_exhaustive_categories",
                                     getattr(self, "max_exhaustive_categories", 10), 1)
         if max_exhaustive > _MAX_EXHAUSTIVE_LIMIT:
@@ -161,7 +163,8 @@ class BaseDecisionTree(ParamsMixin):
                                      1, allow_none=True)
         encoder = getattr(self, "_encoder", None)
         return GrowParams(
-            criterion=int(criterion),
+            criterion=grown_criterion,
+            criterion_name=str(getattr(self.criterion, "name", self.criterion)),
             is_regression=self._task == "regression",
             random_splitter=self.splitter == "random",
             seed=_seed_of(self.random_state),

@@ -7,6 +7,7 @@ Python validates nothing here (the estimators did), presorts X once
 :class:`jitree.Tree`.
 """
 
+import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -39,7 +40,7 @@ _PARALLEL_PRESORT_SAMPLES = 20_000
 
 @dataclass
 class GrowParams:
-    criterion: int
+    criterion: object  # a built-in's int code, or a jitree.Criterion
     is_regression: bool
     random_splitter: bool
     seed: int
@@ -58,11 +59,19 @@ class GrowParams:
     categorical_mode: int = 0  # SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
     max_exhaustive_categories: int = 10
     max_subset_size: int = 0  # 0: no bound
+    criterion_name: str = ""  # for messages about a user's criterion
 
-    def settings(self, n_blocks):
+    def measure(self):
+        """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
+        call: its flag of NaN results belongs to one fit)."""
+        if isinstance(self.criterion, numbers.Integral):
+            return criteria.builtin(self.criterion)
+        return self.criterion.measure(self.is_regression)
+
+    def settings(self, n_blocks, measure):
         """The :class:`~jitree.kernels.records.GrowSettings` record the kernels read."""
         return GrowSettings(
-            np.int64(self.criterion), bool(self.random_splitter), np.uint64(self.seed),
+            measure, bool(self.random_splitter), np.uint64(self.seed),
             np.int64(self.max_depth), np.int64(self.min_samples_split),
             np.int64(self.min_samples_leaf), np.float64(self.min_weight_leaf),
             np.int64(self.max_features), np.int64(self.max_leaf_nodes),
@@ -289,7 +298,11 @@ class TreeBuilder:
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
         check_node_table(self.params, target.shape[0], n_stats)
-        scaling = Scaling.of(target, sample_weight, self.params.is_regression)
+        measure = self.params.measure()
+        user_criterion = measure.code >= criteria.USER_IMPURITY
+        # a user's criterion sees the samples' own targets and weights
+        scaling = Scaling() if user_criterion else \
+            Scaling.of(target, sample_weight, self.params.is_regression)
         target = scaling.targets(target)
         sample_weight = scaling.weights(sample_weight)
         params = replace(self.params,
@@ -321,12 +334,16 @@ class TreeBuilder:
                                         minlength=n_stats)
         root_weight = float(sample_weight.sum())
         root_impurity = np.empty(1)
-        criteria.node_impurities(np.int64(params.criterion), root_stats[None, :],
+        criteria.node_impurities(measure, root_stats[None, :],
                                  np.array([root_weight]), root_impurity)
         categories = params.categories(n_features)
         nodes, count, category_bits, multiway_slot = grow_tree(
-            data, params.settings(n_blocks), categories, root_stats, root_weight,
+            data, params.settings(n_blocks, measure), categories, root_stats, root_weight,
             root_impurity[0])
+        if user_criterion and measure.invalid[0]:
+            raise ValueError(f"criterion {params.criterion_name!r} returned NaN during the "
+                             "split search; its functions must return a number for every "
+                             "statistics vector with positive weight")
         ints = nodes.ints[:count]
         floats = nodes.floats[:count]
         if params.is_regression:

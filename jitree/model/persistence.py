@@ -84,6 +84,7 @@ import numpy as np
 
 from .._threading import resolve_n_jobs
 from .classifier import DecisionTreeClassifier
+from .criterion import Criterion
 from .export import MISSING_SEEN_ATTRIBUTE
 from .regressor import DecisionTreeRegressor
 from .tree import _ARRAYS, _FEATURE_ARRAYS, _POOLS, FEATURE_NUMERIC, Tree
@@ -159,6 +160,8 @@ def _encode_params(model):
     params = {}
     for name, value in model.get_params(deep=False).items():
         value = _plain(value)
+        if isinstance(value, Criterion):
+            value = value.name  # its functions are code: the file records the name only
         if name == "random_state" and not _is_int(value):
             value = None  # a generator object has no portable form; its seed was used at fit
         elif name == "class_weight" and isinstance(value, dict):

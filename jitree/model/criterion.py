@@ -1,0 +1,112 @@
+"""Users' own split criteria, compiled into the split search."""
+
+import numba
+from numba.core.registry import CPUDispatcher
+
+from ..kernels import criteria
+
+
+class Criterion:
+    """A split criterion made of your own ``@numba.njit`` functions.
+
+    Pass it as ``criterion=`` to any jitree tree or forest. The functions run inside the
+    compiled split search (no Python call per candidate or per node): they are compiled to
+    first-class functions of a fixed type, so jitree's kernels are compiled once for every
+    criterion and a new criterion costs only its own compilation.
+
+    Parameters
+    ----------
+    impurity : @njit function ``(stats, weight) -> float``, optional
+        The impurity of a set of samples, lower is purer (like Gini). Splits then maximise
+        the weighted impurity decrease, ``-(W_l impurity(left) + W_r impurity(right))``; it
+        also fills ``Tree.impurity`` and drives ``min_impurity_decrease``,
+        ``impurity_threshold``, cost-complexity pruning and feature importances.
+    score : @njit function ``(left, left_weight, right, right_weight) -> float``, optional
+        The score of a split directly, higher is better (like twoing). Nodes then report
+        ``impurity`` when given, else the Gini index (classification) or the variance
+        (regression).
+    name : str, optional
+        The criterion's name in ``repr``, messages and saved files (default: the
+        function's name).
+
+    Statistics
+    ----------
+    ``stats`` is a contiguous float64 vector and ``weight`` the set's total sample weight:
+
+    - classification: ``stats[c]`` is the weight of class ``c`` (classes in the order of
+      ``classes_``);
+    - regression: ``stats[0]`` is the sum of ``w * y`` and ``stats[1]`` the sum of
+      ``w * y**2`` (the weight sum is ``weight``).
+
+    The functions see the samples' own targets and weights (no rescaling). Both ``weight``
+    arguments of a split are positive. A function must return a float; a NaN impurity or
+    score stops the fit with a ValueError naming the criterion.
+
+    Notes
+    -----
+    A fitted model predicts, saves and loads without the criterion: the saved file records
+    its name only, and a loaded model refits only with the criterion passed again.
+    ``categorical_split="multiway"`` needs an ``impurity`` (a multiway split is scored as
+    the sum of its children's weighted impurities).
+    """
+
+    def __init__(self, impurity=None, score=None, name=None):
+        if impurity is None and score is None:
+            raise ValueError("Criterion needs an impurity function, a score function or both")
+        for role, function in (("impurity", impurity), ("score", score)):
+            if function is not None and not isinstance(function, CPUDispatcher):
+                raise TypeError(f"Criterion {role} must be a numba @njit function, got "
+                                f"{function!r}")
+        self.impurity = impurity
+        self.score = score
+        if name is None:
+            name = (impurity if impurity is not None else score).py_func.__name__
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Criterion name must be a non-empty string, got {name!r}")
+        self.name = name
+        self._compiled = None
+
+    def __repr__(self):
+        return f"Criterion({self.name!r})"
+
+    def __deepcopy__(self, memo):
+        return self  # immutable once made: clones of an estimator share it
+
+    def __getstate__(self):
+        return {**self.__dict__, "_compiled": None}  # machine code is rebuilt on use
+
+    def _functions(self):
+        """The functions compiled to the kernels' first-class function types (once)."""
+        if self._compiled is None:
+            self._compiled = (_compile(self, self.impurity, criteria.IMPURITY_TYPE,
+                                       "impurity", "(stats, weight)"),
+                              _compile(self, self.score, criteria.SCORE_TYPE, "score",
+                                       "(left, left_weight, right, right_weight)"))
+        return self._compiled
+
+    def measure(self, is_regression):
+        """The :class:`~jitree.kernels.records.Measure` record the kernels take."""
+        impurity, score = self._functions()
+        return criteria.user_measure(impurity, score, is_regression)
+
+
+def _compile(criterion, function, signature, role, arguments):
+    if function is None:
+        return None
+    try:
+        return numba.cfunc(signature)(function.py_func)
+    except Exception as error:  # typing errors of the user's code, of any numba class
+        raise TypeError(f"criterion {criterion.name!r}: its {role} function must take "
+                        f"{arguments} (float64 vectors and floats) and return a float; "
+                        f"compiling it failed: {str(error).splitlines()[0]}") from None
+
+
+def criterion_of(criterion, task):
+    """(what the growth parameters keep, integer code) of an estimator's ``criterion``
+    parameter: a built-in name becomes its code, a :class:`Criterion` stays itself."""
+    if isinstance(criterion, Criterion):
+        criterion._functions()  # compiled now: errors in the user's code surface here
+        code = criteria.USER_SCORE if criterion.score is not None else criteria.USER_IMPURITY
+        return criterion, code
+    code = int(criteria.criterion_code(criterion, task))
+    return code, code
