@@ -1,5 +1,9 @@
 """Chunked prediction from files equals in-memory prediction."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -352,3 +356,65 @@ def test_background_writer_overwrites_and_raises_its_errors(tmp_path, fitted, mo
         predict_file(classifier, tmp_path / "X.npy", tmp_path / "q.csv.npy", chunk_rows=700)
     assert len(calls) == 3  # nothing written after the failure
     assert not any(t.name.startswith("jitree-writer") for t in threading.enumerate())
+
+
+# -- the output must not be the input ------------------------------------------------------------
+
+# Run in a child process: before the check, writing over the memory-mapped input killed the
+# process (SIGBUS), which would have ended the test session instead of failing one test.
+_SAME_FILE_SCRIPT = """
+import sys
+
+import numpy as np
+
+import jitree
+from jitree.batch import predict_file
+
+path, outs = sys.argv[1], sys.argv[2:]
+X = np.load(path)
+model = jitree.DecisionTreeClassifier(max_depth=6).fit(X, (X[:, 0] > 0).astype(np.int64))
+for out in outs:
+    try:
+        predict_file(model, path, out, chunk_rows=1000)
+        print("written:", out)
+    except ValueError as error:
+        print("refused:", error)
+"""
+
+
+def test_npy_output_that_is_the_input_is_refused(tmp_path):
+    X = np.random.default_rng(0).normal(size=(50_000, 4))
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    before = path.read_bytes()
+    (tmp_path / "symlink.npy").symlink_to(path)
+    os.link(path, tmp_path / "hardlink.npy")
+    os.mkdir(tmp_path / "sub")
+    outs = [path, tmp_path / "symlink.npy", tmp_path / "hardlink.npy",
+            tmp_path / "sub" / ".." / "X.npy"]
+    result = subprocess.run([sys.executable, "-c", _SAME_FILE_SCRIPT, str(path),
+                             *map(str, outs)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, (result.returncode, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines == [f"refused: out {str(out)!r} is the input file {str(path)!r}: writing "
+                     "the predictions there would destroy the rows being read; choose "
+                     "another output path" for out in outs]
+    assert path.read_bytes() == before
+
+
+def test_csv_output_that_is_the_input_is_refused(tmp_path, fitted, monkeypatch):
+    X, classifier, _ = fitted
+    path = tmp_path / "X.csv"
+    np.savetxt(path, X.astype(np.float64), fmt="%.17g", delimiter=",",
+               header=",".join(f"x{j}" for j in range(X.shape[1])), comments="")
+    before = path.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for out in (path, "X.csv", "./X.csv"):
+        with pytest.raises(ValueError, match=r"is the input file .*X\.csv'"):
+            predict_file(classifier, path, out, method="predict_proba")
+        assert path.read_bytes() == before
+    # another file next to it is written as usual
+    out = predict_file(classifier, "X.csv", "P.csv")
+    assert out == "P.csv" and len(path.read_bytes()) == len(before)
+    assert len((tmp_path / "P.csv").read_text().splitlines()) == X.shape[0] + 1
