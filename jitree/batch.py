@@ -39,6 +39,22 @@ import numpy as np
 _METHODS = ("predict", "predict_proba")
 
 
+def _check_fitted(model, caller):
+    """A fitted jitree tree or forest (TypeError for anything else, NotFittedError before
+    fit)."""
+    from .model._base import BaseDecisionTree
+    from .model.forest import BaseForest
+    from .model.validation import check_is_fitted
+
+    if isinstance(model, BaseForest):
+        check_is_fitted(model, "estimators_")
+    elif isinstance(model, BaseDecisionTree):
+        check_is_fitted(model, "tree_")
+    else:
+        raise TypeError(f"jitree.batch.{caller} expects a fitted jitree tree or forest, got "
+                        f"{type(model).__module__}.{type(model).__qualname__}")
+
+
 def _check_method(model, method):
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -56,6 +72,7 @@ def _predict_block(model, X, method, by_position=True):
 def predict_chunks(model, chunks, method="predict"):
     """Predictions for each chunk of an iterable of 2-D arrays or DataFrames, one at a time
     (a generator: only one chunk's input and output are alive at once)."""
+    _check_fitted(model, "predict_chunks")
     _check_method(model, method)
     for chunk in chunks:
         yield _predict_block(model, chunk, method, by_position=False)
@@ -537,15 +554,13 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
                  progress=None):
     """Predict every row of a data file in chunks of ``chunk_rows`` rows.
 
-    ``out``: a ``.npy`` or ``.csv`` path to write the predictions to (returned; not the input
-    file), or None to return them as an array. A model with categorical features reads each
-    column as its feature needs (module docstring). ``progress(rows_done, rows_total)`` is
-    called after each chunk. Memory stays bounded by one chunk of input and output (plus the
-    returned array when ``out`` is None).
+    ``model``: a fitted jitree tree or forest. ``out``: a ``.npy`` or ``.csv`` path to write
+    the predictions to (returned; not the input file), or None to return them as an array. A
+    model with categorical features reads each column as its feature needs (module
+    docstring). ``progress(rows_done, rows_total)`` is called after each chunk. Memory stays
+    bounded by one chunk of input and output (plus the returned array when ``out`` is None).
     """
-    from .model.validation import check_is_fitted
-
-    check_is_fitted(model)
+    _check_fitted(model, "predict_file")
     _check_method(model, method)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
