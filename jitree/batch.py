@@ -8,6 +8,8 @@
 - Predictions are appended to a ``.npy`` (or ``.csv``) file as they are made, by a thread of
   their own: a chunk is written while the next one is predicted (opening an existing output,
   which truncates it, happens there too). At most one chunk of predictions waits to be written.
+  The output must not be the input file (also not through a symbolic or hard link): that is
+  refused before anything is opened for writing.
 
 Columns: when the model was fitted with feature names (a DataFrame), Parquet and CSV columns
 are matched by name; ``.npy`` columns (and files without names) are taken in order.
@@ -37,6 +39,22 @@ import numpy as np
 _METHODS = ("predict", "predict_proba")
 
 
+def _check_fitted(model, caller):
+    """A fitted jitree tree or forest (TypeError for anything else, NotFittedError before
+    fit)."""
+    from .model._base import BaseDecisionTree
+    from .model.forest import BaseForest
+    from .model.validation import check_is_fitted
+
+    if isinstance(model, BaseForest):
+        check_is_fitted(model, "estimators_")
+    elif isinstance(model, BaseDecisionTree):
+        check_is_fitted(model, "tree_")
+    else:
+        raise TypeError(f"jitree.batch.{caller} expects a fitted jitree tree or forest, got "
+                        f"{type(model).__module__}.{type(model).__qualname__}")
+
+
 def _check_method(model, method):
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -54,6 +72,7 @@ def _predict_block(model, X, method, by_position=True):
 def predict_chunks(model, chunks, method="predict"):
     """Predictions for each chunk of an iterable of 2-D arrays or DataFrames, one at a time
     (a generator: only one chunk's input and output are alive at once)."""
+    _check_fitted(model, "predict_chunks")
     _check_method(model, method)
     for chunk in chunks:
         yield _predict_block(model, chunk, method, by_position=False)
@@ -516,23 +535,39 @@ def _output_layout(model, method):
     return (), np.dtype(np.float64), ["prediction"]
 
 
+def _check_not_the_input(path, out):
+    """Refuse an output file that is the input file, also through a symbolic or hard link:
+    opening it for writing would truncate the rows still to be read (and, for a
+    memory-mapped ``.npy``, pull the pages from under the reader)."""
+    path = os.fspath(path)
+    try:
+        same = os.path.samefile(path, out)
+    except OSError:  # either does not exist (yet): they cannot be one file
+        return
+    if same:
+        raise ValueError(f"out {out!r} is the input file {path!r}: writing the predictions "
+                         "there would destroy the rows being read; choose another output "
+                         "path")
+
+
 def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
                  progress=None):
     """Predict every row of a data file in chunks of ``chunk_rows`` rows.
 
-    ``out``: a ``.npy`` or ``.csv`` path to write the predictions to (returned), or None to
-    return them as an array. A model with categorical features reads each column as its
-    feature needs (module docstring). ``progress(rows_done, rows_total)`` is called after each
-    chunk. Memory stays bounded by one chunk of input and output (plus the returned array when
-    ``out`` is None).
+    ``model``: a fitted jitree tree or forest. ``out``: a ``.npy`` or ``.csv`` path to write
+    the predictions to (returned; not the input file), or None to return them as an array. A
+    model with categorical features reads each column as its feature needs (module
+    docstring). ``progress(rows_done, rows_total)`` is called after each chunk. Memory stays
+    bounded by one chunk of input and output (plus the returned array when ``out`` is None).
     """
-    from .model.validation import check_is_fitted
-
-    check_is_fitted(model)
+    _check_fitted(model, "predict_file")
     _check_method(model, method)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
+    if out is not None:
+        out = os.fspath(out)
+        _check_not_the_input(path, out)
     names = getattr(model, "feature_names_in_", None)
     reader = _open_rows(path, None if names is None else list(names),
                         feature_value_kinds(model))
@@ -545,7 +580,6 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
         if out is None:
             result = np.empty((reader.n_rows,) + row_shape, dtype=dtype)
         else:
-            out = os.fspath(out)
             if out.lower().endswith(".csv"):
                 writer = _BackgroundWriter(lambda: _CsvWriter(out, header))
             else:

@@ -243,9 +243,10 @@ def _progress_bar(total, enabled):
 
 
 def _predict(args):
-    from jitree.batch import open_rows, predict_file
+    from jitree.batch import _check_not_the_input, open_rows, predict_file
     from jitree.model.persistence import load
 
+    _check_not_the_input(args.data, args.output)  # before the progress bar (predict_file too)
     model = load(args.model)
     names = getattr(model, "feature_names_in_", None)
     reader = open_rows(args.data, None if names is None else list(names))

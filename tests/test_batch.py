@@ -1,5 +1,9 @@
 """Chunked prediction from files equals in-memory prediction."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -352,3 +356,150 @@ def test_background_writer_overwrites_and_raises_its_errors(tmp_path, fitted, mo
         predict_file(classifier, tmp_path / "X.npy", tmp_path / "q.csv.npy", chunk_rows=700)
     assert len(calls) == 3  # nothing written after the failure
     assert not any(t.name.startswith("jitree-writer") for t in threading.enumerate())
+
+
+# -- forests -----------------------------------------------------------------------------------
+
+FORESTS = [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier,
+           jitree.RandomForestRegressor, jitree.ExtraTreesRegressor]
+
+
+@pytest.fixture(scope="module")
+def forests(fitted):
+    X, classifier, _ = fitted
+    labels = classifier.predict(X)  # string labels
+    models = {}
+    for cls in FORESTS:
+        target = labels if cls._task == "classification" else X[:, 0] * 2 + X[:, 1]
+        models[cls] = cls(n_estimators=7, max_depth=7, random_state=0).fit(X, target)
+    return X, models
+
+
+def _forest_methods(model):
+    return ["predict", "predict_proba"] if model._task == "classification" else ["predict"]
+
+
+@pytest.mark.parametrize("cls", FORESTS, ids=lambda cls: cls.__name__)
+def test_forest_predict_file_equals_predict(tmp_path, forests, cls):
+    X, models = forests
+    model = models[cls]
+    X64 = X.astype(np.float64)
+    np.save(tmp_path / "X.npy", X)
+    np.savetxt(tmp_path / "X.csv", X64, fmt="%.17g", delimiter=",",
+               header=",".join(f"x{j}" for j in range(X.shape[1])), comments="")
+    for method in _forest_methods(model):
+        expected = getattr(model, method)(X)
+        got = predict_file(model, tmp_path / "X.npy", chunk_rows=777, method=method)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        out = predict_file(model, tmp_path / "X.npy", tmp_path / "p.npy", chunk_rows=1000,
+                           method=method)
+        np.testing.assert_array_equal(np.load(out, allow_pickle=False), expected)
+        np.testing.assert_array_equal(
+            predict_file(model, tmp_path / "X.csv", chunk_rows=999, method=method),
+            getattr(model, method)(X64))
+        # predict_chunks over a memory-mapped file, in blocks
+        mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+        pieces = list(predict_chunks(model, (mapped[i:i + 1300] for i in range(0, 5000, 1300)),
+                                     method=method))
+        assert [piece.shape[0] for piece in pieces] == [1300, 1300, 1300, 1100]
+        np.testing.assert_array_equal(np.concatenate(pieces), expected)
+        # the estimator's own chunk-iterator input, as the trees take it
+        chunks = (X[i:i + 2000] for i in range(0, 5000, 2000))
+        np.testing.assert_array_equal(getattr(model, method)(chunks), expected)
+    if model._task == "regression":
+        with pytest.raises(ValueError, match="has no predict_proba"):
+            predict_file(model, tmp_path / "X.npy", method="predict_proba")
+
+
+def test_forest_batch_errors(tmp_path, forests):
+    X, models = forests
+    np.save(tmp_path / "X.npy", X)
+    with pytest.raises(jitree.NotFittedError):
+        predict_file(jitree.RandomForestClassifier(), tmp_path / "X.npy")
+    with pytest.raises(jitree.NotFittedError):
+        list(predict_chunks(jitree.ExtraTreesRegressor(), [X]))
+    with pytest.raises(TypeError, match="expects a fitted jitree tree or forest, got "
+                                        "builtins.dict"):
+        predict_file({}, tmp_path / "X.npy")
+    np.save(tmp_path / "narrow.npy", X[:, :4])
+    with pytest.raises(ValueError, match="4 feature columns, the model expects 6"):
+        predict_file(models[jitree.RandomForestClassifier], tmp_path / "narrow.npy")
+    with pytest.raises(ValueError, match="empty iterator"):
+        models[jitree.RandomForestRegressor].predict(iter([]))
+
+
+def test_categorical_forest_reads_csv_by_value(tmp_path, categorical):
+    frame, classifier, _ = categorical
+    labels = classifier.predict(frame)
+    forest = jitree.RandomForestClassifier(
+        n_estimators=5, max_depth=6, random_state=0,
+        categorical_features=["street", "zone"]).fit(frame, labels)
+    _as_file_frame(frame)[["zone", "street", "size", "income", "city"]].to_csv(
+        tmp_path / "X.csv", index=False)
+    for method in ("predict", "predict_proba"):
+        np.testing.assert_array_equal(
+            predict_file(forest, tmp_path / "X.csv", chunk_rows=700, method=method),
+            getattr(forest, method)(frame))
+
+
+# -- the output must not be the input ------------------------------------------------------------
+
+# Run in a child process: before the check, writing over the memory-mapped input killed the
+# process (SIGBUS), which would have ended the test session instead of failing one test.
+_SAME_FILE_SCRIPT = """
+import sys
+
+import numpy as np
+
+import jitree
+from jitree.batch import predict_file
+
+path, outs = sys.argv[1], sys.argv[2:]
+X = np.load(path)
+model = jitree.DecisionTreeClassifier(max_depth=6).fit(X, (X[:, 0] > 0).astype(np.int64))
+for out in outs:
+    try:
+        predict_file(model, path, out, chunk_rows=1000)
+        print("written:", out)
+    except ValueError as error:
+        print("refused:", error)
+"""
+
+
+def test_npy_output_that_is_the_input_is_refused(tmp_path):
+    X = np.random.default_rng(0).normal(size=(50_000, 4))
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    before = path.read_bytes()
+    (tmp_path / "symlink.npy").symlink_to(path)
+    os.link(path, tmp_path / "hardlink.npy")
+    os.mkdir(tmp_path / "sub")
+    outs = [path, tmp_path / "symlink.npy", tmp_path / "hardlink.npy",
+            tmp_path / "sub" / ".." / "X.npy"]
+    result = subprocess.run([sys.executable, "-c", _SAME_FILE_SCRIPT, str(path),
+                             *map(str, outs)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, (result.returncode, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines == [f"refused: out {str(out)!r} is the input file {str(path)!r}: writing "
+                     "the predictions there would destroy the rows being read; choose "
+                     "another output path" for out in outs]
+    assert path.read_bytes() == before
+
+
+def test_csv_output_that_is_the_input_is_refused(tmp_path, fitted, monkeypatch):
+    X, classifier, _ = fitted
+    path = tmp_path / "X.csv"
+    np.savetxt(path, X.astype(np.float64), fmt="%.17g", delimiter=",",
+               header=",".join(f"x{j}" for j in range(X.shape[1])), comments="")
+    before = path.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for out in (path, "X.csv", "./X.csv"):
+        with pytest.raises(ValueError, match=r"is the input file .*X\.csv'"):
+            predict_file(classifier, path, out, method="predict_proba")
+        assert path.read_bytes() == before
+    # another file next to it is written as usual
+    out = predict_file(classifier, "X.csv", "P.csv")
+    assert out == "P.csv" and len(path.read_bytes()) == len(before)
+    assert len((tmp_path / "P.csv").read_text().splitlines()) == X.shape[0] + 1

@@ -276,3 +276,70 @@ def test_categorical_options_help_and_errors(tmp_path):
     bad_split = _run("fit", tmp_path / "t.csv", "--target", "y", "-o", tmp_path / "m",
                      "--categorical-split", "pairs")
     assert bad_split.returncode == 2
+
+
+def test_predict_refuses_to_write_over_its_input(tmp_path):
+    """-o naming the data file (itself or through a link) used to kill the process (SIGBUS
+    on .npy) or empty the file (CSV): now one error line, exit code 1, the data intact."""
+    import os
+
+    import numpy as np
+
+    import jitree
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20_000, 3))
+    model = jitree.DecisionTreeRegressor(max_depth=5).fit(X, X[:, 0] - X[:, 2])
+    jitree.save(model, tmp_path / "m.jitree")
+    np.save(tmp_path / "X.npy", X)
+    np.savetxt(tmp_path / "X.csv", X, fmt="%.17g", delimiter=",", header="a,b,c",
+               comments="")
+    (tmp_path / "link.npy").symlink_to(tmp_path / "X.npy")
+    saved = {name: (tmp_path / name).read_bytes() for name in ("X.npy", "X.csv")}
+    for data, out in (("X.npy", "X.npy"), ("X.npy", "link.npy"), ("X.csv", "X.csv")):
+        result = _run("predict", "m.jitree", data, "-o", out, "--chunk-rows", "1000",
+                      cwd=tmp_path)
+        assert result.returncode == 1, (data, out, result.returncode, result.stderr)
+        assert result.stderr == (f"jitree: error: out {out!r} is the input file {data!r}: "
+                                 "writing the predictions there would destroy the rows "
+                                 "being read; choose another output path\n")
+        assert result.stdout == ""
+    for name, content in saved.items():
+        assert (tmp_path / name).read_bytes() == content
+    assert os.path.islink(tmp_path / "link.npy")
+    ok = _run("predict", "m.jitree", "X.npy", "-o", "p.npy", "-q", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), model.predict(X))
+
+
+def test_predict_command_predicts_forests(tmp_path, monkeypatch, capsys):
+    """'jitree predict' streams a forest like a tree. The model file format holds single
+    trees, so the forest is handed to the command by a stand-in for load."""
+    import numpy as np
+
+    import jitree
+    import jitree.model.persistence as persistence
+    from jitree.cli import main
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(3000, 4))
+    labels = np.array(["low", "high"])[(X[:, 0] + X[:, 1] > 0).astype(int)]
+    np.save(tmp_path / "X.npy", X)
+    classifier = jitree.RandomForestClassifier(n_estimators=5, max_depth=6,
+                                               random_state=0).fit(X, labels)
+    regressor = jitree.ExtraTreesRegressor(n_estimators=5, max_depth=6,
+                                           random_state=0).fit(X, X[:, 0] - X[:, 3])
+    for forest in (classifier, regressor):
+        monkeypatch.setattr(persistence, "load", lambda path, forest=forest: forest)
+        code = main(["predict", "forest.jitree", str(tmp_path / "X.npy"), "-o",
+                     str(tmp_path / "p.npy"), "--chunk-rows", "700", "-q"])
+        assert code == 0, capsys.readouterr().err
+        assert "3000 rows predicted" in capsys.readouterr().out
+        np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), forest.predict(X))
+    monkeypatch.setattr(persistence, "load", lambda path: classifier)
+    assert main(["predict", "forest.jitree", str(tmp_path / "X.npy"), "-o",
+                 str(tmp_path / "proba.csv"), "--proba", "-q"]) == 0
+    written = (tmp_path / "proba.csv").read_text().splitlines()
+    assert written[0] == "proba_high,proba_low"
+    np.testing.assert_array_equal(np.array([line.split(",") for line in written[1:]],
+                                           dtype=float), classifier.predict_proba(X))

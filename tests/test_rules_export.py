@@ -374,3 +374,165 @@ def test_bad_options_and_rows_are_refused():
         rule.matches(IRIS_X[0])
     with pytest.raises(ValueError, match="X has 1 columns"):
         rule.matches(IRIS_X[:, :1])
+
+
+# -- deep trees: work and output linear in the tree's size --------------------------------------
+
+def chain_model(depth):
+    """A chain of ``depth`` tests on one feature over the samples 0 .. depth (class: value
+    % 2): each test splits one sample off the values reaching it, the lowest (going left) at
+    even depths, the highest (going right) at odd ones; the rest continue down the other side.
+    ``depth + 1`` leaves, one sample each."""
+    n_nodes = 2 * depth + 1
+    leaf = jitree.TREE_LEAF
+    feature = np.full(n_nodes, -2, dtype=np.int32)
+    threshold = np.full(n_nodes, -2.0)
+    left = np.full(n_nodes, leaf, dtype=np.int32)
+    right = np.full(n_nodes, leaf, dtype=np.int32)
+    counts = np.zeros((n_nodes, 2))
+    low, high, node, next_id = 0, depth, 0, 1
+    for level in range(depth):
+        feature[node] = 0
+        values = np.arange(low, high + 1)
+        counts[node] = [np.sum(values % 2 == 0), np.sum(values % 2 == 1)]
+        left[node], right[node] = next_id, next_id + 1
+        next_id += 2
+        if level % 2 == 0:
+            threshold[node] = low + 0.5
+            single, value, node = left[node], low, right[node]
+            low += 1
+        else:
+            threshold[node] = high - 0.5
+            single, value, node = right[node], high, left[node]
+            high -= 1
+        counts[single, value % 2] = 1
+    counts[node, low % 2] = 1
+    fractions = counts / counts.sum(axis=1, keepdims=True)
+    tree = Tree(n_features=1, n_classes=2, feature=feature, threshold=threshold,
+                children_left=left, children_right=right, value=counts,
+                impurity=1.0 - (fractions ** 2).sum(axis=1),
+                n_node_samples=counts.sum(axis=1).astype(np.int64),
+                weighted_n_node_samples=counts.sum(axis=1))
+    return DecisionTreeClassifier._from_tree(tree, classes=np.array([0, 1]))
+
+
+def test_rules_of_a_20k_deep_chain():
+    depth = 20_000
+    model = chain_model(depth)
+    assert model.get_depth() == depth
+    found = rules(model)
+    assert len(found) == depth + 1
+    # one lower and one upper bound at most: the tests on the feature merged
+    assert max(len(rule.conditions) for rule in found) == 2
+    depths = model.tree_.depth
+    assert [rule.to_text() for rule in found if depths[rule.leaf] == depth] == [
+        "IF feature_0 > 9999.5 AND feature_0 <= 10000.5 THEN class = 0 (support 1 = 0.0%, "
+        "confidence 1.000)",
+        "IF feature_0 > 10000.5 AND feature_0 <= 10001.5 THEN class = 1 (support 1 = 0.0%, "
+        "confidence 1.000)"]
+    assert found[-1].to_text() == ("IF feature_0 > 19999.5 THEN class = 0 (support 1 = 0.0%, "
+                                   "confidence 1.000)")
+    text = format_rules(found)
+    assert len(text) < 120 * (depth + 1)
+    X = np.arange(depth + 1, dtype=np.float64)[:, None]
+    leaves = model.apply(X)
+    for rule in found[::997]:
+        (row,) = np.flatnonzero(rule.matches(X))
+        assert leaves[row] == rule.leaf
+
+
+def test_export_text_max_depth_bounds_a_20k_deep_chain():
+    depth = 20_000
+    model = chain_model(depth)
+    for max_depth in (0, 1, 7):
+        lines = jitree.export_text(model, max_depth=max_depth).splitlines()
+        # each level down to max_depth: its test, the test's negation and its one-sample
+        # leaf; then the rest of the chain as one line
+        assert len(lines) == 3 * (max_depth + 1) + 1
+        assert [line for line in lines if "truncated" in line] == [
+            "|   " * (max_depth + 1) + f"|--- truncated branch of depth {depth - max_depth}"]
+        assert max(map(len, lines)) <= 4 * (max_depth + 1) + 36
+
+
+def test_export_text_max_depth_keeps_the_top_of_the_tree():
+    model = DecisionTreeClassifier().fit(IRIS_X, IRIS_Y)
+    full = jitree.export_text(model, feature_names=IRIS_NAMES, show_weights=True)
+    depth = model.get_depth()
+    assert jitree.export_text(model, feature_names=IRIS_NAMES, show_weights=True,
+                              max_depth=depth) == full
+    tree = model.tree_
+
+    def levels(node):  # naive twin of the truncation count: the subtree's levels
+        children = tree.children(node)
+        return 1 + max((levels(child) for child in children), default=0)
+
+    for max_depth in range(depth):
+        text = jitree.export_text(model, feature_names=IRIS_NAMES, show_weights=True,
+                                  max_depth=max_depth)
+        kept = [line for line in text.splitlines() if "truncated branch" not in line]
+        # the lines kept are those of the full text down to max_depth + 1, in order
+        assert kept == [line for line in full.splitlines()
+                        if line.index("|---") <= 4 * (max_depth + 1) and line in kept]
+        truncated = [node for node in range(tree.node_count)
+                     if tree.depth[node] == max_depth + 1 and not tree.is_leaf[node]]
+        counts = [int(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                  if "truncated branch" in line]
+        assert counts == [levels(node) for node in truncated]
+    with pytest.raises(ValueError, match="max_depth must be None or a non-negative int"):
+        jitree.export_text(model, max_depth=-1)
+    with pytest.raises(ValueError, match="decimals must be a non-negative int"):
+        jitree.export_text(model, decimals=-1)
+
+
+def test_export_text_max_depth_matches_scikit_learn():
+    tree_module = pytest.importorskip("sklearn.tree")
+    fitted = tree_module.DecisionTreeClassifier(random_state=0).fit(IRIS_X, IRIS_Y)
+    model = jitree.from_sklearn(fitted)
+    for max_depth in (0, 2, 10):
+        assert jitree.export_text(model, decimals=2, max_depth=max_depth) == \
+            tree_module.export_text(fitted, max_depth=max_depth)
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _line_events(function, budget):
+    """Run ``function()`` counting the lines of jitree.model.rules and jitree.model.export it
+    executes (a measure of its work that does not depend on the machine); stops with
+    _OverBudget past ``budget`` lines."""
+    from jitree.model import export
+    from jitree.model import rules as rules_module
+
+    files = {export.__file__, rules_module.__file__}
+    count = 0
+
+    def count_lines(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+            if count > budget:
+                raise _OverBudget(f"more than {budget} lines")
+        return count_lines
+
+    def on_call(frame, event, arg):
+        return count_lines if frame.f_code.co_filename in files else None
+
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        function()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+@pytest.mark.parametrize("export", ["rules", "export_text"])
+def test_work_is_linear_in_the_depth_of_a_chain(export):
+    run = {"rules": rules,
+           "export_text": lambda model: jitree.export_text(model, max_depth=5)}[export]
+    small, large = chain_model(500), chain_model(1000)
+    work_small = _line_events(lambda: run(small), budget=10**7)
+    # twice the nodes: about twice the work (four times for work quadratic in the depth)
+    work_large = _line_events(lambda: run(large), budget=3 * work_small)
+    assert work_large < 2.2 * work_small

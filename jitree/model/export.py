@@ -52,13 +52,21 @@ def _fitted_tree(model):
     return tree
 
 
-def export_text(model, feature_names=None, decimals=4, show_weights=False):
+def export_text(model, feature_names=None, decimals=4, show_weights=False, max_depth=None):
     """The tree as indented text, one line per test and per leaf.
 
     ``feature_names`` defaults to ``model.feature_names_in_`` when the model was fitted on a
     DataFrame, else ``feature_0``, ``feature_1``, ... A binary node prints its test and its
     negation, a multiway node one line per child; categories, ordinal levels and missing
     values print as the module docstring describes.
+
+    ``max_depth`` (None: the whole tree) bounds the text: the tests of nodes down to that
+    depth (the root's is 0) are printed, and below them a leaf prints as usual while an
+    internal node prints as one line ``truncated branch of depth k``, ``k`` the number of
+    levels of its subtree (itself included). A line at depth ``d`` is indented by ``4 d``
+    characters, so a whole tree's text grows with the square of its depth when the tree is a
+    long chain (tens of thousands of levels make gigabytes); ``max_depth`` keeps it to
+    about ``4 max_depth`` characters per line.
     """
     tree = _fitted_tree(model)
     if feature_names is None:
@@ -69,9 +77,13 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False):
     if len(feature_names) != tree.n_features:
         raise ValueError(f"feature_names has {len(feature_names)} names, the tree has "
                          f"{tree.n_features} features")
+    decimals = _check_precision(decimals, "decimals")
+    max_depth = _check_max_depth(max_depth)
     classes = getattr(model, "classes_", None)
     categories = _category_labels(model, tree)
     marked = _missing_marked(model, tree)
+    levels = _subtree_levels(tree) if max_depth is not None \
+        and tree.max_depth > max_depth else None
     lines = []
 
     def leaf_text(node):
@@ -88,26 +100,44 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False):
     def number(value):
         return f"{value:.{decimals}f}"
 
-    # (node, depth) to print, or ("branch", line) for the header of a branch after the first
-    stack = [(0, 0)]
+    # (node, depth, None) to print, or (None, depth, text) for the header of a branch after
+    # the first; the indentation is made as each line is printed, so that what waits on the
+    # stack does not grow with the depth
+    stack = [(0, 0, None)]
     while stack:
-        node, depth = stack.pop()
-        if node == "branch":
-            lines.append(depth)
-            continue
+        node, depth, branch = stack.pop()
         indent = "|   " * depth + "|--- "
+        if branch is not None:
+            lines.append(indent + branch)
+            continue
         if tree.children_left[node] == TREE_LEAF:
             lines.append(indent + leaf_text(node))
+            continue
+        if max_depth is not None and depth > max_depth:
+            lines.append(f"{indent}truncated branch of depth {levels[node]}")
             continue
         branches = _branch_texts(tree, node, feature_names, categories, marked[node], number,
                                  greater=">  ")
         children = tree.children(node)
         for child, text in zip(reversed(children[1:]), reversed(branches[1:]), strict=True):
-            stack.append((child, depth + 1))
-            stack.append(("branch", indent + text))
-        stack.append((children[0], depth + 1))
+            stack.append((child, depth + 1, None))
+            stack.append((None, depth, text))
+        stack.append((children[0], depth + 1, None))
         lines.append(indent + branches[0])
     return "\n".join(lines) + "\n"
+
+
+def _subtree_levels(tree):
+    """The number of levels of each node's subtree, the node included (1 for a leaf)."""
+    parent, child = tree.parent_child_pairs()
+    deepest_first = np.argsort(-tree.depth[child], kind="stable")
+    levels = [1] * tree.node_count
+    # a child's count is final before it is folded into its parent's
+    for up, down in zip(parent[deepest_first].tolist(), child[deepest_first].tolist(),
+                        strict=True):
+        if levels[down] >= levels[up]:
+            levels[up] = levels[down] + 1
+    return np.array(levels, dtype=np.int64)
 
 
 # -- shared by export_graphviz, jitree.model.rules and jitree.model.plot ------------------------

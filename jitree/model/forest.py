@@ -29,13 +29,13 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import predict as _predict
 from . import pruning
-from ._base import _check_float, _check_int, _seed_of
+from ._base import BaseDecisionTree, _check_float, _check_int, _seed_of
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor, r2
 from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
-from .validation import check_is_fitted, check_sample_weight, check_y
+from .validation import check_is_fitted, check_sample_weight, check_y, is_chunk_iterator
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
 # tree in turn, so every task reloads every tree: fewer, larger tasks reload less (measured
@@ -309,10 +309,27 @@ class BaseForest(ParamsMixin):
                 np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts["nodes"]
 
+    def _validate_predict_X(self, X, by_position=False):
+        """X checked against the fitted features, as the trees check it (the trees share the
+        forest's features, names and encoder). ``by_position``: the columns are taken in order
+        without a feature-name check (files without names, streamed chunks)."""
+        check_is_fitted(self, "estimators_")
+        return self.estimators_[0]._validate_predict_X(X, by_position=by_position)
+
+    def _feature_encoder(self):
+        """The encoder of the fitted features (the one the trees share)."""
+        check_is_fitted(self, "estimators_")
+        return self.estimators_[0]._feature_encoder()
+
+    # an iterator of chunks, predicted one chunk at a time, as the trees do
+    _predict_chunks = BaseDecisionTree._predict_chunks
+
     def _predict_mean(self, X):
         """Mean over the trees of each row's leaf table row (probabilities or means)."""
-        check_is_fitted(self, "estimators_")
-        X = self.estimators_[0]._validate_predict_X(X)
+        return self._predict_mean_validated(self._validate_predict_X(X))
+
+    def _predict_mean_validated(self, X):
+        """:meth:`_predict_mean` of an X already through :meth:`_validate_predict_X`."""
         threshold_trees = all(model.tree_.is_binary_threshold for model in self.estimators_)
         with n_threads(self.n_jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
@@ -421,16 +438,27 @@ class _ForestClassifier(BaseForest):
         return model._node_proba()
 
     def predict_proba(self, X):
-        """Mean class probabilities of the trees."""
+        """Mean class probabilities of the trees. X may also be an iterator of chunks."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_proba_validated)
         return self._predict_mean(X)
+
+    def _predict_proba_validated(self, X):
+        return self._predict_mean_validated(X)
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """The class with the highest mean probability."""
-        proba = self.predict_proba(X)
+        """The class with the highest mean probability. X may also be an iterator of
+        chunks."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_validated)
+        return self._predict_validated(self._validate_predict_X(X))
+
+    def _predict_validated(self, X):
+        proba = self._predict_mean_validated(X)
         return self.classes_.take(np.argmax(proba, axis=1))
 
     def score(self, X, y, sample_weight=None):
@@ -456,8 +484,13 @@ class _ForestRegressor(BaseForest):
         return model.tree_.value
 
     def predict(self, X):
-        """Mean of the trees' predictions."""
+        """Mean of the trees' predictions. X may also be an iterator of chunks."""
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, self._predict_validated)
         return self._predict_mean(X)[:, 0]
+
+    def _predict_validated(self, X):
+        return self._predict_mean_validated(X)[:, 0]
 
     def score(self, X, y, sample_weight=None):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)

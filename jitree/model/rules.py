@@ -42,6 +42,9 @@ from .export import (
 )
 from .tree import FEATURE_CATEGORICAL, FEATURE_ORDINAL, SPLIT_MULTIWAY, SPLIT_SUBSET, TREE_LEAF
 
+# stack marker of rules(): leave a node, restoring its feature's merged tests
+_RESTORE = object()
+
 
 @dataclass(frozen=True)
 class Condition:
@@ -171,58 +174,60 @@ class Rule:
         return self.to_text()
 
 
-def _merged_conditions(tree, path, names, categories, marked_feature):
-    """The tightest conditions per feature of ``path``, a list of tests from the root down:
-    ``("bound", feature, operator, threshold, missing)`` for threshold tests and ``("set",
-    feature, codes, missing, negated)`` for category tests (``codes``: the categories going
-    the path's way; ``negated``: whether the node's own test reads ``not in``). ``missing``:
-    whether the test sends missing values the path's way."""
-    upper, lower, allowed, missing, negated, order = {}, {}, {}, {}, {}, []
-    for form, feature, *test in path:
-        if feature not in missing:
-            order.append(feature)
-        if form == "bound":
-            operator, threshold, goes = test
-            if operator == "<=":
-                upper[feature] = min(upper.get(feature, np.inf), threshold)
-            else:
-                lower[feature] = max(lower.get(feature, -np.inf), threshold)
+# What the tests of a path say about one feature, merged: ``(upper, lower, allowed, missing,
+# negated)``: the tightest ``<=`` and ``>`` thresholds (None: no such test), the categories
+# every category test lets through (None: no category test), whether every test sends missing
+# values the path's way, and whether the last category test reads ``not in``.
+_NO_TEST = (None, None, None, True, False)
+
+
+def _merged_test(merged, test):
+    """``merged`` (a feature's merged tests) and one more test of the feature, in the form
+    :func:`_path_tests` gives: ``("bound", feature, operator, threshold, missing)`` or
+    ``("set", feature, codes, missing, negated)``."""
+    upper, lower, allowed, missing, negated = merged
+    form, _, *test = test
+    if form == "bound":
+        operator, threshold, goes = test
+        if operator == "<=":
+            upper = threshold if upper is None else min(upper, threshold)
         else:
-            codes, goes, negated[feature] = test
-            allowed[feature] = allowed.get(feature, set(codes)) & set(codes)
-        missing[feature] = missing.get(feature, True) and goes
+            lower = threshold if lower is None else max(lower, threshold)
+    else:
+        codes, goes, negated = test
+        allowed = frozenset(codes) if allowed is None else allowed & frozenset(codes)
+    return upper, lower, allowed, missing and goes, negated
+
+
+def _feature_conditions(tree, feature, merged, name, labels, show_missing):
+    """The conditions of one feature's merged tests: one category condition, or the lower
+    bound then the upper bound."""
+    upper, lower, allowed, missing, negated = merged
+    n_categories = int(tree.n_categories[feature])
+    common = dict(n_categories=n_categories, missing=missing, show_missing=show_missing)
+    if allowed is not None:
+        inside = sorted(allowed)
+        outside = sorted(set(range(n_categories)) - allowed)
+        use_not = len(outside) < len(inside) or (len(outside) == len(inside) and negated)
+        codes = outside if use_not else inside
+        return (Condition(
+            feature, name, "not in" if use_not else "in", codes=tuple(codes),
+            labels=tuple(_shown_categories(codes, labels)) if labels is not None else (),
+            **common),)
     conditions = []
-    for feature in order:
-        name = names[feature]
-        labels = categories[feature]
-        n_categories = int(tree.n_categories[feature])
-        common = dict(n_categories=n_categories, missing=missing[feature],
-                      show_missing=bool(marked_feature[feature]))
-        if feature in allowed:
-            inside = sorted(allowed[feature])
-            outside = sorted(set(range(n_categories)) - allowed[feature])
-            use_not = len(outside) < len(inside) or (len(outside) == len(inside)
-                                                     and negated[feature])
-            codes = outside if use_not else inside
-            conditions.append(Condition(
-                feature, name, "not in" if use_not else "in", codes=tuple(codes),
-                labels=tuple(_shown_categories(codes, labels)) if labels is not None else (),
-                **common))
-            continue
-        for operator, bounds in ((">", lower), ("<=", upper)):
-            if feature in bounds:
-                level = None
-                if tree.feature_kind[feature] == FEATURE_ORDINAL:
-                    level = _ordinal_level(bounds[feature], labels, n_categories)
-                conditions.append(Condition(feature, name, operator, bounds[feature],
-                                            labels=() if level is None else (level,),
-                                            **common))
+    for operator, bound in ((">", lower), ("<=", upper)):
+        if bound is not None:
+            level = None
+            if tree.feature_kind[feature] == FEATURE_ORDINAL:
+                level = _ordinal_level(bound, labels, n_categories)
+            conditions.append(Condition(feature, name, operator, bound,
+                                        labels=() if level is None else (level,), **common))
     return tuple(conditions)
 
 
 def _path_tests(tree, node):
     """The test leading to each child of internal ``node``, in the form
-    :func:`_merged_conditions` takes."""
+    :func:`_merged_test` takes."""
     feature = int(tree.feature[node])
     kind = tree.split_kind[node]
     if kind == SPLIT_MULTIWAY:
@@ -265,15 +270,40 @@ def rules(model, feature_names=None, class_names=None):
     proba = tree.cached("proba", tree.probability_table) if labels is not None else None
     n_samples = int(tree.n_node_samples[0])
 
+    # Depth-first with the path's merged tests kept up to date, one test at a time: entering
+    # a child merges its test into its feature's entry (and makes that feature's conditions),
+    # leaving it restores the entry. A leaf then only gathers the conditions of the features
+    # on its path, so the work is linear in the number of nodes plus the size of the rules
+    # (never a copy of the whole path per node or per leaf).
+    merged = {}  # feature -> (merged tests, their conditions) along the current path
+    order = []  # the features of the current path, in the order the path first tests them
     found = []
-    stack = [(0, [])]
+    stack = [(0, None)]  # (node, test leading to it), or (_RESTORE, (feature, previous entry))
     while stack:
-        node, path = stack.pop()
+        node, test = stack.pop()
+        if node is _RESTORE:
+            feature, previous = test
+            if previous is None:
+                del merged[feature]
+                order.pop()  # the feature the path tested first at the node being left
+            else:
+                merged[feature] = previous
+            continue
+        if test is not None:
+            feature = test[1]
+            previous = merged.get(feature)
+            if previous is None:
+                order.append(feature)
+            tests = _merged_test(_NO_TEST if previous is None else previous[0], test)
+            merged[feature] = (tests, _feature_conditions(
+                tree, feature, tests, names[feature], categories[feature],
+                bool(marked_feature[feature])))
+            stack.append((_RESTORE, (feature, previous)))
         if tree.children_left[node] != TREE_LEAF:
             tests = _path_tests(tree, node)
             children = tree.children(node)
-            for child, test in zip(reversed(children), reversed(tests), strict=True):
-                stack.append((child, path + [test]))
+            for child, child_test in zip(reversed(children), reversed(tests), strict=True):
+                stack.append((child, child_test))
             continue
         if labels is None:
             prediction, confidence = float(tree.value[node, 0]), None
@@ -283,7 +313,8 @@ def rules(model, feature_names=None, class_names=None):
             prediction, confidence = labels[majority], float(proba[node, majority])
         support = int(tree.n_node_samples[node])
         found.append(Rule(
-            conditions=_merged_conditions(tree, path, names, categories, marked_feature),
+            conditions=tuple(condition for feature in order
+                             for condition in merged[feature][1]),
             prediction=prediction,
             support=support,
             weighted_support=float(tree.weighted_n_node_samples[node]),
