@@ -152,3 +152,44 @@ def test_single_class_and_single_sample_fit_a_leaf():
     np.testing.assert_array_equal(model.predict(X), np.zeros(30))
     model = DecisionTreeRegressor().fit(X[:1], [2.5])
     assert model.predict(X).tolist() == [2.5] * 30
+
+
+# -- the pruning set is checked like a fit ----------------------------------------------------
+def test_reduced_error_pruning_set_is_checked_like_a_fit():
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    n_nodes = model.tree_.node_count
+    bad = [
+        ((X, Y + 5), ValueError, "not among the classes"),
+        ((X, np.where(Y == 1, "one", "zero")), ValueError, "not among the classes"),
+        ((np.where(np.eye(30, 3) > 0, np.inf, X), Y), ValueError, "infinity"),
+        ((X, Y[:20]), ValueError, "inconsistent numbers of samples"),
+        ((X[:, :2], Y), ValueError, "2 features"),
+        ((np.full((30, 3), "a", dtype=object), Y), TypeError, "non-numeric"),
+        ((X, np.where(np.arange(30) == 3, np.nan, Y)), ValueError, "NaN"),
+    ]
+    for (X_prune, y_prune), error, match in bad:
+        with pytest.raises(error, match=match):
+            model.prune_reduced_error(X_prune, y_prune)
+        assert model.tree_.node_count == n_nodes  # a refused pruning set changes nothing
+    with pytest.raises(ValueError, match="Negative"):
+        model.prune_reduced_error(X, Y, sample_weight=-np.ones(30))
+    # NaN is a missing value, as in predict
+    model.prune_reduced_error(np.where(np.eye(30, 3) > 0, np.nan, X), Y)
+
+    regressor = DecisionTreeRegressor(random_state=0).fit(X, X[:, 0])
+    n_nodes = regressor.tree_.node_count
+    for y_prune, match in ((np.where(np.arange(30) == 3, np.inf, 0.0), "infinity"),
+                           (np.where(np.arange(30) == 3, np.nan, 0.0), "NaN")):
+        with pytest.raises(ValueError, match=match):
+            regressor.prune_reduced_error(X, y_prune)
+    with pytest.raises(ValueError, match="infinity"):
+        regressor.prune_reduced_error(np.full((30, 3), np.inf), X[:, 0])
+    assert regressor.tree_.node_count == n_nodes
+
+
+def test_pessimistic_pruning_confidence():
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    for confidence in ("0.25", float("nan"), 0.0, 1.0, True):
+        with pytest.raises(ValueError, match="confidence"):
+            model.prune_pessimistic(confidence)
+    assert model.prune_pessimistic(np.float32(0.25)) is model  # NumPy reals are numbers too

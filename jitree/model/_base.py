@@ -264,6 +264,11 @@ class BaseDecisionTree(ParamsMixin):
         squared error (regression) on the pruning samples reaching it becomes a leaf.
         """
         X_prune = self._validate_predict_X(X_prune)
+        # checked as a fit checks X: NaN is a missing value, infinity an error (the pruning
+        # walk, unlike the prediction kernels, does not look for it)
+        if has_nonfinite(X_prune) and np.isinf(X_prune).any():
+            raise ValueError(f"Input X_prune contains infinity or a value too large for "
+                             f"{X_prune.dtype}; only NaN is accepted as a missing value")
         target, node_prediction = self._pruning_targets(y_prune, X_prune.shape[0])
         sample_weight = check_sample_weight(sample_weight, X_prune.shape[0])
         if X_prune.dtype == np.float32:  # the walk compares in float64 like the Tree arrays
