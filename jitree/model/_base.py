@@ -12,6 +12,7 @@ from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
 from .validation import (
+    check_encodable_names,
     check_is_fitted,
     check_sample_weight,
     check_X,
@@ -217,6 +218,8 @@ class BaseDecisionTree(ParamsMixin):
         """X encoded for the kernels (categories to codes, missing values to NaN); learns
         the feature kinds and categories (``categories_``)."""
         names = feature_names_of(X)
+        if names is not None:
+            check_encodable_names(names)
         encoder = FeatureEncoder(getattr(self, "categorical_features", None),
                                  getattr(self, "ordinal_features", None))
         X = encoder.fit_transform(X)
