@@ -341,3 +341,21 @@ def test_rule_matches_a_dataframe_or_says_what_it_needs():
         np.testing.assert_array_equal(rule.matches(nullable), rule.matches(with_nan))
     with pytest.raises(TypeError, match="not numeric"):
         found[0].matches(frame.to_numpy())
+
+
+# -- forest parameters ---------------------------------------------------------------
+@pytest.mark.parametrize("forest", [jitree.RandomForestClassifier,
+                                    jitree.ExtraTreesClassifier])
+def test_forest_max_samples_is_checked_before_allocating(forest):
+    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
+        forest(n_estimators=2, bootstrap=True, max_samples=10**10).fit(X, Y)
+    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
+        forest(n_estimators=2, bootstrap=True, max_samples=31).fit(X, Y)
+    assert forest(n_estimators=2, bootstrap=True, max_samples=30).fit(X, Y) \
+        .estimators_[0].tree_.weighted_n_node_samples[0] == 30
+
+
+@pytest.mark.parametrize("oob_score", ["yes", 1, None, lambda y, p: 0.0])
+def test_forest_oob_score_must_be_a_bool(oob_score):
+    with pytest.raises(TypeError, match="oob_score must be True or False"):
+        jitree.RandomForestRegressor(n_estimators=2, oob_score=oob_score).fit(X, X[:, 0])

@@ -166,7 +166,12 @@ class BaseForest(ParamsMixin):
         if max_samples is None:
             return n_samples
         if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-            return _check_int("max_samples", max_samples, 1)
+            count = _check_int("max_samples", max_samples, 1)
+            # checked before the bootstrap indices are allocated
+            if count > n_samples:
+                raise ValueError(f"max_samples must be <= n_samples = {n_samples} when an "
+                                 f"int, got {count}; give a float in (0, 1] for a fraction")
+            return count
         fraction = _check_float("max_samples", max_samples, 0.0, 1.0, low_open=True)
         return max(1, round(fraction * n_samples))
 
@@ -187,6 +192,8 @@ class BaseForest(ParamsMixin):
         n_estimators = _check_int("n_estimators", self.n_estimators, 1)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        if not isinstance(self.oob_score, (bool, np.bool_)):
+            raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
         n_bootstrap = self._n_bootstrap(n_samples)
