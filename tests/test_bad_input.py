@@ -359,3 +359,74 @@ def test_forest_max_samples_is_checked_before_allocating(forest):
 def test_forest_oob_score_must_be_a_bool(oob_score):
     with pytest.raises(TypeError, match="oob_score must be True or False"):
         jitree.RandomForestRegressor(n_estimators=2, oob_score=oob_score).fit(X, X[:, 0])
+
+
+# -- hand-built trees: integer fields are not cast -----------------------------------
+def _stump(**arrays):
+    """A hand-built stump on 2 features, with ``arrays`` replacing its defaults."""
+    return jitree.Tree(**{
+        "n_features": 2, "n_classes": 2, "feature": [0, -2, -2], "threshold": [0.5, -2, -2],
+        "children_left": [1, -1, -1], "children_right": [2, -1, -1],
+        "value": [[2.0, 1.0], [2.0, 0.0], [0.0, 1.0]], "impurity": [0.44, 0.0, 0.0],
+        "n_node_samples": [3, 2, 1], "weighted_n_node_samples": [3.0, 2.0, 1.0], **arrays})
+
+
+@pytest.mark.parametrize("arrays, error, match", [
+    (dict(feature=[2**32, -2, -2]), ValueError, "tree.feature holds 4294967296, outside"),
+    (dict(feature=np.array([2**32, -2, -2])), ValueError, "outside the range of int32"),
+    (dict(feature=[2**70, -2, -2]), ValueError, "outside the range of int32"),
+    (dict(children_left=[1.7, -1, -1]), ValueError, "children_left must hold integers"),
+    (dict(children_right=np.array([np.nan, -1, -1])), ValueError, "must hold integers"),
+    (dict(n_node_samples=[3.5, 2, 1]), ValueError, "n_node_samples must hold integers"),
+    (dict(feature=["0", -2, -2]), TypeError, "tree.feature must hold integers"),
+    (dict(n_features=2.5), TypeError, "n_features must be an int"),
+])
+def test_tree_integer_fields_are_not_cast(arrays, error, match):
+    with pytest.raises(error, match=match):
+        _stump(**arrays)
+
+
+def test_tree_integral_floats_are_integers():
+    tree = _stump(children_left=np.array([1.0, -1.0, -1.0]))
+    assert tree.children_left.dtype == np.int32
+    assert tree.children_left.tolist() == [1, -1, -1]
+
+
+# -- a fitted tree is read-only ------------------------------------------------------------
+def _fitted_trees(tmp_path):
+    pickle = pytest.importorskip("pickle")
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    yield model.tree_
+    yield jitree.clone(model).set_params(ccp_alpha=0.01).fit(X, Y).tree_
+    yield jitree.clone(model).fit(X, Y).prune_reduced_error(X[:10], Y[:10]).tree_
+    yield jitree.clone(model).fit(X, Y).prune_pessimistic().tree_
+    yield jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, Y) \
+        .estimators_[1].tree_
+    jitree.save(model, tmp_path / "model.jitree")
+    yield jitree.load(tmp_path / "model.jitree").tree_
+    yield pickle.loads(pickle.dumps(model)).tree_
+
+
+def test_fitted_tree_arrays_are_read_only(tmp_path):
+    for tree in _fitted_trees(tmp_path):
+        for name, array in tree.arrays().items():
+            assert not array.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            tree.feature[0] = 10**6
+        with pytest.raises(ValueError, match="read-only"):
+            tree.children_left[0] = 10**6
+        for layout in tree.flat(np.float64)[:3]:  # the prediction layout, cached
+            assert not layout.flags.writeable
+        assert tree.apply(X).shape == (30,)
+
+
+def test_hand_built_tree_owns_its_arrays_and_freezes_when_adopted():
+    feature = np.array([0, -2, -2], dtype=np.int32)
+    tree = _stump(feature=feature)
+    assert not np.shares_memory(tree.feature, feature)
+    tree.feature[0] = 1  # writable until an estimator takes it
+    model = DecisionTreeClassifier._from_tree(tree, classes=np.array([0, 1]))
+    with pytest.raises(ValueError, match="read-only"):
+        model.tree_.feature[0] = 10**6
+    feature[0] = 10**6  # the caller's array is not the tree's
+    assert model.predict(X[:, :2]).shape == (30,)

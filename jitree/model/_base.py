@@ -286,10 +286,10 @@ class BaseDecisionTree(ParamsMixin):
 
         ``classes``: the labels of the tree's value columns (classifiers); ``feature_names``:
         the fitted column names or None; ``params``: constructor parameters. The tree must have
-        been checked by the caller.
+        been checked by the caller; the estimator takes it over, read-only.
         """
         model = cls(**(params or {}))
-        model.tree_ = tree
+        model.tree_ = tree._freeze()
         model.n_features_in_ = tree.n_features
         model.max_features_ = tree.n_features
         if feature_names is not None:

@@ -34,7 +34,7 @@ from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor
-from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
+from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite, read_only
 from .validation import check_is_fitted, check_sample_weight, check_y
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -273,8 +273,9 @@ class BaseForest(ParamsMixin):
                 tables.append(self._node_table(model)[node_of_flat])
                 offset += feature.shape[0]
             self._layouts[dtype] = (
-                np.concatenate(features), np.concatenate(thresholds),
-                np.concatenate(lefts).astype(np.int32), np.concatenate(missing_right),
+                *read_only(np.concatenate(features), np.concatenate(thresholds),
+                           np.concatenate(lefts).astype(np.int32),
+                           np.concatenate(missing_right)),
                 np.array(roots, dtype=np.int64),
                 np.array(depths, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts[dtype]
@@ -306,12 +307,14 @@ class BaseForest(ParamsMixin):
                 node_offset += tree.node_count
                 bits_offset += tree.category_bits.shape[0]
                 slots_offset += tree.multiway_slot.shape[0]
-            arrays = {name: np.ascontiguousarray(np.concatenate(values))
+            arrays = {name: read_only(np.ascontiguousarray(np.concatenate(values)))[0]
                       for name, values in parts.items()}
+            arrays["category_offset"] = read_only(
+                arrays["category_offset"].astype(np.int64))[0]
             self._layouts["nodes"] = (
                 (arrays["feature"], arrays["threshold"], arrays["children_left"],
                  arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
-                 arrays["category_offset"].astype(np.int64), arrays["category_bits"],
+                 arrays["category_offset"], arrays["category_bits"],
                  arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
                 np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts["nodes"]
