@@ -1,5 +1,8 @@
 """Every wrong input gets a ValueError or TypeError that names the problem (SPEC section 7)."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -152,3 +155,278 @@ def test_single_class_and_single_sample_fit_a_leaf():
     np.testing.assert_array_equal(model.predict(X), np.zeros(30))
     model = DecisionTreeRegressor().fit(X[:1], [2.5])
     assert model.predict(X).tolist() == [2.5] * 30
+
+
+# -- the pruning set is checked like a fit ----------------------------------------------------
+def test_reduced_error_pruning_set_is_checked_like_a_fit():
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    n_nodes = model.tree_.node_count
+    bad = [
+        ((X, Y + 5), ValueError, "not among the classes"),
+        ((X, np.where(Y == 1, "one", "zero")), ValueError, "not among the classes"),
+        ((np.where(np.eye(30, 3) > 0, np.inf, X), Y), ValueError, "infinity"),
+        ((X, Y[:20]), ValueError, "inconsistent numbers of samples"),
+        ((X[:, :2], Y), ValueError, "2 features"),
+        ((np.full((30, 3), "a", dtype=object), Y), TypeError, "non-numeric"),
+        ((X, np.where(np.arange(30) == 3, np.nan, Y)), ValueError, "NaN"),
+    ]
+    for (X_prune, y_prune), error, match in bad:
+        with pytest.raises(error, match=match):
+            model.prune_reduced_error(X_prune, y_prune)
+        assert model.tree_.node_count == n_nodes  # a refused pruning set changes nothing
+    with pytest.raises(ValueError, match="Negative"):
+        model.prune_reduced_error(X, Y, sample_weight=-np.ones(30))
+    # NaN is a missing value, as in predict
+    model.prune_reduced_error(np.where(np.eye(30, 3) > 0, np.nan, X), Y)
+
+    regressor = DecisionTreeRegressor(random_state=0).fit(X, X[:, 0])
+    n_nodes = regressor.tree_.node_count
+    for y_prune, match in ((np.where(np.arange(30) == 3, np.inf, 0.0), "infinity"),
+                           (np.where(np.arange(30) == 3, np.nan, 0.0), "NaN")):
+        with pytest.raises(ValueError, match=match):
+            regressor.prune_reduced_error(X, y_prune)
+    with pytest.raises(ValueError, match="infinity"):
+        regressor.prune_reduced_error(np.full((30, 3), np.inf), X[:, 0])
+    assert regressor.tree_.node_count == n_nodes
+
+
+def test_pessimistic_pruning_confidence():
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    for confidence in ("0.25", float("nan"), 0.0, 1.0, True):
+        with pytest.raises(ValueError, match="confidence"):
+            model.prune_pessimistic(confidence)
+    assert model.prune_pessimistic(np.float32(0.25)) is model  # NumPy reals are numbers too
+
+
+# -- pandas' nullable columns ---------------------------------------------------------------
+def test_pandas_na_in_nullable_columns_is_missing():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    n = 80
+    with_nan = pd.DataFrame({"i": rng.integers(0, 5, n).astype(float),
+                             "f": rng.normal(size=n),
+                             "b": rng.integers(0, 2, n).astype(float)})
+    with_nan.iloc[3:9, 0] = np.nan
+    with_nan.iloc[10:14, 1] = np.nan
+    with_nan.iloc[20:30, 2] = np.nan
+    y = (with_nan["f"].fillna(0) + with_nan["i"].fillna(2) > 2).astype(int)
+    nullable = with_nan.astype({"i": "Int64", "f": "Float64", "b": "boolean"})
+    assert nullable.isna().sum().tolist() == [6, 4, 10]  # pd.NA where NaN was
+    expected = DecisionTreeClassifier(random_state=0).fit(with_nan, y)
+    model = DecisionTreeClassifier(random_state=0).fit(nullable, y)
+    np.testing.assert_array_equal(model.tree_.threshold, expected.tree_.threshold)
+    np.testing.assert_array_equal(model.predict(nullable), expected.predict(with_nan))
+    np.testing.assert_array_equal(model.predict_proba(nullable.iloc[3:9]),
+                                  expected.predict_proba(with_nan.iloc[3:9]))
+    assert model.missing_values_in_feature_mask_.tolist() == [True, True, True]
+    # pd.NA in a categorical column is a missing category, like None or NaN
+    labels = pd.Series(np.array(["u", "v", "w"])[rng.integers(0, 3, n)], dtype=object)
+    labels[40:50] = None
+    frame = pd.DataFrame({"c": labels, "i": nullable["i"]})
+    categorical = DecisionTreeClassifier(random_state=0, categorical_features=["c", "i"])
+    by_none = categorical.fit(frame.assign(i=with_nan["i"]), y).predict(frame.assign(
+        i=with_nan["i"]))
+    model = jitree.clone(categorical).fit(frame.assign(c=labels.astype("string")), y)
+    assert [list(c) for c in model.categories_] == [["u", "v", "w"], [0.0, 1.0, 2.0, 3.0, 4.0]]
+    np.testing.assert_array_equal(model.predict(frame.assign(c=labels.astype("string"))),
+                                  by_none)
+
+
+def test_import_jitree_does_not_import_pandas():
+    script = ("import sys\nimport jitree\n"
+              "assert 'pandas' not in sys.modules, 'import jitree imported pandas'\n")
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+# -- types and sizes that used to overflow or reach compiled code ------------------------------
+def test_np_matrix_is_refused():
+    with pytest.warns(PendingDeprecationWarning):  # NumPy's own, on making a matrix
+        matrix = np.asmatrix(X)
+    with pytest.raises(TypeError, match="np.matrix"):
+        DecisionTreeClassifier().fit(matrix, Y)
+    with pytest.raises(TypeError, match="np.matrix"):
+        DecisionTreeRegressor(categorical_features=[0]).fit(matrix, X[:, 1])
+    model = DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(TypeError, match="np.matrix"):
+        model.predict(matrix)
+
+
+def test_number_too_large_for_float64():
+    huge = X.astype(object)
+    huge[4, 1] = 10**400
+    with pytest.raises(ValueError, match="too large for float64"):
+        DecisionTreeClassifier().fit(huge, Y)
+    with pytest.raises(ValueError, match="column 1 of X holds a number too large"):
+        DecisionTreeClassifier(categorical_features=[0]).fit(huge, Y)
+    with pytest.raises(ValueError, match="column 1 of X holds a number too large"):
+        DecisionTreeClassifier(categorical_features=[1]).fit(huge, Y)
+    with pytest.raises(ValueError, match="too large for float64"):
+        DecisionTreeClassifier().fit(X, Y).predict(huge)
+    with pytest.raises(ValueError, match="too large for float64"):
+        DecisionTreeRegressor().fit(X, np.array([10**400] + [1] * 29, dtype=object))
+
+
+@pytest.mark.parametrize("indices, match", [([2**63], "out of range"),
+                                            ([2**70, 1], "out of range"),
+                                            ([-2**70], "negative")])
+def test_categorical_feature_index_past_int64(indices, match):
+    with pytest.raises(ValueError, match=match):
+        DecisionTreeClassifier(categorical_features=indices).fit(X, Y)
+
+
+# -- strings where numbers are expected ------------------------------------------------------
+@pytest.mark.parametrize("bad_X", [
+    np.array([["1.5", "2", "3"]] * 30, dtype=object),
+    [["1.5", "2", "3"]] * 30,
+    np.array([["1.5", "2", "3"]] * 30, dtype=bytes),
+    np.array([["1.5", "2", "3"]] * 30),
+    np.array([[1.5, "2", 3.0]] * 30, dtype=object),
+])
+def test_numeric_strings_are_not_numbers(bad_X):
+    with pytest.raises(TypeError, match="strings"):
+        DecisionTreeClassifier().fit(bad_X, Y)
+    with pytest.raises(TypeError, match="strings"):
+        DecisionTreeClassifier().fit(X, Y).predict(bad_X)
+
+
+def test_numeric_strings_in_a_declared_column_are_categories():
+    rows = np.array([[str(k % 3), x] for k, x in enumerate(X[:, 0])], dtype=object)
+    model = DecisionTreeClassifier(categorical_features=[0]).fit(rows, Y)
+    assert model.categories_[0].tolist() == ["0", "1", "2"]
+    assert model.predict(rows).shape == (30,)
+    # strings in a column that is not declared are refused, naming the column
+    rows[:, 1] = rows[:, 1].astype(str)
+    with pytest.raises(TypeError, match="column 1 of X holds strings"):
+        DecisionTreeClassifier(categorical_features=[0]).fit(rows, Y)
+    with pytest.raises(TypeError, match="column 1 of X holds strings"):
+        model.predict(rows)
+
+
+# -- names that cannot be stored -------------------------------------------------------------
+def test_feature_name_with_lone_surrogate(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=pd.Index(["a\ud800", "b", "c"], dtype=object))
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        DecisionTreeClassifier().fit(frame, Y)
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        jitree.RandomForestClassifier(n_estimators=2).fit(frame, Y)
+    # a class label of that kind is kept, but a file cannot hold it
+    model = DecisionTreeClassifier().fit(X, np.where(Y == 1, "yes\ud800", "no"))
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        jitree.save(model, tmp_path / "model.jitree")
+    assert not list(tmp_path.iterdir())
+
+
+# -- rules on a DataFrame ------------------------------------------------------------------
+def test_rule_matches_a_dataframe_or_says_what_it_needs():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": X[:, 0], "c": np.where(X[:, 1] > 0, "u", "v")})
+    model = DecisionTreeClassifier(max_depth=2, categorical_features=["c"],
+                                   random_state=0).fit(frame, Y)
+    found = jitree.rules(model)
+    with pytest.raises(TypeError, match="column 'c' of X has dtype .* codes"):
+        found[0].matches(frame)
+    encoded = frame.assign(c=(frame["c"] == "v").astype(float))  # the codes: u -> 0, v -> 1
+    masks = np.array([rule.matches(encoded) for rule in found])
+    assert (masks.sum(axis=0) == 1).all()
+    leaves = model.apply(frame)
+    for rule, mask in zip(found, masks, strict=True):
+        np.testing.assert_array_equal(mask, leaves == rule.leaf)
+    # nullable columns: pd.NA is a missing value there too
+    nullable = encoded.astype("Float64")
+    nullable.iloc[0, 0] = pd.NA
+    with_nan = encoded.copy()
+    with_nan.iloc[0, 0] = np.nan
+    for rule in found:
+        np.testing.assert_array_equal(rule.matches(nullable), rule.matches(with_nan))
+    with pytest.raises(TypeError, match="not numeric"):
+        found[0].matches(frame.to_numpy())
+
+
+# -- forest parameters ---------------------------------------------------------------
+@pytest.mark.parametrize("forest", [jitree.RandomForestClassifier,
+                                    jitree.ExtraTreesClassifier])
+def test_forest_max_samples_is_checked_before_allocating(forest):
+    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
+        forest(n_estimators=2, bootstrap=True, max_samples=10**10).fit(X, Y)
+    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
+        forest(n_estimators=2, bootstrap=True, max_samples=31).fit(X, Y)
+    assert forest(n_estimators=2, bootstrap=True, max_samples=30).fit(X, Y) \
+        .estimators_[0].tree_.weighted_n_node_samples[0] == 30
+
+
+@pytest.mark.parametrize("oob_score", ["yes", 1, None, lambda y, p: 0.0])
+def test_forest_oob_score_must_be_a_bool(oob_score):
+    with pytest.raises(TypeError, match="oob_score must be True or False"):
+        jitree.RandomForestRegressor(n_estimators=2, oob_score=oob_score).fit(X, X[:, 0])
+
+
+# -- hand-built trees: integer fields are not cast -----------------------------------
+def _stump(**arrays):
+    """A hand-built stump on 2 features, with ``arrays`` replacing its defaults."""
+    return jitree.Tree(**{
+        "n_features": 2, "n_classes": 2, "feature": [0, -2, -2], "threshold": [0.5, -2, -2],
+        "children_left": [1, -1, -1], "children_right": [2, -1, -1],
+        "value": [[2.0, 1.0], [2.0, 0.0], [0.0, 1.0]], "impurity": [0.44, 0.0, 0.0],
+        "n_node_samples": [3, 2, 1], "weighted_n_node_samples": [3.0, 2.0, 1.0], **arrays})
+
+
+@pytest.mark.parametrize("arrays, error, match", [
+    (dict(feature=[2**32, -2, -2]), ValueError, "tree.feature holds 4294967296, outside"),
+    (dict(feature=np.array([2**32, -2, -2])), ValueError, "outside the range of int32"),
+    (dict(feature=[2**70, -2, -2]), ValueError, "outside the range of int32"),
+    (dict(children_left=[1.7, -1, -1]), ValueError, "children_left must hold integers"),
+    (dict(children_right=np.array([np.nan, -1, -1])), ValueError, "must hold integers"),
+    (dict(n_node_samples=[3.5, 2, 1]), ValueError, "n_node_samples must hold integers"),
+    (dict(feature=["0", -2, -2]), TypeError, "tree.feature must hold integers"),
+    (dict(n_features=2.5), TypeError, "n_features must be an int"),
+])
+def test_tree_integer_fields_are_not_cast(arrays, error, match):
+    with pytest.raises(error, match=match):
+        _stump(**arrays)
+
+
+def test_tree_integral_floats_are_integers():
+    tree = _stump(children_left=np.array([1.0, -1.0, -1.0]))
+    assert tree.children_left.dtype == np.int32
+    assert tree.children_left.tolist() == [1, -1, -1]
+
+
+# -- a fitted tree is read-only ------------------------------------------------------------
+def _fitted_trees(tmp_path):
+    pickle = pytest.importorskip("pickle")
+    model = DecisionTreeClassifier(random_state=0).fit(X, Y)
+    yield model.tree_
+    yield jitree.clone(model).set_params(ccp_alpha=0.01).fit(X, Y).tree_
+    yield jitree.clone(model).fit(X, Y).prune_reduced_error(X[:10], Y[:10]).tree_
+    yield jitree.clone(model).fit(X, Y).prune_pessimistic().tree_
+    yield jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, Y) \
+        .estimators_[1].tree_
+    jitree.save(model, tmp_path / "model.jitree")
+    yield jitree.load(tmp_path / "model.jitree").tree_
+    yield pickle.loads(pickle.dumps(model)).tree_
+
+
+def test_fitted_tree_arrays_are_read_only(tmp_path):
+    for tree in _fitted_trees(tmp_path):
+        for name, array in tree.arrays().items():
+            assert not array.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            tree.feature[0] = 10**6
+        with pytest.raises(ValueError, match="read-only"):
+            tree.children_left[0] = 10**6
+        for layout in tree.flat(np.float64)[:3]:  # the prediction layout, cached
+            assert not layout.flags.writeable
+        assert tree.apply(X).shape == (30,)
+
+
+def test_hand_built_tree_owns_its_arrays_and_freezes_when_adopted():
+    feature = np.array([0, -2, -2], dtype=np.int32)
+    tree = _stump(feature=feature)
+    assert not np.shares_memory(tree.feature, feature)
+    tree.feature[0] = 1  # writable until an estimator takes it
+    model = DecisionTreeClassifier._from_tree(tree, classes=np.array([0, 1]))
+    with pytest.raises(ValueError, match="read-only"):
+        model.tree_.feature[0] = 10**6
+    feature[0] = 10**6  # the caller's array is not the tree's
+    assert model.predict(X[:, :2]).shape == (30,)

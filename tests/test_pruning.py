@@ -227,10 +227,14 @@ def test_reduced_error_regression_never_increases_squared_error():
     assert model.tree_.node_count == before.node_count - removed
 
 
-def test_reduced_error_unknown_labels_count_as_errors_and_bad_input():
+def test_reduced_error_refuses_unknown_labels_and_bad_input():
     X, y = _data(n=400)
     model = jitree.DecisionTreeClassifier(max_depth=4).fit(X, y)
-    model.prune_reduced_error(X[:50], np.full(50, 99))  # a label never seen: every node errs
+    n_nodes = model.tree_.node_count
+    # a label never seen at fit would be an error at every node and collapse the tree
+    with pytest.raises(ValueError, match="not among the classes"):
+        model.prune_reduced_error(X[:50], np.full(50, 99))
+    assert model.tree_.node_count == n_nodes
     _check_compact(model.tree_)
     with pytest.raises(ValueError, match="inconsistent"):
         model.prune_reduced_error(X[:50], y[:40])

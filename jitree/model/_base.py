@@ -13,6 +13,7 @@ from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
 from .criterion import criterion_of
 from .validation import (
+    check_encodable_names,
     check_is_fitted,
     check_sample_weight,
     check_X,
@@ -220,6 +221,8 @@ class BaseDecisionTree(ParamsMixin):
         """X encoded for the kernels (categories to codes, missing values to NaN); learns
         the feature kinds and categories (``categories_``)."""
         names = feature_names_of(X)
+        if names is not None:
+            check_encodable_names(names)
         encoder = FeatureEncoder(getattr(self, "categorical_features", None),
                                  getattr(self, "ordinal_features", None))
         X = encoder.fit_transform(X)
@@ -267,6 +270,11 @@ class BaseDecisionTree(ParamsMixin):
         squared error (regression) on the pruning samples reaching it becomes a leaf.
         """
         X_prune = self._validate_predict_X(X_prune)
+        # checked as a fit checks X: NaN is a missing value, infinity an error (the pruning
+        # walk, unlike the prediction kernels, does not look for it)
+        if has_nonfinite(X_prune) and np.isinf(X_prune).any():
+            raise ValueError(f"Input X_prune contains infinity or a value too large for "
+                             f"{X_prune.dtype}; only NaN is accepted as a missing value")
         target, node_prediction = self._pruning_targets(y_prune, X_prune.shape[0])
         sample_weight = check_sample_weight(sample_weight, X_prune.shape[0])
         if X_prune.dtype == np.float32:  # the walk compares in float64 like the Tree arrays
@@ -281,10 +289,10 @@ class BaseDecisionTree(ParamsMixin):
 
         ``classes``: the labels of the tree's value columns (classifiers); ``feature_names``:
         the fitted column names or None; ``params``: constructor parameters. The tree must have
-        been checked by the caller.
+        been checked by the caller; the estimator takes it over, read-only.
         """
         model = cls(**(params or {}))
-        model.tree_ = tree
+        model.tree_ = tree._freeze()
         model.n_features_in_ = tree.n_features
         model.max_features_ = tree.n_features
         if feature_names is not None:

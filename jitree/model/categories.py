@@ -12,7 +12,13 @@ import numbers
 
 import numpy as np
 
-from .validation import _is_dataframe, check_X, feature_names_of
+from .validation import (
+    _is_dataframe,
+    check_X,
+    feature_names_of,
+    object_to_float,
+    refuse_matrix,
+)
 
 FEATURE_NUMERIC = 0
 FEATURE_ORDINAL = 1
@@ -105,14 +111,15 @@ def _resolve_features(spec, parameter, n_features, names):
         return np.asarray(items, dtype=bool)
     if all(isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_))
            for item in items):
-        indices = np.asarray(items, dtype=np.int64)
-        negative = indices[indices < 0]
-        if negative.size:
-            raise ValueError(f"{parameter} holds negative column indices {negative.tolist()}; "
+        # compared as Python ints: an index past int64 is out of range, not an OverflowError
+        indices = [int(item) for item in items]
+        negative = [index for index in indices if index < 0]
+        if negative:
+            raise ValueError(f"{parameter} holds negative column indices {negative}; "
                              "give indices in [0, n_features)")
-        too_large = indices[indices >= n_features]
-        if too_large.size:
-            raise ValueError(f"{parameter} holds column indices {too_large.tolist()} out of "
+        too_large = [index for index in indices if index >= n_features]
+        if too_large:
+            raise ValueError(f"{parameter} holds column indices {too_large} out of "
                              f"range for {n_features} features")
         mask[indices] = True
         return mask
@@ -251,7 +258,7 @@ def _split_array_column(column, label, name):
     if value_kind == VALUE_STRING:
         present = present.astype(str)
     elif value_kind == VALUE_NUMBER:
-        present = present.astype(np.float64)
+        present = object_to_float(present, name, label)
         _refuse_infinity(present, label, name)
     elif value_kind == VALUE_BOOL:
         present = present.astype(bool)
@@ -627,6 +634,7 @@ class FeatureEncoder:
         """A non-DataFrame X as a 2-D NumPy array, with check_X's errors for bad shapes."""
         if X is None or hasattr(X, "toarray") or hasattr(X, "tocsr"):
             check_X(X, name=name)  # raises its error for None and sparse matrices
+        refuse_matrix(X, name)
         array = X if isinstance(X, np.ndarray) else np.asarray(X)
         if not isinstance(X, np.ndarray) and array.dtype.kind in "US":
             # a list mixing strings and numbers: NumPy would turn the numbers into strings
@@ -659,14 +667,15 @@ class FeatureEncoder:
 
     @staticmethod
     def _numeric_array_column(column, label, name):
-        if column.dtype not in (np.float32, np.float64):
-            try:
-                column = column.astype(np.float64)
-            except (TypeError, ValueError) as error:
-                raise TypeError(
-                    f"column {label} of {name} holds non-numeric values ({error}); declare it "
-                    "in categorical_features or ordinal_features to use its values as "
-                    "categories") from None
+        if column.dtype.kind in "USa":
+            raise TypeError(
+                f"column {label} of {name} holds strings (dtype {column.dtype}): non-numeric "
+                "data for a numeric feature; declare it in categorical_features or "
+                "ordinal_features to use its values as categories")
+        if column.dtype.kind == "O":
+            column = object_to_float(column, name, label)
+        elif column.dtype not in (np.float32, np.float64):
+            column = column.astype(np.float64)
         _refuse_infinity(column, label, name)
         return column
 

@@ -36,6 +36,11 @@ def _class_weight_factors(class_weight, classes, y_index, sample_weight):
     return factors
 
 
+def _plain_label(label):
+    """A NumPy scalar label as the Python scalar (for messages)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
 class DecisionTreeClassifier(BaseDecisionTree):
     """A decision tree classifier grown on presorted features.
 
@@ -166,13 +171,23 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return self
 
     def _pruning_targets(self, y, n_samples):
-        """Class index of each pruning label (-1 for a label unseen at fit: always an error)
-        and the class index each node predicts."""
+        """Class index of each pruning label and the class index each node predicts. A label
+        that is not among ``classes_`` is refused: the tree cannot predict it, so every node
+        would count it as an error and the pruning would mean nothing."""
         y = check_y(y, n_samples, regression=False)
-        position = np.searchsorted(self.classes_, y)
-        position = np.clip(position, 0, self.classes_.shape[0] - 1)
-        known = self.classes_[position] == y
-        target = np.where(known, position, -1).astype(np.float64)
+        try:
+            position = np.searchsorted(self.classes_, y)
+            position = np.clip(position, 0, self.classes_.shape[0] - 1)
+            known = np.asarray(self.classes_[position] == y, dtype=bool)
+        except TypeError:  # labels of another type than the classes (e.g. str vs int)
+            known = np.zeros(y.shape[0], dtype=bool)
+        if known.shape != y.shape:  # a comparison that did not go element by element
+            known = np.zeros(y.shape[0], dtype=bool)
+        if not known.all():
+            unseen = [_plain_label(label) for label in y[~known][:5]]
+            raise ValueError(f"y_prune holds labels that are not among the classes seen at fit "
+                             f"(e.g. {unseen}); classes_ = {self.classes_.tolist()}")
+        target = position.astype(np.float64)
         node_class = np.argmax(self.tree_.value, axis=1).astype(np.float64)
         return target, node_class
 
@@ -183,8 +198,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         from .validation import check_is_fitted
 
         check_is_fitted(self)
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
-                or not 0.0 < confidence < 1.0:
+        if isinstance(confidence, (bool, np.bool_)) \
+                or not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
         self.tree_ = pessimistic(self.tree_, float(confidence))
         return self

@@ -34,7 +34,7 @@ from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor, r2
-from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite
+from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite, read_only
 from .validation import check_is_fitted, check_sample_weight, check_y, is_chunk_iterator
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -166,7 +166,12 @@ class BaseForest(ParamsMixin):
         if max_samples is None:
             return n_samples
         if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-            return _check_int("max_samples", max_samples, 1)
+            count = _check_int("max_samples", max_samples, 1)
+            # checked before the bootstrap indices are allocated
+            if count > n_samples:
+                raise ValueError(f"max_samples must be <= n_samples = {n_samples} when an "
+                                 f"int, got {count}; give a float in (0, 1] for a fraction")
+            return count
         fraction = _check_float("max_samples", max_samples, 0.0, 1.0, low_open=True)
         return max(1, round(fraction * n_samples))
 
@@ -187,6 +192,8 @@ class BaseForest(ParamsMixin):
         n_estimators = _check_int("n_estimators", self.n_estimators, 1)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        if not isinstance(self.oob_score, (bool, np.bool_)):
+            raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
         n_bootstrap = self._n_bootstrap(n_samples)
@@ -266,8 +273,9 @@ class BaseForest(ParamsMixin):
                 tables.append(self._node_table(model)[node_of_flat])
                 offset += feature.shape[0]
             self._layouts[dtype] = (
-                np.concatenate(features), np.concatenate(thresholds),
-                np.concatenate(lefts).astype(np.int32), np.concatenate(missing_right),
+                *read_only(np.concatenate(features), np.concatenate(thresholds),
+                           np.concatenate(lefts).astype(np.int32),
+                           np.concatenate(missing_right)),
                 np.array(roots, dtype=np.int64),
                 np.array(depths, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts[dtype]
@@ -299,12 +307,14 @@ class BaseForest(ParamsMixin):
                 node_offset += tree.node_count
                 bits_offset += tree.category_bits.shape[0]
                 slots_offset += tree.multiway_slot.shape[0]
-            arrays = {name: np.ascontiguousarray(np.concatenate(values))
+            arrays = {name: read_only(np.ascontiguousarray(np.concatenate(values)))[0]
                       for name, values in parts.items()}
+            arrays["category_offset"] = read_only(
+                arrays["category_offset"].astype(np.int64))[0]
             self._layouts["nodes"] = (
                 (arrays["feature"], arrays["threshold"], arrays["children_left"],
                  arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
-                 arrays["category_offset"].astype(np.int64), arrays["category_bits"],
+                 arrays["category_offset"], arrays["category_bits"],
                  arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
                 np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts["nodes"]

@@ -287,7 +287,8 @@ def save(model, path):
     ValueError
         ``model.tree_`` is malformed (see :func:`jitree.model.tree_check.check_tree`), or
         ``categories_`` does not fit it or holds values other than strings, numbers and
-        booleans (the file is not written then).
+        booleans, or a string (class label, category, parameter) is not valid Unicode text
+        (the file is not written then).
     """
     from .. import __version__
 
@@ -317,7 +318,13 @@ def save(model, path):
         MISSING_SEEN_ATTRIBUTE: _encode_missing_seen(model, tree),
     }
     text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
-    metadata_bytes = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(f"cannot save {name}: it holds the string "
+                         f"{error.object[max(error.start - 20, 0):error.end + 20]!r}, which is "
+                         "not valid Unicode text (a lone surrogate code point)") from None
+    metadata_bytes = np.frombuffer(encoded, dtype=np.uint8)
 
     path = os.fspath(path)
     temporary = f"{path}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"

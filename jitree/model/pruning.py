@@ -72,13 +72,14 @@ def prune(tree, make_leaf):
                                           tree.category_offset[old_of_new[nodes]],
                                           width_of(n_categories[feature[nodes]]))
         offset[nodes] = first
-    return Tree(tree.n_features, tree.n_classes, feature,
+    pruned = Tree(tree.n_features, tree.n_classes, feature,
                 np.where(leaf, float(TREE_UNDEFINED), tree.threshold[old_of_new]),
                 left, right, tree.value[old_of_new], tree.impurity[old_of_new],
                 tree.n_node_samples[old_of_new], tree.weighted_n_node_samples[old_of_new],
                 split_kind=kind, missing_left=np.where(leaf, 0, tree.missing_left[old_of_new]),
                 category_offset=offset, n_categories=tree.n_categories,
                 feature_kind=tree.feature_kind, **pools)
+    return pruned._freeze()  # a tree of fitted estimators, like the one it came from
 
 
 def _node_costs(tree):

@@ -41,6 +41,24 @@ from .export import (
     _shown_categories,
 )
 from .tree import FEATURE_CATEGORICAL, FEATURE_ORDINAL, SPLIT_MULTIWAY, SPLIT_SUBSET, TREE_LEAF
+from .validation import _is_dataframe, frame_to_numpy
+
+_ENCODED_X = ("Rule.matches takes X as the tree sees it, numbers in every column: a categorical "
+              "or ordinal feature as its codes (k for categories_[f][k]), NaN when missing")
+
+
+def _numeric_matrix(X):
+    """X as float64 (float32 rows compare as predict compares them), or a TypeError naming the
+    column that is not numeric."""
+    if _is_dataframe(X):
+        for column, dtype in zip(X.columns, X.dtypes, strict=True):
+            if getattr(dtype, "kind", "O") not in "biuf":
+                raise TypeError(f"column {column!r} of X has dtype {dtype}; {_ENCODED_X}")
+        X = frame_to_numpy(X)
+    try:
+        return np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"X is not numeric ({error}); {_ENCODED_X}") from None
 
 # stack marker of rules(): leave a node, restoring its feature's merged tests
 _RESTORE = object()
@@ -145,7 +163,7 @@ class Rule:
         for a missing value. Each row matches exactly one rule of a model, the rule of the
         leaf ``predict`` sends it to, missing values and unseen categories (a value that is
         not a code) included."""
-        X = np.asarray(X, dtype=np.float64)  # float32 rows compare as predict compares them
+        X = _numeric_matrix(X)
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
         if self.conditions:

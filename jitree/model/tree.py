@@ -1,5 +1,7 @@
 """The fitted tree: one NumPy array per node attribute."""
 
+import numbers
+
 import numpy as np
 
 from ..kernels import predict as _predict
@@ -55,8 +57,53 @@ def infinity_bits(X):
             np.uint64(0x7FF0000000000000))
 
 
-def _array(values, dtype):
-    return np.ascontiguousarray(values, dtype=dtype)
+def read_only(*arrays):
+    """Mark ``arrays`` read-only (the prediction kernels do not bounds-check: a node array
+    written after its check could send a walk out of bounds); returns them as a tuple."""
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
+
+
+def _integral_objects(values):
+    """Whether every entry of an object array is an int (a Python int of any size)."""
+    return all(isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+               for value in values.reshape(-1).tolist())
+
+
+def _array(values, dtype, name):
+    """``values`` as a C-contiguous array of ``dtype``. An integer field refuses values that a
+    cast would change: fractions (a child index 1.7 is no index), values out of the dtype's
+    range (a feature index 2**32 would wrap around to 0) and non-numbers."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return np.ascontiguousarray(values, dtype=dtype)
+    if isinstance(values, np.ndarray) and values.dtype == dtype:
+        return np.ascontiguousarray(values)
+    array = np.asarray(values)
+    if array.dtype.kind == "O":
+        if not _integral_objects(array):
+            raise TypeError(f"tree.{name} must hold integers, got non-integer values")
+        limits = np.iinfo(dtype)
+        outside = [v for v in array.reshape(-1).tolist() if not limits.min <= v <= limits.max]
+        if outside:
+            raise ValueError(f"tree.{name} holds {outside[0]}, outside the range of {dtype} "
+                             f"[{limits.min}, {limits.max}]")
+        return np.ascontiguousarray(array.astype(dtype))
+    if array.dtype.kind == "f":
+        if not np.isfinite(array).all() or (array != np.floor(array)).any():
+            raise ValueError(f"tree.{name} must hold integers ({dtype}), got non-integral "
+                             "float values")
+    elif array.dtype.kind not in "biu":
+        raise TypeError(f"tree.{name} must hold integers ({dtype}), got dtype {array.dtype}")
+    if array.size and array.dtype.kind != "b":
+        limits = np.iinfo(dtype)
+        low, high = array.min(), array.max()
+        if low < limits.min or high > limits.max:
+            bad = low if low < limits.min else high
+            raise ValueError(f"tree.{name} holds {bad}, outside the range of {dtype} "
+                             f"[{limits.min}, {limits.max}]")
+    return np.ascontiguousarray(array, dtype=dtype)
 
 
 def _heavier_is_left(children_left, children_right, weight):
@@ -153,6 +200,15 @@ class Tree:
                          children_right, value, impurity, n_node_samples,
                          weighted_n_node_samples, split_kind, missing_left, category_offset,
                          category_bits, multiway_slot, n_categories, feature_kind)
+        # The tree owns its arrays: an input kept as is (or a view of one) is copied, so that
+        # once the tree is read-only (see :meth:`_freeze`) no other reference can write it.
+        given = (feature, threshold, children_left, children_right, value, impurity,
+                 n_node_samples, weighted_n_node_samples, split_kind, missing_left,
+                 category_offset, category_bits, multiway_slot, n_categories, feature_kind)
+        for (name, _), source in zip(_ARRAYS + _POOLS + _FEATURE_ARRAYS, given, strict=True):
+            array = getattr(self, name)
+            if array is source or array.base is not None:
+                setattr(self, name, array.copy())
         # The kernels do not bounds-check and the walks assume a tree without cycles: a Tree
         # is only ever made of arrays that passed this (O(n_nodes), ~1 ms for 45k nodes), or
         # grown by jitree's own engine (:meth:`_grown`).
@@ -169,40 +225,61 @@ class Tree:
         with the check itself. On a small fit the check cost a third of the fit's time."""
         tree = cls.__new__(cls)
         tree._set_arrays(*arrays, **optional)
-        return tree
+        return tree._freeze()
+
+    def _freeze(self):
+        """Make every array of the tree read-only; returns the tree.
+
+        The trees of fitted estimators are frozen (grown, pruned, loaded, converted): writing
+        ``tree_.feature[0] = 10**6`` raises instead of sending predict past the end of X.
+        A Tree built with the constructor stays writable until an estimator takes it
+        (``_from_tree``). To change a frozen tree, build a new Tree from copies of its arrays:
+        the constructor checks them again.
+        """
+        read_only(*(getattr(self, name) for name, _ in _ARRAYS + _POOLS + _FEATURE_ARRAYS))
+        return self
+
+    @property
+    def is_frozen(self):
+        """Whether the arrays are read-only (see :meth:`_freeze`)."""
+        return not self.feature.flags.writeable
 
     def _set_arrays(self, n_features, n_classes, feature, threshold, children_left,
                     children_right, value, impurity, n_node_samples, weighted_n_node_samples,
                     split_kind=None, missing_left=None, category_offset=None,
                     category_bits=None, multiway_slot=None, n_categories=None,
                     feature_kind=None):
+        for name, count in (("n_features", n_features), ("n_classes", n_classes)):
+            if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral):
+                raise TypeError(f"tree.{name} must be an int, got {count!r}")
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
-        self.feature = _array(feature, np.int32)
-        self.threshold = _array(threshold, np.float64)
-        self.children_left = _array(children_left, np.int32)
-        self.children_right = _array(children_right, np.int32)
-        self.value = _array(value, np.float64)
-        self.impurity = _array(impurity, np.float64)
-        self.n_node_samples = _array(n_node_samples, np.int64)
-        self.weighted_n_node_samples = _array(weighted_n_node_samples, np.float64)
+        self.feature = _array(feature, np.int32, "feature")
+        self.threshold = _array(threshold, np.float64, "threshold")
+        self.children_left = _array(children_left, np.int32, "children_left")
+        self.children_right = _array(children_right, np.int32, "children_right")
+        self.value = _array(value, np.float64, "value")
+        self.impurity = _array(impurity, np.float64, "impurity")
+        self.n_node_samples = _array(n_node_samples, np.int64, "n_node_samples")
+        self.weighted_n_node_samples = _array(weighted_n_node_samples, np.float64,
+                                              "weighted_n_node_samples")
         n_nodes = self.feature.shape[0]
         self.split_kind = (np.zeros(n_nodes, dtype=np.int8) if split_kind is None
-                           else _array(split_kind, np.int8))
+                           else _array(split_kind, np.int8, "split_kind"))
         if missing_left is None:
             missing_left = _heavier_is_left(self.children_left, self.children_right,
                                             self.weighted_n_node_samples)
-        self.missing_left = _array(missing_left, np.uint8)
+        self.missing_left = _array(missing_left, np.uint8, "missing_left")
         self.category_offset = (np.full(n_nodes, -1, dtype=np.int64) if category_offset is None
-                                else _array(category_offset, np.int64))
+                                else _array(category_offset, np.int64, "category_offset"))
         self.category_bits = (np.zeros(0, dtype=np.uint64) if category_bits is None
-                              else _array(category_bits, np.uint64))
+                              else _array(category_bits, np.uint64, "category_bits"))
         self.multiway_slot = (np.zeros(0, dtype=np.int32) if multiway_slot is None
-                              else _array(multiway_slot, np.int32))
+                              else _array(multiway_slot, np.int32, "multiway_slot"))
         self.n_categories = (np.zeros(self.n_features, dtype=np.int32) if n_categories is None
-                             else _array(n_categories, np.int32))
+                             else _array(n_categories, np.int32, "n_categories"))
         self.feature_kind = (np.zeros(self.n_features, dtype=np.int8) if feature_kind is None
-                             else _array(feature_kind, np.int8))
+                             else _array(feature_kind, np.int8, "feature_kind"))
 
     # -- shape -------------------------------------------------------------------------------
     @property
@@ -387,7 +464,9 @@ class Tree:
             above = rounded.astype(np.float64) > threshold
             rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
             threshold = rounded
-        return (feature, threshold, left.astype(np.int32), self.max_depth, node_of_flat)
+        feature, threshold, left, node_of_flat = read_only(feature, threshold,
+                                                           left.astype(np.int32), node_of_flat)
+        return (feature, threshold, left, self.max_depth, node_of_flat)
 
     def flat_missing_right(self):
         """Per flat node (see :meth:`flat`): 1 when the node sends a missing value (NaN) to its
@@ -395,7 +474,8 @@ class Tree:
         def compute():
             node_of_flat = self.cached("flat_order", self._flat_order)
             internal = self.children_left[node_of_flat] != TREE_LEAF
-            return (internal & (self.missing_left[node_of_flat] == 0)).astype(np.uint8)
+            return read_only(
+                (internal & (self.missing_left[node_of_flat] == 0)).astype(np.uint8))[0]
         return self.cached("flat_missing_right", compute)
 
     def walk_arrays(self):
@@ -469,7 +549,12 @@ class Tree:
         state = self.arrays()
         state["n_features"] = self.n_features
         state["n_classes"] = self.n_classes
+        state["frozen"] = self.is_frozen
         return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        frozen = state.pop("frozen", False)
         self.__init__(**state)
+        if frozen:
+            self._freeze()

@@ -28,6 +28,17 @@ def feature_names_of(X):
     return None
 
 
+def check_encodable_names(names):
+    """ValueError for a column name that is not valid Unicode text (a lone surrogate such as
+    "\\ud800"): it could be neither saved nor matched reliably."""
+    for name in names:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"feature name {name!r} is not valid Unicode text (it holds a lone "
+                             "surrogate code point); rename the column") from None
+
+
 def float_bits(X):
     """(X viewed as unsigned ints, exponent mask) for the kernels' NaN/infinity scans."""
     if X.dtype == np.float32:
@@ -84,6 +95,52 @@ def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklev
     return None
 
 
+def frame_to_numpy(frame):
+    """A DataFrame of numeric columns as a NumPy array; the missing values (``pd.NA``) of
+    pandas' nullable Int64 / Float64 / boolean columns become NaN."""
+    if all(isinstance(dtype, np.dtype) for dtype in frame.dtypes):
+        return frame.to_numpy()
+    return frame.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def refuse_matrix(X, name):
+    """TypeError for ``np.matrix``, whose rows stay 2-D and break the array code."""
+    if isinstance(X, np.matrix):
+        raise TypeError(f"{name} is a np.matrix, which jitree does not support; convert it to "
+                        "a numpy array with np.asarray")
+
+
+def _is_text(value):
+    return isinstance(value, (str, bytes, np.str_, np.bytes_))
+
+
+_is_text_entry = np.frompyfunc(_is_text, 1, 1)
+
+
+def object_to_float(array, name, label=None):
+    """A NumPy object array of numbers (and None / NaN) as float64.
+
+    Strings are refused even when they spell numbers ("1.5"): a column of text is a categorical
+    feature to declare, not numbers to guess. ``label``: the column, for messages.
+    """
+    where = f"column {label} of {name}" if label is not None else name
+    text = _is_text_entry(array).astype(bool) if array.size else np.zeros(0, dtype=bool)
+    if text.any():
+        example = array.reshape(-1)[np.flatnonzero(text.reshape(-1))[0]]
+        raise TypeError(
+            f"{where} holds strings (e.g. {example!r}): non-numeric data for a numeric "
+            "feature; convert the values to numbers, or declare the column in "
+            "categorical_features or ordinal_features to use them as categories")
+    try:
+        return array.astype(np.float64)
+    except OverflowError:
+        raise ValueError(f"{where} holds a number too large for float64") from None
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{where} holds non-numeric objects ({error}); every entry of a numeric feature "
+            "must be a real number (or None / NaN for a missing value)") from None
+
+
 def check_X(X, name="X", finite=True, allow_nan=False, report=None):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
@@ -101,23 +158,20 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None):
                     f"column {column!r} of {name} has dtype {dtype}; jitree needs numeric "
                     "columns: declare it in categorical_features or ordinal_features to use "
                     "its values as categories")
-        X = X.to_numpy()
+        X = frame_to_numpy(X)
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape "
                          "(n_samples, n_features)")
+    refuse_matrix(X, name)
     array = np.asarray(X) if not isinstance(X, np.ndarray) else X
     if array.dtype.kind == "c":
         raise ValueError(f"Complex data not supported in {name}")
     if array.dtype.kind == "O":
-        try:
-            array = array.astype(np.float64)
-        except (TypeError, ValueError) as error:
-            raise TypeError(
-                f"{name} holds non-numeric objects ({error}); the argument must be a string "
-                "or a real number for every entry of a numeric feature") from None
+        array = object_to_float(array, name)
     elif array.dtype.kind in "US":
-        raise TypeError(f"{name} holds strings (dtype {array.dtype}); the argument must be "
-                        "a string or a number, and jitree needs numeric features")
+        raise TypeError(f"{name} holds strings (dtype {array.dtype}): non-numeric data for a "
+                        "numeric feature; convert the values to numbers, or declare the column "
+                        "in categorical_features or ordinal_features to use them as categories")
     elif array.dtype.kind not in "biuf":
         raise TypeError(f"{name} has unsupported dtype {array.dtype}")
     if array.ndim != 2:
@@ -173,6 +227,8 @@ def check_y(y, n_samples, regression):
         if y.dtype.kind not in "biuf":
             try:
                 y = y.astype(np.float64)
+            except OverflowError:
+                raise ValueError("y holds a number too large for float64") from None
             except (TypeError, ValueError):
                 raise ValueError(f"y must be numeric for regression, got dtype {y.dtype}") \
                     from None
