@@ -339,3 +339,35 @@ def test_many_class_tree_refused_before_allocating(monkeypatch):
     assert model.tree_.value.shape == (79, 65_535)
     model = jitree.DecisionTreeClassifier(max_depth=5).fit(X, y)
     assert model.tree_.max_depth == 5
+
+
+def test_cached_record_types_equal_numba_typing():
+    # records passed from Python are typed once per kind of content: each variant must get
+    # the type numba itself gives (a stale type would unbox arrays wrongly)
+    from numba import typeof
+    from numba.core import types
+
+    from jitree.kernels import criteria
+    from jitree.kernels.records import GrowSettings
+
+    def variants():
+        base = np.arange(12.0).reshape(3, 4)
+        frozen = base.copy()
+        frozen.flags.writeable = False
+        for array in (base, base.astype(np.float32), np.asfortranarray(base), base[:, ::2],
+                      frozen, base[0], np.zeros((2, 0))):
+            yield TreeData(array, array, array, array, array, array, array, True, False)
+        for code, big in ((np.int64(3), 2**63 - 1), (5, 2**63), (True, -1)):
+            yield GrowSettings(criteria.builtin(0), code, big, 1.5, np.float32(2), None,
+                               np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4)
+
+    seen = set()
+    for _ in range(2):  # the second pass reads the cache
+        for record in variants():
+            expected = types.BaseTuple.from_types([typeof(field) for field in record],
+                                                  type(record))
+            assert typeof(record) == expected
+            seen.add(expected)
+    # distinct: C, F, strided ('A'), read-only, float32 and 1-D arrays; int64 and uint64
+    # (2**63) and bool scalars
+    assert len(seen) == 9

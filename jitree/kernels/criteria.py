@@ -76,12 +76,29 @@ def _no_score(left, weight_left, right, weight_right):
     return np.nan
 
 
+class CompiledFunction:
+    """A function compiled to a user type (``IMPURITY_TYPE`` or ``SCORE_TYPE``) as the
+    kernels take it: its address, and its numba type made once. (A ``cfunc`` object is typed
+    anew at every call of a kernel, 0.1 ms per record that holds one: several times the
+    growth of a small tree.)"""
+
+    def __init__(self, signature, function, cache=False):
+        self._cfunc = numba.cfunc(signature, cache=cache)(function)
+        self._numba_type_ = types.FunctionType(signature)
+
+    def __wrapper_address__(self):
+        return self._cfunc.address
+
+    def __reduce__(self):
+        raise TypeError("a compiled criterion function cannot be pickled")
+
+
 @functools.cache
 def _placeholders():
     """Compiled functions of the user types that the built-in criteria carry (never called:
     every record then has one type, and the kernels one specialisation)."""
-    return (numba.cfunc(IMPURITY_TYPE, cache=True)(_no_impurity),
-            numba.cfunc(SCORE_TYPE, cache=True)(_no_score))
+    return (CompiledFunction(IMPURITY_TYPE, _no_impurity, cache=True),
+            CompiledFunction(SCORE_TYPE, _no_score, cache=True))
 
 
 def builtin(code):
@@ -94,15 +111,15 @@ def builtin(code):
 def _default_impurities():
     """The node impurity of a user's score criterion that gives none: Gini index
     (classification) and variance (regression), compiled to the user type."""
-    return (numba.cfunc(IMPURITY_TYPE, cache=True)(gini.py_func),
-            numba.cfunc(IMPURITY_TYPE, cache=True)(squared_error.py_func))
+    return (CompiledFunction(IMPURITY_TYPE, gini.py_func, cache=True),
+            CompiledFunction(IMPURITY_TYPE, squared_error.py_func, cache=True))
 
 
 def user_measure(impurity, score, is_regression):
-    """The :class:`Measure` of a user's criterion from its compiled functions (``cfunc``
-    objects of ``IMPURITY_TYPE`` / ``SCORE_TYPE``, or None). A score scores the splits;
-    else splits maximise -(W_l I(left) + W_r I(right)). The impurity fills the nodes'
-    impurities (by default the Gini index or the variance)."""
+    """The :class:`Measure` of a user's criterion from its compiled functions
+    (:class:`CompiledFunction` of ``IMPURITY_TYPE`` / ``SCORE_TYPE``, or None). A score
+    scores the splits; else splits maximise -(W_l I(left) + W_r I(right)). The impurity
+    fills the nodes' impurities (by default the Gini index or the variance)."""
     if impurity is None:
         impurity = _default_impurities()[1 if is_regression else 0]
     code = USER_SCORE if score is not None else USER_IMPURITY

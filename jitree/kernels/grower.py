@@ -661,13 +661,12 @@ def open_root(nodes, n_rows, settings, is_regression):
 
 
 @jit
-def grow_tree(data, settings, categories, root_stats, root_weight, root_impurity):
+def grow_tree(data, settings, categories, root_stats, root_weight):
     """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it partitions in
     place). ``categories``: a :class:`CategorySettings`, or None when every feature is
     numeric or ordinal (the category search is then left out of the compiled code).
-    ``root_stats``, ``root_weight``, ``root_impurity``: the statistics, total weight and
-    impurity of all the samples (the weight is also the denominator of every weighted
-    impurity decrease).
+    ``root_stats``, ``root_weight``: the statistics and total weight of all the samples (the
+    weight is also the denominator of every weighted impurity decrease).
 
     Returns ``(nodes, count, category_bits, multiway_slot)``: the :class:`NodeTable` (rows
     ``:count``) and the category pools.
@@ -682,7 +681,8 @@ def grow_tree(data, settings, categories, root_stats, root_weight, root_impurity
     for s in range(n_stats):
         nodes.stats[0, s] = root_stats[s]
     nodes.floats[0, F_WEIGHT] = root_weight
-    nodes.floats[0, F_IMPURITY] = root_impurity
+    nodes.floats[0, F_IMPURITY] = criteria.node_impurity(settings.criterion, root_stats,
+                                                         root_weight)
     nodes.ints[0, N_SAMPLES] = n_rows
     count = 1
     pools = (np.zeros(16, dtype=np.uint64), 0, np.zeros(16, dtype=np.int32), 0)

@@ -34,6 +34,10 @@ body (``out.score[p] = ...``); through a local (``out_score = out.score``) they 
 
 from collections import namedtuple
 
+import numpy as np
+from numba.core import types
+from numba.core.typing.typeof import typeof_impl
+
 TreeData = namedtuple("TreeData", [
     "sorted_index",   # (n_features, n_rows) int32: each feature's samples in increasing order
     "sorted_value",   # (n_features, n_rows) X's dtype: their values (NaN last)
@@ -130,3 +134,52 @@ Runs = namedtuple("Runs", [
     "weight",  # (q,) float64
     "count",   # (q,) int64
 ])
+
+
+# -- typing the records that Python passes to the kernels ---------------------------------------
+# Numba types a tuple argument field by field at every call, building its type anew: 15-40 us
+# per record, more than a small tree's growth. The records Python builds are typed once per
+# kind of content (the Python types of the fields; dtype, dimensions, layout and flags of the
+# arrays), and the type is looked up after.
+
+def _type_key(value):
+    """What numba's type of ``value`` depends on, or None when not known here (the record is
+    then typed by numba itself)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        flags = value.flags
+        return (kind, value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous,
+                flags.writeable, flags.aligned)
+    if kind is int:
+        return (kind, value.bit_length() >= 64, value >= 0)
+    if kind in (bool, float, type(None)) or isinstance(value, np.generic):
+        return kind
+    if isinstance(value, tuple):
+        keys = tuple(_type_key(field) for field in value)
+        return None if None in keys else (kind, keys)
+    numba_type = getattr(value, "_numba_type_", None)
+    return None if numba_type is None else (kind, numba_type)
+
+
+def _cached_typeof(record):
+    cache = {}
+
+    @typeof_impl.register(record)
+    def _typeof_record(value, context):
+        key = _type_key(value)
+        if key is not None:
+            key = (key, context.purpose)
+            known = cache.get(key)
+            if known is not None:
+                return known
+        fields = [typeof_impl(field, context) for field in value]
+        if any(field is None for field in fields):
+            return None
+        numba_type = types.BaseTuple.from_types(fields, record)
+        if key is not None:
+            cache[key] = numba_type
+        return numba_type
+
+
+for _record in (TreeData, Measure, GrowSettings, CategorySettings):
+    _cached_typeof(_record)

@@ -7,6 +7,7 @@ Python validates nothing here (the estimators did), presorts X once
 :class:`jitree.Tree`.
 """
 
+import functools
 import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -170,6 +171,8 @@ class Scaling:
 
     def weights(self, sample_weight):
         """Weights in kernel units: at most 2, a positive weight stays positive."""
+        if self.weight_unit == 1.0:
+            return sample_weight
         scaled = sample_weight / self.weight_unit
         return np.where(sample_weight > 0.0, np.maximum(scaled, _TINY), 0.0)
 
@@ -185,6 +188,8 @@ class Scaling:
     def impurities(self, impurity):
         """Kernel impurities in the caller's units; a variance beyond float64's range (targets
         near 1e154 and beyond) is reported as the largest float64."""
+        if self.impurity_units() == 0:
+            return impurity
         with np.errstate(over="ignore"):
             return np.minimum(np.ldexp(impurity, self.impurity_units()), _LARGEST)
 
@@ -255,6 +260,7 @@ class Presorted:
         return Presorted(index, value, label_rows, label)
 
 
+@functools.cache
 def _memory_bytes():
     """This machine's physical memory in bytes, or None where it cannot be read."""
     try:
@@ -333,13 +339,9 @@ class TreeBuilder:
             root_stats[:] = np.bincount(presorted.label, weights=sample_weight,
                                         minlength=n_stats)
         root_weight = float(sample_weight.sum())
-        root_impurity = np.empty(1)
-        criteria.node_impurities(measure, root_stats[None, :],
-                                 np.array([root_weight]), root_impurity)
         categories = params.categories(n_features)
         nodes, count, category_bits, multiway_slot = grow_tree(
-            data, params.settings(n_blocks, measure), categories, root_stats, root_weight,
-            root_impurity[0])
+            data, params.settings(n_blocks, measure), categories, root_stats, root_weight)
         if user_criterion and measure.invalid[0]:
             raise ValueError(f"criterion {params.criterion_name!r} returned NaN during the "
                              "split search; its functions must return a number for every "
@@ -349,7 +351,9 @@ class TreeBuilder:
         if params.is_regression:
             value = scaling.means(nodes.stats[:count, :1] / floats[:, F_WEIGHT, None])
         else:
-            value = nodes.stats[:count] * scaling.weight_unit
+            value = nodes.stats[:count]
+            if scaling.weight_unit != 1.0:
+                value = value * scaling.weight_unit
         if params.feature_kind is None:
             feature_kind = np.zeros(n_features, dtype=np.int8)
             n_categories = np.zeros(n_features, dtype=np.int32)
@@ -359,7 +363,8 @@ class TreeBuilder:
         return Tree._grown(n_features, n_classes, ints[:, N_FEATURE], floats[:, F_THRESHOLD],
                            ints[:, N_LEFT], ints[:, N_RIGHT], value,
                            scaling.impurities(floats[:, F_IMPURITY]), ints[:, N_SAMPLES],
-                           floats[:, F_WEIGHT] * scaling.weight_unit,
+                           floats[:, F_WEIGHT] if scaling.weight_unit == 1.0
+                           else floats[:, F_WEIGHT] * scaling.weight_unit,
                            split_kind=ints[:, N_SPLIT_KIND],
                            missing_left=ints[:, N_MISSING_LEFT],
                            category_offset=ints[:, N_CATEGORY_OFFSET],

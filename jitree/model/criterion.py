@@ -1,6 +1,5 @@
 """Users' own split criteria, compiled into the split search."""
 
-import numba
 from numba.core.registry import CPUDispatcher
 
 from ..kernels import criteria
@@ -94,7 +93,7 @@ def _compile(criterion, function, signature, role, arguments):
     if function is None:
         return None
     try:
-        return numba.cfunc(signature)(function.py_func)
+        return criteria.CompiledFunction(signature, function.py_func)
     except Exception as error:  # typing errors of the user's code, of any numba class
         raise TypeError(f"criterion {criterion.name!r}: its {role} function must take "
                         f"{arguments} (float64 vectors and floats) and return a float; "

@@ -71,12 +71,13 @@ def _integral_objects(values):
                for value in values.reshape(-1).tolist())
 
 
-def _array(values, dtype, name):
+def _array(values, dtype, name, trusted=False):
     """``values`` as a C-contiguous array of ``dtype``. An integer field refuses values that a
     cast would change: fractions (a child index 1.7 is no index), values out of the dtype's
-    range (a feature index 2**32 would wrap around to 0) and non-numbers."""
+    range (a feature index 2**32 would wrap around to 0) and non-numbers. ``trusted``: the
+    growth engine's own arrays, cast without the checks."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":
+    if dtype.kind == "f" or trusted:
         return np.ascontiguousarray(values, dtype=dtype)
     if isinstance(values, np.ndarray) and values.dtype == dtype:
         return np.ascontiguousarray(values)
@@ -224,7 +225,7 @@ class Tree:
         in bounds), which ``tests/test_tree_corpus.py`` and ``tests/test_engine.py`` verify
         with the check itself. On a small fit the check cost a third of the fit's time."""
         tree = cls.__new__(cls)
-        tree._set_arrays(*arrays, **optional)
+        tree._set_arrays(*arrays, **optional, trusted=True)
         return tree._freeze()
 
     def _freeze(self):
@@ -248,38 +249,38 @@ class Tree:
                     children_right, value, impurity, n_node_samples, weighted_n_node_samples,
                     split_kind=None, missing_left=None, category_offset=None,
                     category_bits=None, multiway_slot=None, n_categories=None,
-                    feature_kind=None):
+                    feature_kind=None, trusted=False):
         for name, count in (("n_features", n_features), ("n_classes", n_classes)):
             if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral):
                 raise TypeError(f"tree.{name} must be an int, got {count!r}")
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
-        self.feature = _array(feature, np.int32, "feature")
-        self.threshold = _array(threshold, np.float64, "threshold")
-        self.children_left = _array(children_left, np.int32, "children_left")
-        self.children_right = _array(children_right, np.int32, "children_right")
-        self.value = _array(value, np.float64, "value")
-        self.impurity = _array(impurity, np.float64, "impurity")
-        self.n_node_samples = _array(n_node_samples, np.int64, "n_node_samples")
+        self.feature = _array(feature, np.int32, "feature", trusted)
+        self.threshold = _array(threshold, np.float64, "threshold", trusted)
+        self.children_left = _array(children_left, np.int32, "children_left", trusted)
+        self.children_right = _array(children_right, np.int32, "children_right", trusted)
+        self.value = _array(value, np.float64, "value", trusted)
+        self.impurity = _array(impurity, np.float64, "impurity", trusted)
+        self.n_node_samples = _array(n_node_samples, np.int64, "n_node_samples", trusted)
         self.weighted_n_node_samples = _array(weighted_n_node_samples, np.float64,
                                               "weighted_n_node_samples")
         n_nodes = self.feature.shape[0]
         self.split_kind = (np.zeros(n_nodes, dtype=np.int8) if split_kind is None
-                           else _array(split_kind, np.int8, "split_kind"))
+                           else _array(split_kind, np.int8, "split_kind", trusted))
         if missing_left is None:
             missing_left = _heavier_is_left(self.children_left, self.children_right,
                                             self.weighted_n_node_samples)
-        self.missing_left = _array(missing_left, np.uint8, "missing_left")
+        self.missing_left = _array(missing_left, np.uint8, "missing_left", trusted)
         self.category_offset = (np.full(n_nodes, -1, dtype=np.int64) if category_offset is None
-                                else _array(category_offset, np.int64, "category_offset"))
+                                else _array(category_offset, np.int64, "category_offset", trusted))
         self.category_bits = (np.zeros(0, dtype=np.uint64) if category_bits is None
-                              else _array(category_bits, np.uint64, "category_bits"))
+                              else _array(category_bits, np.uint64, "category_bits", trusted))
         self.multiway_slot = (np.zeros(0, dtype=np.int32) if multiway_slot is None
-                              else _array(multiway_slot, np.int32, "multiway_slot"))
+                              else _array(multiway_slot, np.int32, "multiway_slot", trusted))
         self.n_categories = (np.zeros(self.n_features, dtype=np.int32) if n_categories is None
-                             else _array(n_categories, np.int32, "n_categories"))
+                             else _array(n_categories, np.int32, "n_categories", trusted))
         self.feature_kind = (np.zeros(self.n_features, dtype=np.int8) if feature_kind is None
-                             else _array(feature_kind, np.int8, "feature_kind"))
+                             else _array(feature_kind, np.int8, "feature_kind", trusted))
 
     # -- shape -------------------------------------------------------------------------------
     @property
