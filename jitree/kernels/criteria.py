@@ -50,6 +50,11 @@ USER_SCORE = 8     # a user's split score, maximised
 # (left, weight_left, right, weight_right) -> score
 IMPURITY_TYPE = types.float64(types.float64[::1], types.float64)
 SCORE_TYPE = types.float64(types.float64[::1], types.float64, types.float64[::1], types.float64)
+# the scores of a batch of threshold candidates of one node: (left sides' statistics, their
+# weights, the node's statistics, its weight, out) -> None; compiled per user criterion with
+# the user's functions inlined (see jitree.model.criterion)
+BATCH_TYPE = types.void(types.float64[:, ::1], types.float64[::1], types.float64[::1],
+                        types.float64, types.float64[::1])
 
 CRITERIA = {
     "gini": GINI,
@@ -76,6 +81,10 @@ def _no_score(left, weight_left, right, weight_right):
     return np.nan
 
 
+def _no_batch(lefts, left_weights, node_stats, node_weight, out):
+    out[:] = np.nan
+
+
 class CompiledFunction:
     """A function compiled to a user type (``IMPURITY_TYPE`` or ``SCORE_TYPE``) as the
     kernels take it: its address, and its numba type made once. (A ``cfunc`` object is typed
@@ -98,13 +107,14 @@ def _placeholders():
     """Compiled functions of the user types that the built-in criteria carry (never called:
     every record then has one type, and the kernels one specialisation)."""
     return (CompiledFunction(IMPURITY_TYPE, _no_impurity, cache=True),
-            CompiledFunction(SCORE_TYPE, _no_score, cache=True))
+            CompiledFunction(SCORE_TYPE, _no_score, cache=True),
+            CompiledFunction(BATCH_TYPE, _no_batch, cache=True))
 
 
 def builtin(code):
     """The :class:`Measure` of the built-in criterion ``code``."""
-    impurity, score = _placeholders()
-    return Measure(np.int64(code), impurity, score, np.zeros(1, dtype=np.uint8))
+    impurity, score, batch = _placeholders()
+    return Measure(np.int64(code), impurity, score, batch, np.zeros(1, dtype=np.uint8))
 
 
 @functools.cache
@@ -115,7 +125,7 @@ def _default_impurities():
             CompiledFunction(IMPURITY_TYPE, squared_error.py_func, cache=True))
 
 
-def user_measure(impurity, score, is_regression):
+def user_measure(impurity, score, batch, is_regression):
     """The :class:`Measure` of a user's criterion from its compiled functions
     (:class:`CompiledFunction` of ``IMPURITY_TYPE`` / ``SCORE_TYPE``, or None). A score
     scores the splits; else splits maximise -(W_l I(left) + W_r I(right)). The impurity
@@ -124,7 +134,7 @@ def user_measure(impurity, score, is_regression):
         impurity = _default_impurities()[1 if is_regression else 0]
     code = USER_SCORE if score is not None else USER_IMPURITY
     return Measure(np.int64(code), impurity, _placeholders()[1] if score is None else score,
-                   np.zeros(1, dtype=np.uint8))
+                   batch, np.zeros(1, dtype=np.uint8))
 
 
 @jit

@@ -54,6 +54,7 @@ Measure = namedtuple("Measure", [
     "code",      # int64: a built-in criterion of jitree.kernels.criteria, or USER_*
     "impurity",  # compiled function (stats, weight) -> float64 (USER_IMPURITY)
     "score",     # compiled function (left, weight_left, right, weight_right) -> float64
+    "batch",     # compiled function scoring a batch of threshold candidates (BATCH_TYPE)
     "invalid",   # (1,) uint8: set to 1 when a user's function returned NaN
 ])
 

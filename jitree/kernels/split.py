@@ -273,15 +273,23 @@ def scan_regression(settings, data, rows, node, base, n_right0):
     return best_score, best_pos
 
 
+# threshold candidates a user criterion's scan scores per call of its batch function
+USER_BATCH = 256
+
+
 @jit
-def scan_moments(settings, data, rows, node, base, n_right0, right):
-    """Best threshold of one node on one feature for a user's regression criterion: the
-    scan of :func:`scan_regression` that also keeps the sides' sums of w y**2 and scores
-    every candidate with :func:`criteria.split_score`. ``base.stats`` is the running left
-    side (sum of w y, sum of w y**2); ``right`` is scratch. Returns (score, pos)."""
+def scan_user(settings, data, rows, node, base, n_right0, batch):
+    """Best threshold of one node on one feature for a user's criterion (classification or
+    regression): the scan of :func:`scan_classification` that collects the candidates'
+    left statistics into ``batch`` (``(lefts, left_weights, positions, scores)``, room for
+    ``USER_BATCH`` candidates) and scores them with the criterion's batch function, one
+    call per ``USER_BATCH`` candidates (a function call per candidate through a pointer
+    cost 5.5 ns; the batch function has the user's code inlined). ``base.stats`` is the
+    running left side. Returns (score, pos)."""
     criterion = settings.criterion
     min_samples_leaf = settings.min_samples_leaf
     min_weight_leaf = settings.min_weight_leaf
+    label_row = rows.label
     value_row = rows.value
     index_row = rows.index
     start = rows.start
@@ -289,37 +297,63 @@ def scan_moments(settings, data, rows, node, base, n_right0, right):
     target = data.target
     sample_weight = data.sample_weight
     weighted = data.weighted
+    is_regression = data.is_regression
+    node_stats = node.stats
     node_weight = node.weight
     left = base.stats
+    n_stats = left.shape[0]
     n_left0 = base.count
+    lefts, left_weights, positions, scores = batch
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
         return best_score, best_pos
     weight_left = base.weight
     w = 1.0
+    m = 0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
     for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
-        i = np.uint64(index_row[k])
         if weighted:
-            w = sample_weight[i]
-        y = target[i]
-        left[0] += w * y
-        left[1] += w * y * y
+            w = sample_weight[np.uint64(index_row[k])]
+        if is_regression:
+            y = target[np.uint64(index_row[k])]
+            left[0] += w * y
+            left[1] += w * y * y
+        else:
+            left[label_row[k]] += w
         weight_left += w
-        if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
-            continue
-        weight_right = node_weight - weight_left
-        if weight_left <= 0.0 or weight_right <= 0.0:
-            continue
-        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
-            continue
-        right[0] = node.stats[0] - left[0]
-        right[1] = node.stats[1] - left[1]
-        score = criteria.split_score(criterion, left, right, weight_left, weight_right, 0.0)
-        if score > best_score:
+        if k >= first_candidate and value_row[k + _ONE] > value_row[k]:
+            weight_right = node_weight - weight_left
+            if (weight_left > 0.0 and weight_right > 0.0 and weight_left >= min_weight_leaf
+                    and weight_right >= min_weight_leaf):
+                for s in range(n_stats):
+                    lefts[m, s] = left[s]
+                left_weights[m] = weight_left
+                positions[m] = np.int64(k) + 1
+                m += 1
+                if m == USER_BATCH:
+                    best_score, best_pos = _score_batch(criterion, batch, m, node_stats,
+                                                        node_weight, best_score, best_pos)
+                    m = 0
+    if m > 0:
+        best_score, best_pos = _score_batch(criterion, batch, m, node_stats, node_weight,
+                                            best_score, best_pos)
+    return best_score, best_pos
+
+
+@jit
+def _score_batch(criterion, batch, m, node_stats, node_weight, best_score, best_pos):
+    """Score the first ``m`` candidates of ``batch`` (see :func:`scan_user`); returns the
+    best (score, pos) of them and of the best so far. A NaN score flags the criterion."""
+    lefts, left_weights, positions, scores = batch
+    criterion.batch(lefts[:m], left_weights[:m], node_stats, node_weight, scores[:m])
+    for i in range(m):
+        score = scores[i]
+        if score != score:
+            criterion.invalid[0] = 1
+        elif score > best_score:
             best_score = score
-            best_pos = np.int64(k) + 1
+            best_pos = positions[i]
     return best_score, best_pos
 
 
@@ -478,6 +512,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
         right = np.empty(n_stats)
         missing = np.empty(n_stats)
         scratch = label_scratch[block]
+        room = USER_BATCH if criterion.code >= criteria.USER_IMPURITY else 0
+        batch = (np.empty((room, n_stats)), np.empty(room), np.empty(room, dtype=np.int64),
+                 np.empty(room))
         for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
             j = pair_node[p]
             f = pair_feature[p]
@@ -523,12 +560,12 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
                         left[:] = 0.0
                         base = Side(left, 0.0, 0)
                     n_right0 = n_missing if side == 0 else 0
-                    if is_regression and criterion.code == criteria.SQUARED_ERROR:
+                    if criterion.code >= criteria.USER_IMPURITY:
+                        side_score, side_pos = scan_user(settings_in, data, rows, node, base,
+                                                         n_right0, batch)
+                    elif is_regression:
                         side_score, side_pos = scan_regression(settings_in, data, rows, node,
                                                                base, n_right0)
-                    elif is_regression:
-                        side_score, side_pos = scan_moments(settings_in, data, rows, node, base,
-                                                            n_right0, right)
                     else:
                         side_score, side_pos = scan_classification(
                             settings_in, data, rows, node, parent_entropy, base, n_right0, right)

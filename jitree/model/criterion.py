@@ -1,5 +1,6 @@
 """Users' own split criteria, compiled into the split search."""
 
+import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from ..kernels import criteria
@@ -75,25 +76,58 @@ class Criterion:
         return {**self.__dict__, "_compiled": None}  # machine code is rebuilt on use
 
     def _functions(self):
-        """The functions compiled to the kernels' first-class function types (once)."""
+        """The functions compiled to the kernels' first-class function types (once): the
+        impurity, the score, and the scoring of a batch of threshold candidates with them
+        inlined (the threshold scans call it once per batch, not a function per candidate)."""
         if self._compiled is None:
-            self._compiled = (_compile(self, self.impurity, criteria.IMPURITY_TYPE,
-                                       "impurity", "(stats, weight)"),
-                              _compile(self, self.score, criteria.SCORE_TYPE, "score",
-                                       "(left, left_weight, right, right_weight)"))
+            self._compiled = (
+                _compile(self, self.impurity, criteria.IMPURITY_TYPE, "impurity",
+                         "(stats, weight)"),
+                _compile(self, self.score, criteria.SCORE_TYPE, "score",
+                         "(left, left_weight, right, right_weight)"),
+                _compile(self, _batch_scorer(self.impurity, self.score), criteria.BATCH_TYPE,
+                         "score" if self.score is not None else "impurity",
+                         "(left, left_weight, right, right_weight)" if self.score is not None
+                         else "(stats, weight)"))
         return self._compiled
 
     def measure(self, is_regression):
         """The :class:`~jitree.kernels.records.Measure` record the kernels take."""
-        impurity, score = self._functions()
-        return criteria.user_measure(impurity, score, is_regression)
+        impurity, score, batch = self._functions()
+        return criteria.user_measure(impurity, score, batch, is_regression)
+
+
+def _batch_scorer(impurity, score):
+    """A function of ``criteria.BATCH_TYPE`` that scores threshold candidates with the user's
+    functions (compiled into it): ``out[i]`` is the score of the split whose left side has
+    the statistics ``lefts[i]`` and weight ``left_weights[i]``, the right side the rest of
+    the node. Same arithmetic as :func:`jitree.kernels.criteria.split_score`."""
+    if score is not None:
+        def batch(lefts, left_weights, node_stats, node_weight, out):
+            right = np.empty(node_stats.shape[0])
+            for i in range(out.shape[0]):
+                weight_left = left_weights[i]
+                for s in range(right.shape[0]):
+                    right[s] = node_stats[s] - lefts[i, s]
+                out[i] = score(lefts[i], weight_left, right, node_weight - weight_left)
+    else:
+        def batch(lefts, left_weights, node_stats, node_weight, out):
+            right = np.empty(node_stats.shape[0])
+            for i in range(out.shape[0]):
+                weight_left = left_weights[i]
+                weight_right = node_weight - weight_left
+                for s in range(right.shape[0]):
+                    right[s] = node_stats[s] - lefts[i, s]
+                out[i] = -(weight_left * impurity(lefts[i], weight_left)
+                           + weight_right * impurity(right, weight_right))
+    return batch
 
 
 def _compile(criterion, function, signature, role, arguments):
     if function is None:
         return None
     try:
-        return criteria.CompiledFunction(signature, function.py_func)
+        return criteria.CompiledFunction(signature, getattr(function, "py_func", function))
     except Exception as error:  # typing errors of the user's code, of any numba class
         raise TypeError(f"criterion {criterion.name!r}: its {role} function must take "
                         f"{arguments} (float64 vectors and floats) and return a float; "
