@@ -72,6 +72,8 @@ def brute_force_categorical(criterion, x, y, w, n_classes, mode, max_subset_size
         in_set = np.isin(x, left_set)
         for missing_left in ((False, True) if missing.any() else (False,)):
             goes_left = in_set | (missing & missing_left)
+            if goes_left.all():  # one present category and the missing samples: no split
+                continue
             best = max(best, split_value(criterion, y, w, goes_left, n_classes))
     if missing.any() and not missing.all():  # the present categories against the missing
         best = max(best, split_value(criterion, y, w, ~missing, n_classes))
@@ -468,7 +470,7 @@ def test_users_njit_code_walks_every_node_kind():
     def leaves_of(X, arrays):
         out = np.empty(X.shape[0], dtype=np.int64)
         for i in range(X.shape[0]):
-            out[i] = leaf_of_row_any(X, i, *arrays)
+            out[i] = leaf_of_row_any(X, i, arrays)
         return out
 
     frame, y = mixed_frame(10, n=300)

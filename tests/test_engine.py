@@ -243,7 +243,7 @@ def test_predict_kernels_take_float64_tables_only():
             model.fit(data.astype(dtype), (X[:, 0] > 0).astype(int))
             model.predict(data.astype(dtype))
             model.apply(data.astype(dtype))
-    for kernel, table_argument in ((predict_flat, 10), (predict_nodes, 15)):
+    for kernel, table_argument in ((predict_flat, 5), (predict_nodes, 6)):
         assert kernel.signatures
         for signature in kernel.signatures:
             assert str(signature[table_argument].dtype) == "float64", signature

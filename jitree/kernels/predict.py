@@ -53,46 +53,44 @@ def category_code(x, n_categories):
 
 
 @jit(inline="always")
-def child_of(x, node, feature, threshold, children_left, children_right, split_kind,
-             missing_left, category_offset, category_bits, multiway_slot, n_categories):
-    """The child of internal ``node`` that value ``x`` (of the node's feature) goes to.
+def child_of(x, node, tree):
+    """The child of internal ``node`` that value ``x`` (of the node's feature) goes to;
+    ``tree`` a :class:`~jitree.kernels.records.TreeWalk`.
 
     Inlined by numba itself: as a call, passing its ten arrays cost more than the walk (a
     forest with missing values predicted 2.5 times slower)."""
-    kind = split_kind[node]
-    left = children_left[node]
+    kind = tree.split_kind[node]
+    left = tree.children_left[node]
     if kind == SPLIT_THRESHOLD:
-        if x <= threshold[node]:
+        if x <= tree.threshold[node]:
             return left
-        if x > threshold[node]:
-            return children_right[node]
-        return left if missing_left[node] else children_right[node]  # NaN
-    m = n_categories[feature[node]]
+        if x > tree.threshold[node]:
+            return tree.children_right[node]
+        return left if tree.missing_left[node] else tree.children_right[node]  # NaN
+    m = tree.n_categories[tree.feature[node]]
     code = category_code(x, m)
     if kind == SPLIT_SUBSET:
         if code < 0:
-            return left if missing_left[node] else children_right[node]
-        word = category_bits[category_offset[node] + (code >> 6)]
+            return left if tree.missing_left[node] else tree.children_right[node]
+        word = tree.category_bits[tree.category_offset[node] + (code >> 6)]
         if (word >> np.uint64(code & 63)) & np.uint64(1):
             return left
-        return children_right[node]
+        return tree.children_right[node]
     if code < 0:
         code = m  # the slot of missing values and unseen categories
-    return left + multiway_slot[category_offset[node] + code]
+    return left + tree.multiway_slot[tree.category_offset[node] + code]
 
 
 @jit
-def leaf_of_row_any(X, i, feature, threshold, children_left, children_right, split_kind,
-                    missing_left, category_offset, category_bits, multiway_slot,
-                    n_categories):
+def leaf_of_row_any(X, i, tree):
     """Leaf reached by row ``i`` of X in a tree with any kind of node (threshold, category
-    subset, multiway) and missing values: the arrays of :class:`jitree.Tree`, in the order of
-    ``Tree.walk_arrays()``."""
+    subset, multiway) and missing values; ``tree``: ``Tree.walk_arrays()`` (a
+    :class:`~jitree.kernels.records.TreeWalk`)."""
     node = 0
+    feature = tree.feature
+    children_left = tree.children_left
     while children_left[node] != TREE_LEAF:
-        node = child_of(X[i, feature[node]], node, feature, threshold, children_left,
-                        children_right, split_kind, missing_left, category_offset,
-                        category_bits, multiway_slot, n_categories)
+        node = child_of(X[i, feature[node]], node, tree)
     return node
 
 
@@ -107,20 +105,21 @@ def infinite_rows(bits, first, last, magnitude_mask, infinity):
 
 
 @pjit
-def predict_nodes(X, X_bits, magnitude_mask, infinity, feature, threshold, children_left,
-                  children_right, split_kind, missing_left, category_offset, category_bits,
-                  multiway_slot, n_categories, tree_root, table, chunk_rows, out):
+def predict_nodes(X, X_bits, magnitude_mask, infinity, tree, tree_root, table, chunk_rows, out):
     """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], walking the Tree
     arrays themselves (every node kind, missing values), in parallel over chunks of rows.
 
-    Several trees are concatenated arrays with tree t's root at ``tree_root[t]`` (children and
-    category offsets already shifted). ``X_bits``: X viewed as unsigned ints; a value is infinite
+    ``tree``: a :class:`~jitree.kernels.records.TreeWalk`; several trees are concatenated
+    arrays with tree t's root at ``tree_root[t]`` (children and category offsets already
+    shifted). ``X_bits``: X viewed as unsigned ints; a value is infinite
     when ``bits & magnitude_mask == infinity`` (all but the sign bit compared). Returns whether X
     holds an infinity (the caller raises; NaN is a missing value).
 
     The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
     may carry int64 bit patterns for a single tree (labels, node ids).
     """
+    feature = tree.feature
+    children_left = tree.children_left
     n_rows = X.shape[0]
     width = table.shape[1]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
@@ -133,10 +132,7 @@ def predict_nodes(X, X_bits, magnitude_mask, infinity, feature, threshold, child
             for i in range(first, last):
                 node = tree_root[t]
                 while children_left[node] != TREE_LEAF:
-                    node = child_of(X[i, feature[node]], node, feature, threshold,
-                                    children_left, children_right, split_kind, missing_left,
-                                    category_offset, category_bits, multiway_slot,
-                                    n_categories)
+                    node = child_of(X[i, feature[node]], node, tree)
                 for k in range(width):
                     if t == 0:
                         out[i, k] = table[node, k]
@@ -215,14 +211,14 @@ def _walk_row_missing(X, i, feature, threshold, left, missing_right, root):
 
 
 @pjit
-def predict_flat(X, X_bits, magnitude_mask, infinity, feature, threshold, left, missing_right,
-                 tree_root, tree_depth, table, chunk_rows, out):
+def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, out):
     """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
-    chunks of ``chunk_rows`` rows: one tree (``tree_root = [0]``) or a forest.
+    chunks of ``chunk_rows`` rows: one tree (``flat.root = [0]``) or a forest.
 
     ``table`` holds one row per flat node: class probabilities, means, class indices or the
-    node's id in the Tree (for ``apply``). The trees' flat layouts are concatenated: tree t
-    starts at node ``tree_root[t]`` and is ``tree_depth[t]`` deep. Within a chunk the trees
+    node's id in the Tree (for ``apply``). ``flat``: a :class:`~jitree.kernels.records.FlatTrees`;
+    the trees' flat layouts are concatenated: tree t starts at node ``flat.root[t]`` and is
+    ``flat.depth[t]`` deep. Within a chunk the trees
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
     rows fit together.
 
@@ -238,6 +234,12 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, feature, threshold, left, 
     The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
     may carry int64 bit patterns for a single tree (labels, node ids).
     """
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    tree_root = flat.root
+    tree_depth = flat.depth
     n_rows = X.shape[0]
     width = table.shape[1]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows

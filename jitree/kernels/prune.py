@@ -160,16 +160,17 @@ def compact_order(children_left, children_right, split_kind, make_leaf):
 
 
 @jit
-def node_errors(X, feature, threshold, children_left, children_right, split_kind,
-                missing_left, category_offset, category_bits, multiway_slot, n_categories,
-                is_regression, node_prediction, target, sample_weight, errors, reached):
+def node_errors(X, tree, is_regression, node_prediction, target, sample_weight, errors,
+                reached):
     """For every node: the (weighted) errors it would make as a leaf on the samples (X, target)
     reaching it, and their weight. Classification: weight of samples whose label differs from
     ``node_prediction[node]``; regression: weighted squared error to ``node_prediction``.
 
     Rows walk the tree as in prediction (:func:`jitree.kernels.predict.child_of`: every node
-    kind, NaN and unseen categories routed as the node says). The tree arrays come in the order
-    of ``Tree.walk_arrays()``."""
+    kind, NaN and unseen categories routed as the node says); ``tree``: ``Tree.walk_arrays()``
+    (a :class:`~jitree.kernels.records.TreeWalk`)."""
+    feature = tree.feature
+    children_left = tree.children_left
     errors[:] = 0.0
     reached[:] = 0.0
     for i in range(X.shape[0]):
@@ -184,9 +185,7 @@ def node_errors(X, feature, threshold, children_left, children_right, split_kind
                 errors[node] += w
             if children_left[node] < 0:
                 break
-            node = child_of(X[i, feature[node]], node, feature, threshold, children_left,
-                            children_right, split_kind, missing_left, category_offset,
-                            category_bits, multiway_slot, n_categories)
+            node = child_of(X[i, feature[node]], node, tree)
 
 
 @jit

@@ -137,6 +137,24 @@ Runs = namedtuple("Runs", [
 ])
 
 
+TreeWalk = namedtuple("TreeWalk", [
+    # the arrays of a jitree.Tree that a walk from the root to a leaf reads (every node kind,
+    # missing values): Tree.walk_arrays(); several trees may be concatenated
+    "feature", "threshold", "children_left", "children_right", "split_kind", "missing_left",
+    "category_offset", "category_bits", "multiway_slot", "n_categories",
+])
+
+FlatTrees = namedtuple("FlatTrees", [
+    # one or several trees in the flat layout of jitree.kernels.predict (Tree.flat)
+    "feature",        # (n_flat,) int32
+    "threshold",      # (n_flat,) X's dtype (+inf at leaves)
+    "left",           # (n_flat,) int32: left child (right = left + 1); a leaf is its own
+    "missing_right",  # (n_flat,) uint8: NaN goes right
+    "root",           # (n_trees,) int64: each tree's root
+    "depth",          # (n_trees,) int64: each tree's depth
+])
+
+
 # -- typing the records that Python passes to the kernels ---------------------------------------
 # Numba types a tuple argument field by field at every call, building its type anew: 15-40 us
 # per record, more than a small tree's growth. The records Python builds are typed once per
@@ -182,5 +200,5 @@ def _cached_typeof(record):
         return numba_type
 
 
-for _record in (TreeData, Measure, GrowSettings, CategorySettings):
+for _record in (TreeData, Measure, GrowSettings, CategorySettings, TreeWalk, FlatTrees):
     _cached_typeof(_record)

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import predict as _predict
+from ..kernels.records import FlatTrees, TreeWalk
 from . import pruning
 from ._base import BaseDecisionTree, _check_float, _check_int, _seed_of
 from ._params import ParamsMixin
@@ -273,11 +274,11 @@ class BaseForest(ParamsMixin):
                 tables.append(self._node_table(model)[node_of_flat])
                 offset += feature.shape[0]
             self._layouts[dtype] = (
-                *read_only(np.concatenate(features), np.concatenate(thresholds),
-                           np.concatenate(lefts).astype(np.int32),
-                           np.concatenate(missing_right)),
-                np.array(roots, dtype=np.int64),
-                np.array(depths, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
+                FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
+                                     np.concatenate(lefts).astype(np.int32),
+                                     np.concatenate(missing_right)),
+                          np.array(roots, dtype=np.int64), np.array(depths, dtype=np.int64)),
+                np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts[dtype]
 
     def _node_layout(self):
@@ -312,10 +313,10 @@ class BaseForest(ParamsMixin):
             arrays["category_offset"] = read_only(
                 arrays["category_offset"].astype(np.int64))[0]
             self._layouts["nodes"] = (
-                (arrays["feature"], arrays["threshold"], arrays["children_left"],
-                 arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
-                 arrays["category_offset"], arrays["category_bits"],
-                 arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
+                TreeWalk(arrays["feature"], arrays["threshold"], arrays["children_left"],
+                         arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
+                         arrays["category_offset"], arrays["category_bits"],
+                         arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
                 np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts["nodes"]
 
@@ -345,16 +346,14 @@ class BaseForest(ParamsMixin):
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
             if threshold_trees:
-                feature, threshold, left, missing_right, roots, depths, table = \
-                    self._layout(X.dtype)
+                flat, table = self._layout(X.dtype)
                 out = np.empty((X.shape[0], table.shape[1]))
-                if _predict.predict_flat(X, *infinity_bits(X), feature, threshold, left,
-                                         missing_right, roots, depths, table, chunk_rows, out):
+                if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
                     raise_infinite(X, "X")
             else:
                 walk, roots, table = self._node_layout()
                 out = np.empty((X.shape[0], table.shape[1]))
-                if _predict.predict_nodes(X, *infinity_bits(X), *walk, roots, table,
+                if _predict.predict_nodes(X, *infinity_bits(X), walk, roots, table,
                                           chunk_rows, out):
                     raise_infinite(X, "X")
         out /= len(self.estimators_)

@@ -134,7 +134,7 @@ def reduced_error(tree, X, target, sample_weight, node_prediction, is_regression
     """
     errors = np.empty(tree.node_count)
     reached = np.empty(tree.node_count)
-    _prune.node_errors(X, *tree.walk_arrays(), is_regression, node_prediction, target,
+    _prune.node_errors(X, tree.walk_arrays(), is_regression, node_prediction, target,
                        sample_weight, errors, reached)
     make_leaf = np.zeros(tree.node_count, dtype=np.uint8)
     _prune.prune_bottom_up(tree.children_left, tree.children_right, tree.split_kind,

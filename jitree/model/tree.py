@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from ..kernels import predict as _predict
+from ..kernels.records import FlatTrees, TreeWalk
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -189,7 +190,8 @@ class Tree:
     a threshold test sending missing values to its heavier child, on numeric features. The
     constructor checks the arrays (:func:`jitree.model.tree_check.check_tree`) and raises
     ValueError on any inconsistency. The arrays are plain NumPy, so a user's ``@njit`` code can
-    walk the tree with :func:`jitree.kernels.predict.leaf_of_row_any` (every node kind) or
+    walk the tree with :func:`jitree.kernels.predict.leaf_of_row_any` (every node kind; the
+    arrays as one record, :meth:`walk_arrays`) or
     :func:`jitree.kernels.predict.leaf_of_row` (threshold tests, no missing value).
     """
 
@@ -480,11 +482,12 @@ class Tree:
         return self.cached("flat_missing_right", compute)
 
     def walk_arrays(self):
-        """The arrays :func:`jitree.kernels.predict.leaf_of_row_any` and
-        :func:`jitree.kernels.predict.predict_nodes` take after ``X``, in order."""
-        return (self.feature, self.threshold, self.children_left, self.children_right,
-                self.split_kind, self.missing_left, self.category_offset, self.category_bits,
-                self.multiway_slot, self.n_categories)
+        """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
+        :func:`jitree.kernels.predict.leaf_of_row_any` and
+        :func:`jitree.kernels.predict.predict_nodes` take."""
+        return TreeWalk(self.feature, self.threshold, self.children_left, self.children_right,
+                        self.split_kind, self.missing_left, self.category_offset,
+                        self.category_bits, self.multiway_slot, self.n_categories)
 
     def _predict_flat(self, X, node_table):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
@@ -494,14 +497,15 @@ class Tree:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
-            if _predict.predict_flat(X, *infinity_bits(X), feature, threshold, left,
-                                     self.flat_missing_right(), _ROOT, np.array([max_depth]),
-                                     table, _predict.CHUNK_ROWS, out):
+            flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
+                             np.array([max_depth]))
+            if _predict.predict_flat(X, *infinity_bits(X), flat, table, _predict.CHUNK_ROWS,
+                                     out):
                 raise_infinite(X, "X")
             return out
         table = np.ascontiguousarray(node_table)
         out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
-        if _predict.predict_nodes(X, *infinity_bits(X), *self.walk_arrays(), _ROOT, table,
+        if _predict.predict_nodes(X, *infinity_bits(X), self.walk_arrays(), _ROOT, table,
                                   _predict.CHUNK_ROWS, out):
             raise_infinite(X, "X")
         return out
