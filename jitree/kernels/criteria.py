@@ -117,6 +117,11 @@ def builtin(code):
     return Measure(np.int64(code), impurity, score, batch, np.zeros(1, dtype=np.uint8))
 
 
+def user_code(has_score):
+    """The code of a user's criterion: USER_SCORE when it gives a score, else USER_IMPURITY."""
+    return USER_SCORE if has_score else USER_IMPURITY
+
+
 @functools.cache
 def _default_impurities():
     """The node impurity of a user's score criterion that gives none: Gini index
@@ -132,7 +137,7 @@ def user_measure(impurity, score, batch, is_regression):
     fills the nodes' impurities (by default the Gini index or the variance)."""
     if impurity is None:
         impurity = _default_impurities()[1 if is_regression else 0]
-    code = USER_SCORE if score is not None else USER_IMPURITY
+    code = user_code(score is not None)
     return Measure(np.int64(code), impurity, _placeholders()[1] if score is None else score,
                    batch, np.zeros(1, dtype=np.uint8))
 
@@ -373,21 +378,6 @@ def gain_ratio_of(children_entropy_sum, split_information, node_weight, parent_e
 
 # criteria a multiway (one child per category) split can use
 MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, USER_IMPURITY)
-
-
-@jit
-def impurity_decrease(criterion, stats, weight, left, weight_left, right, weight_right):
-    """I(node) - W_l/W I(left) - W_r/W I(right), with the criterion's node impurity."""
-    return (node_impurity(criterion, stats, weight)
-            - weight_left / weight * node_impurity(criterion, left, weight_left)
-            - weight_right / weight * node_impurity(criterion, right, weight_right))
-
-
-@jit
-def node_impurities(criterion, stats, weights, out):
-    """out[j] = node_impurity(criterion, stats[j], weights[j]) for every row j."""
-    for j in range(stats.shape[0]):
-        out[j] = node_impurity(criterion, stats[j], weights[j])
 
 
 def criterion_code(name, task):

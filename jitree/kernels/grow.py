@@ -10,7 +10,6 @@ re-sorted: a level costs O(n_features * n_samples_in_level).
 import numpy as np
 from numba import prange
 
-from . import criteria
 from ._jit import jit, pjit
 from .criteria import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
@@ -114,17 +113,6 @@ def mark_and_count(data, splits, child_slot, goes_left, children):
             slot = split_missing_slot[j]
             _mark_range(data, index_row, label_row, end_nm, end, slot, marks, children,
                         first_child + slot)
-
-
-@jit
-def impurity_decreases(criterion, stats, weight, left_stats, left_weight, right_stats,
-                       right_weight, total_weight, out):
-    """out[j] = W_j / W_total * (I_j - W_l/W_j I_l - W_r/W_j I_r), the weighted impurity
-    decrease of node j's split (what ``min_impurity_decrease`` bounds)."""
-    for j in range(stats.shape[0]):
-        out[j] = weight[j] / total_weight * criteria.impurity_decrease(
-            criterion, stats[j], weight[j], left_stats[j], left_weight[j], right_stats[j],
-            right_weight[j])
 
 
 @pjit

@@ -165,7 +165,6 @@ class BaseDecisionTree(ParamsMixin):
         encoder = getattr(self, "_encoder", None)
         return GrowParams(
             criterion=grown_criterion,
-            criterion_name=str(getattr(self.criterion, "name", self.criterion)),
             is_regression=self._task == "regression",
             random_splitter=self.splitter == "random",
             seed=_seed_of(self.random_state),

@@ -60,7 +60,6 @@ class GrowParams:
     categorical_mode: int = 0  # SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
     max_exhaustive_categories: int = 10
     max_subset_size: int = 0  # 0: no bound
-    criterion_name: str = ""  # for messages about a user's criterion
 
     def measure(self):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
@@ -343,7 +342,7 @@ class TreeBuilder:
         nodes, count, category_bits, multiway_slot = grow_tree(
             data, params.settings(n_blocks, measure), categories, root_stats, root_weight)
         if user_criterion and measure.invalid[0]:
-            raise ValueError(f"criterion {params.criterion_name!r} returned NaN during the "
+            raise ValueError(f"criterion {params.criterion.name!r} returned NaN during the "
                              "split search; its functions must return a number for every "
                              "statistics vector with positive weight")
         ints = nodes.ints[:count]

@@ -139,7 +139,6 @@ def criterion_of(criterion, task):
     parameter: a built-in name becomes its code, a :class:`Criterion` stays itself."""
     if isinstance(criterion, Criterion):
         criterion._functions()  # compiled now: errors in the user's code surface here
-        code = criteria.USER_SCORE if criterion.score is not None else criteria.USER_IMPURITY
-        return criterion, code
+        return criterion, criteria.user_code(criterion.score is not None)
     code = int(criteria.criterion_code(criterion, task))
     return code, code
