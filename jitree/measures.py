@@ -3,7 +3,7 @@
 import numpy as np
 
 from .kernels import criteria
-from .model.builder import Scaling
+from .model.builder import Scaling, target_term
 from .model.validation import check_sample_weight
 
 _ALL = criteria.CLASSIFICATION_CRITERIA + criteria.REGRESSION_CRITERIA
@@ -30,23 +30,28 @@ def _labels(values, name):
     return index.reshape(-1)
 
 
-def _scaled(y, weight, is_regression):
+def _scaled(y, weight, is_regression, code):
     """(y, weight) in the units the trees grow on (no overflow, no cancellation; see
     :class:`jitree.model.builder.Scaling`), and that scaling. Zero weights count nowhere."""
     positive = weight > 0.0
     if not positive.any():
         raise ValueError("sample_weight has no positive entry")
-    scaling = Scaling.of(y[positive], weight[positive], is_regression)
+    if code == criteria.POISSON and (y < 0).any():
+        raise ValueError("criterion='poisson' needs non-negative y")
+    scaling = Scaling.of(y[positive], weight[positive], is_regression,
+                         centred=code != criteria.POISSON)
     return scaling.targets(y), scaling.weights(weight), scaling
 
 
-def _statistics(y, weight, is_regression, group_index, n_groups):
+def _statistics(y, weight, code, group_index, n_groups):
     """Per-group sufficient statistics (n_groups, n_stats) and weights (n_groups,)."""
     group_weight = np.bincount(group_index, weights=weight, minlength=n_groups)
-    if is_regression:
+    if code in (criteria.SQUARED_ERROR, criteria.POISSON):
+        term = target_term(code, y)
         stats = np.zeros((n_groups, 2))
         stats[:, 0] = np.bincount(group_index, weights=weight * y, minlength=n_groups)
-        stats[:, 1] = np.bincount(group_index, weights=weight * y * y, minlength=n_groups)
+        stats[:, 1] = np.bincount(group_index, minlength=n_groups,
+                                  weights=weight * term if term.shape[0] else weight * y * y)
     else:
         n_classes = int(y.max()) + 1
         stats = np.zeros((n_groups, n_classes))
@@ -58,7 +63,7 @@ def _target(y, is_regression):
     if is_regression:
         y = np.asarray(y)
         if y.dtype.kind not in "biuf":
-            raise TypeError(f"y must be numeric for squared_error, got dtype {y.dtype}")
+            raise TypeError(f"y must be numeric for regression, got dtype {y.dtype}")
         y = y.astype(np.float64)
         if y.ndim != 1 or y.shape[0] == 0:
             raise ValueError(f"y must be a non-empty 1-D array, got shape {y.shape}")
@@ -79,8 +84,8 @@ def impurity(y, criterion="entropy", sample_weight=None):
     measure = criteria.builtin(code)
     y = _target(y, is_regression)
     weight = check_sample_weight(sample_weight, y.shape[0])
-    y, weight, scaling = _scaled(y, weight, is_regression)
-    stats, total = _statistics(y, weight, is_regression, np.zeros(y.shape[0], np.intp), 1)
+    y, weight, scaling = _scaled(y, weight, is_regression, code)
+    stats, total = _statistics(y, weight, code, np.zeros(y.shape[0], np.intp), 1)
     return float(scaling.impurities(criteria.node_impurity(measure, stats[0], total[0])))
 
 
@@ -101,11 +106,11 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
         raise ValueError(f"y and groups have different lengths: {y.shape[0]} and "
                          f"{group_index.shape[0]}")
     weight = check_sample_weight(sample_weight, y.shape[0])
-    y, weight, scaling = _scaled(y, weight, is_regression)
+    y, weight, scaling = _scaled(y, weight, is_regression, code)
     n_groups = int(group_index.max()) + 1
     if n_groups < 2:
         raise ValueError("groups must hold at least two distinct values to define a split")
-    stats, group_weight = _statistics(y, weight, is_regression, group_index, n_groups)
+    stats, group_weight = _statistics(y, weight, code, group_index, n_groups)
     present = group_weight > 0
     stats, group_weight = stats[present], group_weight[present]
     if stats.shape[0] < 2:

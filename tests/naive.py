@@ -32,6 +32,17 @@ NODE_MEASURE = {"gini": gini, "cart": gini, "twoing": gini, "entropy": entropy,
                 "gain_ratio": entropy, "misclassification": misclassification}
 
 
+def poisson_deviance(y, w):
+    """Half Poisson deviance per unit weight around the weighted mean: sum w (y log(y / m)
+    - y + m) / W (y log y = 0 at y = 0); infinite for a zero mean."""
+    W = w.sum()
+    mean = np.dot(w, y) / W
+    if mean <= 0:
+        return np.inf
+    ratio = np.where(y > 0, y, 1.0) / mean
+    return float(np.sum(w * (np.where(y > 0, y * np.log(ratio), 0.0) - y + mean)) / W)
+
+
 def split_value(criterion, y, w, goes_left, n_classes):
     """The quantity the criterion maximises for the partition ``goes_left`` (textbook form)."""
     left, right = goes_left, ~goes_left
@@ -39,6 +50,11 @@ def split_value(criterion, y, w, goes_left, n_classes):
     if criterion == "squared_error":
         return variance(y, w) - WL / W * variance(y[left], w[left]) \
             - WR / W * variance(y[right], w[right])
+    if criterion == "poisson":
+        if np.dot(w[left], y[left]) <= 0 or np.dot(w[right], y[right]) <= 0:
+            return -np.inf  # a child of zero sum: infinite deviance
+        return poisson_deviance(y, w) - WL / W * poisson_deviance(y[left], w[left]) \
+            - WR / W * poisson_deviance(y[right], w[right])
     if criterion in ("cart", "twoing"):
         pl = class_fractions(y[left], w[left], n_classes)
         pr = class_fractions(y[right], w[right], n_classes)

@@ -3,7 +3,8 @@
 Statistics of a set of samples (``stats``, with its total weight ``weight``):
 
 - classification: ``stats[c]`` is the weight of class ``c``;
-- regression: ``stats[0] = sum(w * y)``, ``stats[1] = sum(w * y**2)``.
+- regression: ``stats[0] = sum(w * y)``, ``stats[1] = sum(w * y**2)`` (``poisson``:
+  ``stats[1] = sum(w * y log y)``, from ``TreeData.target_term``).
 
 Two kinds of function per criterion:
 
@@ -43,8 +44,10 @@ GAIN_RATIO = 3
 CART = 4
 TWOING = 5
 SQUARED_ERROR = 6
-USER_IMPURITY = 7  # a user's node impurity: splits maximise -(W_l I(left) + W_r I(right))
-USER_SCORE = 8     # a user's split score, maximised
+POISSON = 7
+# a user's criterion: codes from USER_IMPURITY up (every built-in's code is below)
+USER_IMPURITY = 64  # a user's node impurity: splits maximise -(W_l I(left) + W_r I(right))
+USER_SCORE = 65     # a user's split score, maximised
 
 # the types of a user's functions: (stats, weight) -> impurity and
 # (left, weight_left, right, weight_right) -> score
@@ -65,10 +68,11 @@ CRITERIA = {
     "cart": CART,
     "twoing": TWOING,
     "squared_error": SQUARED_ERROR,
+    "poisson": POISSON,
 }
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification", "gain_ratio",
                            "cart", "twoing")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "poisson")
 
 _LOG2 = math.log(2.0)
 
@@ -156,12 +160,15 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     """Add the samples at positions ``first:end`` of a sorted segment (``index_row``, their
     classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one
     accumulation of node statistics. Classification: the weight of each class; regression:
-    sum of w y and sum of w y**2. Returns the samples' total weight.
+    sum of w y and sum of w y**2 (or of ``data.target_term``: w y log y for poisson). Returns
+    the samples' total weight.
 
     One call per range of samples, not per sample: a call per sample (a record argument or
     arrays, inlined or not) cost more than the loop itself."""
     is_regression = data.is_regression
     target = data.target
+    target_term = data.target_term
+    has_term = target_term.shape[0] > 0
     sample_weight = data.sample_weight
     weighted = data.weighted
     total = 0.0
@@ -173,7 +180,10 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
         if is_regression:
             y = target[i]
             stats[row, 0] += w * y
-            stats[row, 1] += w * y * y
+            if has_term:
+                stats[row, 1] += w * target_term[i]
+            else:
+                stats[row, 1] += w * y * y
         else:
             stats[row, label_row[k]] += w
         total += w
@@ -241,6 +251,36 @@ def squared_error(stats, weight):
 
 
 @jit
+def poisson(stats, weight):
+    """Half Poisson deviance per unit weight, sum(w (y log(y / m) - y + m)) / W with m the
+    weighted mean: sum(w y log y) / W - m log m (the linear terms cancel). A node of positive
+    weight and zero sum has an infinite deviance (no mean to predict a positive y with); a
+    deviance within the rounding error of its two terms is 0."""
+    if weight <= 0.0:
+        return 0.0
+    mean = stats[0] / weight
+    if mean <= 0.0:
+        return np.inf
+    mean_term = mean * math.log(mean)
+    deviance = stats[1] / weight - mean_term
+    if deviance <= ROUNDING * max(weight, 1.0) * (abs(stats[1] / weight) + abs(mean_term)):
+        return 0.0
+    return deviance
+
+
+@jit
+def poisson_score(sum_left, weight_left, sum_right, weight_right):
+    """Split score of poisson: S_l log(S_l / W_l) + S_r log(S_r / W_r) (S = sum of w y; the
+    impurity decrease up to the node's constant), -inf when a side's sum is zero within
+    rounding (its deviance would be infinite)."""
+    limit = ROUNDING * max(weight_left + weight_right, 1.0) * abs(sum_left + sum_right)
+    if sum_left <= limit or sum_right <= limit:
+        return -np.inf
+    return (sum_left * math.log(sum_left / weight_left)
+            + sum_right * math.log(sum_right / weight_right))
+
+
+@jit
 def node_impurity(criterion, stats, weight):
     """Impurity of a node under ``criterion`` (a :class:`Measure`).
 
@@ -256,6 +296,8 @@ def node_impurity(criterion, stats, weight):
         return misclassification(stats, weight)
     if code == SQUARED_ERROR:
         return squared_error(stats, weight)
+    if code == POISSON:
+        return poisson(stats, weight)
     if code == USER_IMPURITY or code == USER_SCORE:
         return _user_value(criterion, criterion.impurity(stats, weight))
     return gini(stats, weight)
@@ -292,6 +334,7 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
     - twoing: (W_l/W)(W_r/W)/4 (sum_c |P(c|l) - P(c|r)|)**2
     - squared_error: S_l**2 / W_l + S_r**2 / W_r with S = sum(w y) (= W - W_l V_l - W_r V_r, up to
       a constant)
+    - poisson: S_l log(S_l / W_l) + S_r log(S_r / W_r) (:func:`poisson_score`)
 
     - a user's score: ``score(left, W_l, right, W_r)``; a user's impurity I:
       -(W_l I(left) + W_r I(right))
@@ -314,6 +357,8 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
         return left_sq / weight_left + right_sq / weight_right
     if code == SQUARED_ERROR:
         return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    if code == POISSON:
+        return poisson_score(left[0], weight_left, right[0], weight_right)
     if code == ENTROPY:
         return -(_weighted_entropy_sum(left, weight_left)
                  + _weighted_entropy_sum(right, weight_right))
@@ -344,7 +389,7 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
 @jit
 def child_score(criterion, stats, weight):
     """One child's term of the split score for the criteria whose score is a sum over the
-    children (gini, entropy, misclassification, squared_error): :func:`split_score` of a
+    children (gini, entropy, misclassification, squared_error, poisson): :func:`split_score` of a
     binary split is the sum of the two terms, and a multiway split's score is the sum over all
     its children, so both compare on one scale. ``weight`` must be positive. A user's
     impurity I: -W I."""
@@ -358,6 +403,10 @@ def child_score(criterion, stats, weight):
         return total / weight
     if code == SQUARED_ERROR:
         return stats[0] * stats[0] / weight
+    if code == POISSON:
+        if stats[0] <= 0.0:
+            return -np.inf
+        return stats[0] * math.log(stats[0] / weight)
     if code == ENTROPY or code == GAIN_RATIO:
         return -_weighted_entropy_sum(stats, weight)
     largest = 0.0  # MISCLASSIFICATION
@@ -377,7 +426,8 @@ def gain_ratio_of(children_entropy_sum, split_information, node_weight, parent_e
 
 
 # criteria a multiway (one child per category) split can use
-MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, USER_IMPURITY)
+MULTIWAY_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, POISSON,
+                     USER_IMPURITY)
 
 
 def criterion_code(name, task):

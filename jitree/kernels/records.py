@@ -45,6 +45,8 @@ TreeData = namedtuple("TreeData", [
     "label",          # (n_samples,) class of every sample (classification), or empty
     "label_scratch",  # (n_blocks, n_rows) classes gathered per scan, or (n_blocks, 0)
     "target",         # (n_samples,) float64: regression target
+    "target_term",    # (n_samples,) float64: a regression criterion's second per-sample
+                      # statistic when it is not y**2 (poisson: y log y), else empty
     "sample_weight",  # (n_samples,) float64
     "weighted",       # bool: some weight differs from 1
     "is_regression",  # bool

@@ -230,8 +230,10 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
 @jit
 def scan_regression(settings, data, rows, node, base, n_right0):
     """Best threshold of one node on one feature for squared error (maximises
-    S_l**2 / W_l + S_r**2 / W_r, S = sum of w y). Returns (score, pos). Missing samples as in
-    :func:`scan_classification` (``base.stats[0]``: their sum of w y when they go left)."""
+    S_l**2 / W_l + S_r**2 / W_r, S = sum of w y) or poisson (:func:`criteria.poisson_score`).
+    Returns (score, pos). Missing samples as in :func:`scan_classification`
+    (``base.stats[0]``: their sum of w y when they go left)."""
+    poisson = settings.criterion.code == criteria.POISSON
     min_samples_leaf = settings.min_samples_leaf
     min_weight_leaf = settings.min_weight_leaf
     value_row = rows.value
@@ -266,7 +268,10 @@ def scan_regression(settings, data, rows, node, base, n_right0):
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
         sum_right = sum_total - sum_left
-        score = sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
+        if poisson:
+            score = criteria.poisson_score(sum_left, weight_left, sum_right, weight_right)
+        else:
+            score = sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
         if score > best_score:
             best_score = score
             best_pos = np.int64(k) + 1

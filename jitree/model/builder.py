@@ -138,6 +138,8 @@ class Scaling:
       (``y = 1e8 + {0, 1}``), so trees do not depend on an offset or a scale of y; a scale
       by a power of two changes no bit of y'. A constant target is 0 everywhere (no split
       on rounding noise).
+    - Poisson targets (``centred=False``) are only scaled, ``y' = y / 2**magnitude``: the
+      Poisson deviance depends on an offset of y, not on its scale (it scales with it).
 
     Tree values, impurities and node weights are reported in the caller's units.
     """
@@ -147,10 +149,12 @@ class Scaling:
     magnitude: int = 0
     spread: int = 0
     is_regression: bool = False
+    impurity_power: int = 2  # impurities scale as y**2 (variance) or as y (poisson)
 
     @classmethod
-    def of(cls, target, sample_weight, is_regression):
-        """The scaling of these samples (positive weights; finite targets)."""
+    def of(cls, target, sample_weight, is_regression, centred=True):
+        """The scaling of these samples (positive weights; finite targets); ``centred=False``
+        scales the targets without centring them (poisson)."""
         largest = float(sample_weight.max())
         if sample_weight.min() == largest:
             weight_unit = largest
@@ -160,6 +164,8 @@ class Scaling:
             return cls(weight_unit)
         largest = float(np.abs(target).max())
         magnitude = int(np.frexp(largest)[1]) if largest > 0.0 else 0
+        if not centred:
+            return cls(weight_unit, 0.0, magnitude, 0, True, 1)
         if target.min() == target.max():
             return cls(weight_unit, float(np.ldexp(target[0], -magnitude)), magnitude, 0, True)
         z = np.ldexp(target, -magnitude)  # exact: |z| < 1
@@ -182,15 +188,17 @@ class Scaling:
 
     def impurity_units(self):
         """Power of two by which the kernels' impurities multiply into the caller's."""
-        return 2 * (self.magnitude + self.spread) if self.is_regression else 0
+        return self.impurity_power * (self.magnitude + self.spread) if self.is_regression else 0
 
     def impurities(self, impurity):
         """Kernel impurities in the caller's units; a variance beyond float64's range (targets
-        near 1e154 and beyond) is reported as the largest float64."""
+        near 1e154 and beyond) is reported as the largest float64 (an infinite deviance stays
+        infinite)."""
         if self.impurity_units() == 0:
             return impurity
         with np.errstate(over="ignore"):
-            return np.minimum(np.ldexp(impurity, self.impurity_units()), _LARGEST)
+            scaled = np.ldexp(impurity, self.impurity_units())
+            return np.where(np.isinf(impurity), impurity, np.minimum(scaled, _LARGEST))
 
     def impurity_setting(self, value):
         """A threshold on impurities (impurity_threshold, min_impurity_decrease) in kernel
@@ -200,6 +208,17 @@ class Scaling:
     def means(self, mean):
         """Mean targets in the caller's units (regression values)."""
         return np.ldexp(self.centre + np.ldexp(mean, self.spread), self.magnitude)
+
+
+def target_term(code, target):
+    """The second per-sample regression statistic of criterion ``code`` when it is not
+    ``y**2`` (``TreeData.target_term``): ``y log y`` (0 at 0) for poisson, else empty."""
+    if code != criteria.POISSON:
+        return np.empty(0)
+    term = np.zeros_like(target)
+    positive = target > 0.0
+    term[positive] = target[positive] * np.log(target[positive])
+    return term
 
 
 _TINY = np.nextafter(0.0, 1.0)
@@ -307,8 +326,10 @@ class TreeBuilder:
         user_criterion = measure.code >= criteria.USER_IMPURITY
         # a user's criterion sees the samples' own targets and weights
         scaling = Scaling() if user_criterion else \
-            Scaling.of(target, sample_weight, self.params.is_regression)
+            Scaling.of(target, sample_weight, self.params.is_regression,
+                       centred=measure.code != criteria.POISSON)
         target = scaling.targets(target)
+        term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
         params = replace(self.params,
                          min_weight_leaf=self.params.min_weight_leaf / scaling.weight_unit,
@@ -328,12 +349,13 @@ class TreeBuilder:
             dtype=presorted.sorted_label.dtype)
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
-                        sample_weight, not bool(np.all(sample_weight == 1.0)),
+                        term, sample_weight, not bool(np.all(sample_weight == 1.0)),
                         bool(params.is_regression))
         root_stats = np.zeros(n_stats)
         if params.is_regression:
             root_stats[0] = np.dot(sample_weight, target)
-            root_stats[1] = np.dot(sample_weight * target, target)
+            root_stats[1] = np.dot(sample_weight, term) if term.shape[0] else \
+                np.dot(sample_weight * target, target)
         else:
             root_stats[:] = np.bincount(presorted.label, weights=sample_weight,
                                         minlength=n_stats)

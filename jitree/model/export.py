@@ -153,6 +153,7 @@ _IMPURITY_NAMES = {
     "gain_ratio": "entropy",
     "misclassification": "misclassification",
     "squared_error": "squared_error",
+    "poisson": "poisson",
 }
 
 

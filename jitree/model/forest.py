@@ -36,7 +36,13 @@ from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .regressor import DecisionTreeRegressor, r2
 from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite, read_only
-from .validation import check_is_fitted, check_sample_weight, check_y, is_chunk_iterator
+from .validation import (
+    check_is_fitted,
+    check_poisson_target,
+    check_sample_weight,
+    check_y,
+    is_chunk_iterator,
+)
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
 # tree in turn, so every task reloads every tree: fewer, larger tasks reload less (measured
@@ -487,7 +493,10 @@ class _ForestRegressor(BaseForest):
     _task = "regression"
 
     def _encode_target(self, y, n_samples):
-        return check_y(y, n_samples, regression=True), 2, 0, None
+        y = check_y(y, n_samples, regression=True)
+        if isinstance(self.criterion, str) and self.criterion == "poisson":
+            check_poisson_target(y)
+        return y, 2, 0, None
 
     def _node_table(self, model):
         return model.tree_.value

@@ -107,8 +107,8 @@ def _params(estimator, cls, is_classifier):
             params["class_weight"] = dict(class_weight) if isinstance(class_weight, dict) \
                 else class_weight
     else:
-        # friedman_mse, absolute_error, poisson: the tree is kept, a refit uses squared_error
-        params["criterion"] = "squared_error"
+        # friedman_mse, absolute_error: the tree is kept, a refit uses squared_error
+        params["criterion"] = criterion if criterion == "poisson" else "squared_error"
     random_state = sklearn_params.get("random_state")
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         params["random_state"] = int(random_state)

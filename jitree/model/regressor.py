@@ -4,7 +4,7 @@ import numpy as np
 
 from .._threading import n_threads
 from ._base import BaseDecisionTree
-from .validation import check_sample_weight, check_y, is_chunk_iterator
+from .validation import check_poisson_target, check_sample_weight, check_y, is_chunk_iterator
 
 
 def r2(y, y_pred, weight):
@@ -27,8 +27,11 @@ class DecisionTreeRegressor(BaseDecisionTree):
     """A decision tree regressor grown on presorted features.
 
     Parameters are those of :class:`jitree.DecisionTreeClassifier` except ``class_weight`` and
-    ``purity_threshold``; ``criterion`` is ``"squared_error"`` (variance reduction) and
-    ``impurity_threshold`` applies to the node's weighted variance.
+    ``purity_threshold``; ``criterion`` is ``"squared_error"`` (variance reduction; the
+    impurity is the node's weighted variance), ``"poisson"`` (half Poisson deviance
+    ``sum w (y log(y / m) - y + m) / W`` of the node's mean m: for counts and rates, y >= 0
+    with a positive sum; a split that leaves a child of zero sum is not made) or a
+    :class:`jitree.Criterion`. ``impurity_threshold`` applies to the node's impurity.
 
     Attributes
     ----------
@@ -70,6 +73,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         n_samples = X.shape[0]
         y = check_y(y, n_samples, regression=True)
         sample_weight = check_sample_weight(sample_weight, n_samples)
+        if isinstance(self.criterion, str) and self.criterion == "poisson":
+            check_poisson_target(y, sample_weight)
         return self._fit_tree(X, y, sample_weight, 2, 0)
 
     def _pruning_targets(self, y, n_samples):
