@@ -380,16 +380,19 @@ def test_weights_enter_the_draw_not_the_trees_as_sklearn(data):
             assert bag.shape[0] == 150 and bag.min() >= 100
 
 
-def test_draw_frequencies_follow_the_weights():
+@pytest.mark.parametrize("max_samples", [15, 100])  # fewer draws than rows, and more
+def test_draw_frequencies_follow_the_weights(max_samples):
     """Over many trees, row i is drawn n_bootstrap * w_i / sum(w) times per tree on average
     (tolerance: 6 standard errors of the mean count of each row)."""
     X = np.arange(40, dtype=np.float64).reshape(20, 2)
     y = np.arange(20) % 2
     weight = np.arange(20, dtype=np.float64)  # row 0 never drawn
-    forest = jitree.RandomForestClassifier(n_estimators=400, max_depth=1, max_samples=100,
-                                           random_state=0).fit(X, y, sample_weight=weight)
+    forest = jitree.RandomForestClassifier(n_estimators=400, max_depth=1,
+                                           max_samples=max_samples, random_state=0)
+    forest.fit(X, y, sample_weight=weight)
     counts = np.array([np.bincount(bag, minlength=20) for bag in forest.estimators_samples_])
-    expected = 100 * weight / weight.sum()
+    assert (counts.sum(axis=1) == max_samples).all()
+    expected = max_samples * weight / weight.sum()
     assert counts[:, 0].max() == 0
     standard_error = np.sqrt(np.maximum(expected, 1e-12) / 400)
     assert np.all(np.abs(counts.mean(axis=0) - expected) <= 6 * standard_error + 1e-12)

@@ -111,6 +111,12 @@ def _bootstrap_counts(seed, n_samples, n_bootstrap, probability=None):
     ``n_bootstrap`` draws with replacement, uniform or, when given, sample i with probability
     ``probability[i]`` (a row of probability 0 is never drawn)."""
     rng = np.random.default_rng(seed)
+    if n_bootstrap > n_samples:
+        # max_samples above n_samples: the multiplicities drawn at once (the same
+        # distribution), in O(n_samples) memory and time whatever the number of draws
+        if probability is None:
+            probability = np.full(n_samples, 1.0 / n_samples)
+        return rng.multinomial(n_bootstrap, probability)
     if probability is None:
         drawn = rng.integers(0, n_samples, n_bootstrap)
     else:
