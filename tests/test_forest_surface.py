@@ -327,9 +327,11 @@ def test_tree_random_state_is_its_seed_as_sklearn(data, cls):
 
 @pytest.mark.parametrize("cls", FORESTS)
 @pytest.mark.parametrize("weighted", [False, True])
-def test_clone_of_a_tree_regrows_it(data, cls, weighted):
+@pytest.mark.parametrize("min_samples_leaf", [2, 0.02])
+def test_clone_of_a_tree_regrows_it(data, cls, weighted, min_samples_leaf):
     """A clone of estimators_[t], fitted on the same rows with the weights the forest gave
-    them (bag multiplicities with bootstrap, sample_weight without), is the same tree."""
+    them (bag multiplicities with bootstrap, sample_weight without), is the same tree (a
+    fraction min_samples_leaf is the count it came to in the forest: 8 of 400 rows)."""
     sklearn_base = pytest.importorskip("sklearn.base")
     X, y = data[0], _target(cls, data)
     n_samples = X.shape[0]
@@ -337,9 +339,10 @@ def test_clone_of_a_tree_regrows_it(data, cls, weighted):
     if weighted:
         sample_weight = np.random.default_rng(3).random(n_samples)
         sample_weight[::3] = 0.0
-    forest = cls(n_estimators=4, min_samples_leaf=2, random_state=7)
+    forest = cls(n_estimators=4, min_samples_leaf=min_samples_leaf, random_state=7)
     forest.fit(X, y, sample_weight=sample_weight)
     for t, tree in enumerate(forest):
+        assert tree.min_samples_leaf == (2 if min_samples_leaf == 2 else 8)
         if forest.bootstrap:
             weight = np.bincount(forest.estimators_samples_[t], minlength=n_samples)
         else:

@@ -413,7 +413,7 @@ class BaseForest(ParamsMixin):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.estimators_ = kept + [
-            self._wrap(tree, template, plan.grow_params.max_features, plan.seeds[t])
+            self._wrap(tree, plan, plan.seeds[t])
             for t, tree in zip(new_trees, trees, strict=True)]
         self._seeds = np.array([model.random_state for model in self.estimators_],
                                dtype=np.int64)
@@ -423,17 +423,25 @@ class BaseForest(ParamsMixin):
             self._compute_oob(X, target)
         return self
 
-    def _wrap(self, tree, template, max_features, seed):
+    def _wrap(self, tree, plan, seed):
         """The fitted tree estimator around ``tree``, with the forest's tree parameters and
         ``random_state`` the seed it was grown with: refitted on the same weighted rows
         (``sample_weight`` its bag multiplicities, see ``estimators_samples_``), a clone of it
-        grows the same tree."""
+        grows the same tree.
+
+        For that, a fraction ``min_samples_leaf`` / ``min_samples_split`` becomes the count
+        it came to: the forest takes it of the training set's n_samples, a tree of the rows
+        of positive weight it is fitted on (its bag)."""
+        template = plan.template
         params = template.get_params()
         params["random_state"] = int(seed)
+        for name in ("min_samples_leaf", "min_samples_split"):
+            if not isinstance(params[name], numbers.Integral):
+                params[name] = getattr(plan.grow_params, name)
         names = getattr(template, "feature_names_in_", None)
         model = self._tree_class._from_tree(tree, classes=getattr(self, "classes_", None),
                                             feature_names=names, params=params)
-        model.max_features_ = max_features
+        model.max_features_ = plan.grow_params.max_features
         model.categories_ = template.categories_
         model._encoder = template._encoder
         model.missing_values_in_feature_mask_ = template.missing_values_in_feature_mask_
@@ -817,7 +825,8 @@ class RandomForestClassifier(_ForestClassifier):
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf, \
 max_leaf_nodes, min_impurity_decrease, ccp_alpha
         The trees' parameters (see :class:`jitree.DecisionTreeClassifier`); fractions of
-        ``min_samples_*`` are of the training set's n_samples.
+        ``min_samples_*`` are of the training set's n_samples (the fitted trees hold the
+        counts they came to).
     max_features : int, float, "sqrt", "log2" or None, default="sqrt"
         Features drawn per node.
     bootstrap : bool, default=True
