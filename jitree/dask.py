@@ -87,7 +87,8 @@ def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
     ``estimator.fit(X, y, sample_weight)`` with the trees grown in groups, one task per group.
 
     ``estimator``: a RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier or
-    ExtraTreesRegressor (fitted or not; refitted like ``fit`` does). It is returned, fitted.
+    ExtraTreesRegressor (fitted or not; refitted like ``fit`` does, ``warm_start`` included:
+    a warm start grows only the new trees on the cluster). It is returned, fitted.
 
     With an int ``random_state`` the forest is identical to ``estimator.fit(X, y,
     sample_weight)`` in memory: same trees, same predictions, same ``oob_score_``, whatever
@@ -131,7 +132,9 @@ def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
     plan, X, target, sample_weight = estimator._prepare_fit(X, y, sample_weight)
     if n_groups is None:
         n_groups = max(1, sum(client.nthreads().values()))
-    groups = np.array_split(np.arange(plan.n_estimators), min(n_groups, plan.n_estimators))
+    new_trees = np.arange(plan.n_kept, plan.n_estimators)  # all but a warm start's kept trees
+    groups = np.array_split(new_trees, min(n_groups, new_trees.shape[0])) \
+        if new_trees.shape[0] else []
     # Keys of their own (hash=False): under content keys, a second call on the same data would
     # reuse keys the first call's futures are still releasing, and lose them.
     shared = client.scatter([X, target, sample_weight], broadcast=True, hash=False)
@@ -142,7 +145,7 @@ def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
                              key=f"jitree-grow-trees-{call}-{index}")
                for index, group in enumerate(groups)]
     trees = [tree for group_trees in client.gather(futures) for tree in group_trees]
-    return estimator._finish_fit(plan, trees, X, target)
+    return estimator._finish_fit(plan, trees, X, target, sample_weight)
 
 
 def _current_client(client):

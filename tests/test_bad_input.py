@@ -346,13 +346,15 @@ def test_rule_matches_a_dataframe_or_says_what_it_needs():
 # -- forest parameters ---------------------------------------------------------------
 @pytest.mark.parametrize("forest", [jitree.RandomForestClassifier,
                                     jitree.ExtraTreesClassifier])
-def test_forest_max_samples_is_checked_before_allocating(forest):
-    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
-        forest(n_estimators=2, bootstrap=True, max_samples=10**10).fit(X, Y)
-    with pytest.raises(ValueError, match="max_samples must be <= n_samples = 30"):
-        forest(n_estimators=2, bootstrap=True, max_samples=31).fit(X, Y)
-    assert forest(n_estimators=2, bootstrap=True, max_samples=30).fit(X, Y) \
-        .estimators_[0].tree_.weighted_n_node_samples[0] == 30
+def test_forest_max_samples_above_n_samples_allocates_no_draws(forest):
+    """More draws than rows are allowed (scikit-learn 1.9): their multiplicities are drawn at
+    once, so a huge max_samples costs no memory or time for the draws themselves."""
+    for max_samples in (10**10, 31, 30):
+        model = forest(n_estimators=2, bootstrap=True, max_samples=max_samples,
+                       random_state=0).fit(X, Y)
+        assert model.estimators_[0].tree_.weighted_n_node_samples[0] == max_samples
+    with pytest.raises(ValueError, match="max_samples must be >= 1"):
+        forest(n_estimators=2, bootstrap=True, max_samples=0).fit(X, Y)
 
 
 @pytest.mark.parametrize("oob_score", ["yes", 1, None, lambda y, p: 0.0])

@@ -368,6 +368,28 @@ def test_fit_forest_grows_on_the_workers(client, data):
     assert len(forest.estimators_) == 4
 
 
+def test_fit_forest_warm_start_grows_only_the_new_trees(client, data):
+    """A warm start keeps the fitted trees (the same objects) and grows the others on the
+    workers: the forest of one local fit of all the trees, weighted bootstrap included."""
+    X, labels, _ = data
+    weight = np.random.default_rng(5).uniform(0.0, 2.0, N_ROWS)
+    params = dict(max_depth=6, random_state=21)
+    local = jitree.RandomForestClassifier(n_estimators=20, **params).fit(
+        X, labels, sample_weight=weight)
+    forest = jitree.RandomForestClassifier(n_estimators=12, warm_start=True, **params)
+    forest.fit(X, labels, sample_weight=weight)
+    kept = list(forest)
+    forest.set_params(n_estimators=20)
+    with distributed.get_task_stream(client) as stream:
+        jitree.dask.fit_forest(forest, X, labels, client, sample_weight=weight, n_groups=4)
+    assert forest[:12] == kept
+    assert len(_grow_tasks(stream)) == 4  # the 8 new trees in 4 groups
+    _same_forest(forest, local, X)
+    with pytest.warns(UserWarning, match="Warm-start"):  # nothing to grow: no task
+        jitree.dask.fit_forest(forest, X, labels, client, sample_weight=weight)
+    assert list(forest) == forest.estimators_ and len(forest) == 20
+
+
 def test_fit_forest_tree_saves_and_loads(client, data, tmp_path):
     X, _, target = data
     forest = jitree.dask.fit_forest(jitree.RandomForestRegressor(n_estimators=4, max_depth=6,

@@ -62,6 +62,18 @@ def _columns_with_nan(X):
     return np.array([bool(np.isnan(X[:, j]).any()) for j in range(X.shape[1])])
 
 
+def _scipy_sparse(method):
+    """The ``scipy.sparse`` module, imported when ``method`` needs it (scipy is an optional
+    dependency, never imported by ``import jitree``); an ImportError naming the extra to
+    install when scipy is missing."""
+    try:
+        from scipy import sparse
+    except ImportError:
+        raise ImportError(f"{method} returns a scipy sparse matrix: install the 'scipy' "
+                          "extra (pip install 'jitree[scipy]')") from None
+    return sparse
+
+
 def _seed_of(random_state):
     """An integer seed from None / int / numpy RandomState or Generator (scikit-learn's
     meaning: None draws a fresh seed, so that fits differ)."""
@@ -213,6 +225,7 @@ class BaseDecisionTree(ParamsMixin):
                                              presorted)
         self.tree_ = pruning.cost_complexity(tree, ccp_alpha)
         self.n_features_in_ = n_features
+        self.n_outputs_ = 1
         self.max_features_ = params.max_features
         return self
 
@@ -293,6 +306,7 @@ class BaseDecisionTree(ParamsMixin):
         model = cls(**(params or {}))
         model.tree_ = tree._freeze()
         model.n_features_in_ = tree.n_features
+        model.n_outputs_ = 1
         model.max_features_ = tree.n_features
         if feature_names is not None:
             model.feature_names_in_ = np.asarray(feature_names, dtype=object)
@@ -346,16 +360,12 @@ class BaseDecisionTree(ParamsMixin):
         Needs scipy (``pip install 'jitree[scipy]'``).
         """
         X = self._validate_predict_X(X)
-        try:
-            from scipy.sparse import csr_matrix
-        except ImportError:
-            raise ImportError("decision_path returns a scipy sparse matrix: install the "
-                              "'scipy' extra (pip install 'jitree[scipy]')") from None
+        sparse = _scipy_sparse("decision_path")
         with n_threads(self.n_jobs):
             indptr, indices = self.tree_.decision_path_arrays(X)
         data = np.ones(indices.shape[0], dtype=np.int64)
-        return csr_matrix((data, indices, indptr),
-                          shape=(X.shape[0], self.tree_.node_count))
+        return sparse.csr_matrix((data, indices, indptr),
+                                 shape=(X.shape[0], self.tree_.node_count))
 
     def get_depth(self):
         check_is_fitted(self)

@@ -110,6 +110,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
     classes_ : ndarray of the class labels, sorted
     n_classes_ : int
     n_features_in_ : int
+    n_outputs_ : int
+        Number of outputs of the target: always 1 (one column of labels).
     feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
     feature_importances_ : ndarray
     max_features_ : int

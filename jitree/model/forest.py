@@ -3,14 +3,18 @@
 - One presort of X serves every tree: each tree copies, in sorted order, only the samples of
   its bootstrap (:meth:`Presorted.subset`), renumbered 0 .. n_bag - 1 so that its per-sample
   arrays stay small, with the bootstrap multiplicities as sample weights; X itself is never
-  copied. When a tree scans fewer than half of the features at each node (the default
+  copied. As in scikit-learn, ``sample_weight`` enters a bootstrap through the draw (row i is
+  drawn with probability proportional to its weight) and the tree weighs its rows by their
+  multiplicities only; without bootstrap the trees weigh the rows by ``sample_weight``.
+  When a tree scans fewer than half of the features at each node (the default
   ``max_features="sqrt"``), the copy leaves the classes out and the scans read them by sample
   (:func:`_carries_labels`): every level's partition then moves less.
 - Trees grow concurrently on a thread pool (``n_jobs`` threads), each with single-threaded
   kernels, which release the GIL.
 - Tree ``t`` depends only on its seed, drawn from ``random_state`` up front, so a forest is
-  the same whatever ``n_jobs``, and whatever groups its trees are grown in: ``fit`` is three
-  steps, ``_prepare_fit`` (validation, seeds: a picklable :class:`_ForestPlan`),
+  the same whatever ``n_jobs``, and whatever groups its trees are grown in (``warm_start``
+  adds trees ``len(estimators_) ..`` with the seeds a single fit would have drawn for them):
+  ``fit`` is three steps, ``_prepare_fit`` (validation, seeds: a picklable :class:`_ForestPlan`),
   :func:`_grow_trees` (any subset of the trees, with its own presort) and ``_finish_fit``
   (fitted attributes from all the trees); :func:`jitree.dask.fit_forest` runs the middle
   step on a cluster's workers.
@@ -21,6 +25,9 @@
 
 import dataclasses
 import numbers
+import sys
+import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -30,7 +37,7 @@ from .._threading import n_threads, resolve_n_jobs
 from ..kernels import predict as _predict
 from ..kernels.records import FlatTrees, TreeWalk
 from . import pruning
-from ._base import BaseDecisionTree, _check_float, _check_int, _seed_of
+from ._base import BaseDecisionTree, _check_float, _check_int, _scipy_sparse, _seed_of
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
@@ -64,12 +71,16 @@ class _ForestPlan:
     can be grown elsewhere (another thread, process or machine) by :func:`_grow_trees`.
 
     Tree ``t`` is grown from ``seeds[t]`` alone, which is what makes a forest grown in groups
-    the same as one grown in a single call.
+    the same as one grown in a single call. ``seeds`` holds the seeds of all ``n_estimators``
+    trees; a warm start keeps the first ``n_kept`` trees and grows the others
+    (:attr:`new_trees`).
     """
 
     seeds: np.ndarray
+    n_kept: int
     bootstrap: bool
     n_bootstrap: int
+    weighted_draw: bool  # bootstrap rows drawn with probability proportional to sample_weight
     n_samples: int
     n_features: int
     n_stats: int
@@ -80,16 +91,51 @@ class _ForestPlan:
     min_weight_fraction_leaf: float
     ccp_alpha: float
     template: object  # the unfitted tree estimator: parameters and feature names of each tree
+    verbose: int = 0
+    estimator_name: str = "forest"
 
     @property
     def n_estimators(self):
         return self.seeds.shape[0]
 
+    @property
+    def new_trees(self):
+        """Indices of the trees this fit grows (all but the ``n_kept`` of a warm start)."""
+        return range(self.n_kept, self.n_estimators)
 
-def _bootstrap_counts(seed, n_samples, n_bootstrap):
-    """How many times each sample is drawn into the bag of the tree with ``seed``."""
+
+def _draw_probability(sample_weight):
+    """Probability of each row at each bootstrap draw: ``sample_weight`` normalised (None
+    when all weights are equal: a uniform draw, as without weights)."""
+    if sample_weight is None or sample_weight.min() == sample_weight.max():
+        return None
+    return sample_weight / sample_weight.sum()
+
+
+def _bootstrap_counts(seed, n_samples, n_bootstrap, probability=None):
+    """How many times each sample is drawn into the bag of the tree with ``seed``:
+    ``n_bootstrap`` draws with replacement, uniform or, when given, sample i with probability
+    ``probability[i]`` (a row of probability 0 is never drawn)."""
     rng = np.random.default_rng(seed)
-    return np.bincount(rng.integers(0, n_samples, n_bootstrap), minlength=n_samples)
+    if n_bootstrap > n_samples:
+        # max_samples above n_samples: the multiplicities drawn at once (the same
+        # distribution), in O(n_samples) memory and time whatever the number of draws
+        if probability is None:
+            probability = np.full(n_samples, 1.0 / n_samples)
+        return rng.multinomial(n_bootstrap, probability)
+    if probability is None:
+        drawn = rng.integers(0, n_samples, n_bootstrap)
+    else:
+        drawn = rng.choice(n_samples, n_bootstrap, replace=True, p=probability)
+    return np.bincount(drawn, minlength=n_samples)
+
+
+def _same_categories(ours, theirs):
+    """Whether two ``categories_`` lists (None or the categories of each feature) are equal."""
+    def listed(categories):
+        return [None if c is None else list(c) for c in categories]
+
+    return len(ours) == len(theirs) and listed(ours) == listed(theirs)
 
 
 def _class_weighted(weight, target, factors, n_classes):
@@ -110,6 +156,44 @@ def _carries_labels(max_features, n_features):
     return 2 * max_features >= n_features
 
 
+def _tree_weight(plan, seed, sample_weight, target, probability):
+    """The sample weights the tree with ``seed`` grows on: its bootstrap multiplicities (rows
+    drawn with ``probability``, see :func:`_draw_probability`), or ``sample_weight`` without
+    bootstrap, times the class weights."""
+    if plan.bootstrap:
+        weight = _bootstrap_counts(seed, plan.n_samples, plan.n_bootstrap,
+                                   probability).astype(np.float64)
+    else:
+        weight = sample_weight
+    return _class_weighted(weight, target, plan.class_factors, plan.n_classes)
+
+
+class _Progress:
+    """What a forest fit prints with ``verbose`` > 0: a line per tree grown (``verbose`` > 1)
+    and one when all are grown."""
+
+    def __init__(self, plan, n_trees):
+        self.plan = plan
+        self.n_trees = n_trees
+        self.done = 0
+        self.start = time.perf_counter()
+        self.lock = threading.Lock()
+
+    def tree_grown(self, t):
+        with self.lock:
+            self.done += 1
+            if self.plan.verbose > 1:
+                self._print(f"tree {t + 1} of {self.plan.n_estimators} grown ({self.done} of "
+                            f"{self.n_trees} this fit)")
+            if self.done == self.n_trees and self.plan.verbose > 0:
+                self._print(f"{self.n_trees} trees grown")
+
+    def _print(self, message):
+        elapsed = time.perf_counter() - self.start
+        print(f"[{self.plan.estimator_name}] {message}, {elapsed:.2f} s", file=sys.stdout,
+              flush=True)
+
+
 def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     """The trees ``tree_indices`` of the forest described by ``plan``, as pruned
     :class:`~jitree.Tree` objects in that order.
@@ -124,17 +208,19 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         presorted = Presorted.of(X, target, params.is_regression, plan.n_classes)
 
     carry_labels = _carries_labels(params.max_features, plan.n_features)
+    probability = _draw_probability(sample_weight) if plan.weighted_draw else None
+    progress = _Progress(plan, len(tree_indices))
 
     def grow(t):
         seed = plan.seeds[t]
-        weight = sample_weight
-        if plan.bootstrap:
-            weight = weight * _bootstrap_counts(seed, plan.n_samples, plan.n_bootstrap)
-        weight = _class_weighted(weight, target, plan.class_factors, plan.n_classes)
+        weight = _tree_weight(plan, seed, sample_weight, target, probability)
         total = float(weight.sum())
-        if not total > 0:
-            raise ValueError("a bootstrap sample has zero total weight; use more "
-                             "samples or bootstrap=False")
+        if not total > 0:  # only a class_weight of 0 can: drawn rows weigh > 0
+            if not plan.bootstrap:
+                raise ValueError("class_weight leaves every sample with weight 0")
+            raise ValueError(f"the bootstrap sample of tree {t} holds only classes whose "
+                             "class_weight is 0; give them a positive weight or use "
+                             "bootstrap=False")
         tree_params = dataclasses.replace(
             params, seed=int(seed), min_weight_leaf=plan.min_weight_fraction_leaf * total)
         bag = weight > 0
@@ -142,7 +228,9 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
             tree = TreeBuilder(tree_params).build(X, target[bag], weight[bag], plan.n_stats,
                                                   plan.n_classes,
                                                   presorted.subset(bag, carry_labels))
-        return pruning.cost_complexity(tree, plan.ccp_alpha)
+        tree = pruning.cost_complexity(tree, plan.ccp_alpha)
+        progress.tree_grown(t)
+        return tree
 
     workers = min(resolve_n_jobs(n_jobs), len(tree_indices))
     if workers <= 1:
@@ -164,30 +252,115 @@ class BaseForest(ParamsMixin):
             params["class_weight"] = None  # applied by the forest to the sample weights
         return self._tree_class(splitter=self._splitter, random_state=0, n_jobs=1, **params)
 
-    def _n_bootstrap(self, n_samples):
+    def _n_bootstrap(self, n_samples, total_weight):
+        """Rows drawn into each tree's bootstrap sample: ``max_samples`` as scikit-learn reads
+        it (None: n_samples; an int: that many; a float: that fraction of the total sample
+        weight, which is n_samples without weights, rounded, at least 1)."""
+        max_samples = self.max_samples
         if not self.bootstrap:
-            if self.max_samples is not None:
+            if max_samples is not None:
                 raise ValueError("max_samples is only used with bootstrap=True; set it to None")
             return n_samples
-        max_samples = self.max_samples
         if max_samples is None:
             return n_samples
-        if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-            count = _check_int("max_samples", max_samples, 1)
-            # checked before the bootstrap indices are allocated
-            if count > n_samples:
-                raise ValueError(f"max_samples must be <= n_samples = {n_samples} when an "
-                                 f"int, got {count}; give a float in (0, 1] for a fraction")
-            return count
-        fraction = _check_float("max_samples", max_samples, 0.0, 1.0, low_open=True)
-        return max(1, round(fraction * n_samples))
+        if isinstance(max_samples, bool) or not isinstance(max_samples, numbers.Real):
+            raise TypeError(f"max_samples must be None, an int >= 1 or a float > 0, got "
+                            f"{max_samples!r}")
+        if isinstance(max_samples, numbers.Integral):
+            # draws are with replacement: more than n_samples is allowed (scikit-learn 1.9)
+            return _check_int("max_samples", max_samples, 1)
+        fraction = float(max_samples)
+        if not (np.isfinite(fraction) and fraction > 0.0):
+            raise ValueError(f"max_samples must be > 0 and finite when a float, got "
+                             f"{max_samples!r}")
+        count = max(1, round(fraction * total_weight))
+        if count < max(10, n_samples ** (1 / 3)):
+            of = "the number of samples" if total_weight == n_samples else \
+                "the total sample weight"
+            warnings.warn(f"max_samples={max_samples!r} of {of} ({total_weight:g}) draws only "
+                          f"{count} rows into each bootstrap sample; give max_samples as an "
+                          "int to choose the count", UserWarning, stacklevel=4)
+        return count
 
     def fit(self, X, y, sample_weight=None):
-        """Grow ``n_estimators`` trees on bootstrap samples (or on all samples) of (X, y)."""
+        """Grow the forest's trees on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training samples (float32 or float64 arrays are not copied; categorical and
+            ordinal columns as the trees take them; NaN is a missing value).
+        y : array-like of shape (n_samples,)
+            Class labels (classifiers) or real targets (regressors).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows (None: all 1). With ``bootstrap=True`` they set
+            the probability of each row at each bootstrap draw and the trees weigh the drawn
+            rows by their multiplicities (as scikit-learn does): a row of weight 0 is never
+            drawn. Without bootstrap the trees weigh the rows by them.
+
+        Returns
+        -------
+        self : object
+            The fitted forest. With ``warm_start=True`` and a forest already fitted, its
+            ``len(estimators_)`` trees are kept and ``n_estimators - len(estimators_)`` new
+            trees are grown on (X, y), each with the seed a single fit of ``n_estimators``
+            trees would have given it.
+        """
         plan, X, target, sample_weight = self._prepare_fit(X, y, sample_weight)
-        trees = _grow_trees(plan, X, target, sample_weight, range(plan.n_estimators),
-                            self.n_jobs)
-        return self._finish_fit(plan, trees, X, target)
+        trees = _grow_trees(plan, X, target, sample_weight, plan.new_trees, self.n_jobs)
+        return self._finish_fit(plan, trees, X, target, sample_weight)
+
+    def _check_flags(self):
+        for name in ("bootstrap", "oob_score", "warm_start"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {value!r}")
+        verbose = self.verbose
+        if not isinstance(verbose, (bool, np.bool_)):
+            verbose = _check_int("verbose", verbose, 0)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
+        return int(verbose)
+
+    def _n_kept(self, n_estimators):
+        """How many fitted trees a warm start keeps (0 without one); scikit-learn's error and
+        warning when ``n_estimators`` does not grow."""
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            return 0
+        n_kept = len(self.estimators_)
+        if n_estimators < n_kept:
+            raise ValueError(f"n_estimators={n_estimators} must be larger or equal to "
+                             f"len(estimators_)={n_kept} when warm_start=True")
+        if n_estimators == n_kept:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
+                          "new trees.", UserWarning, stacklevel=4)
+        return n_kept
+
+    def _check_warm_data(self, template, n_features, classes):
+        """A warm start's new trees join the kept ones in one prediction: refuse data whose
+        features or classes differ from theirs."""
+        kept = self.estimators_[0]
+        if n_features != self.n_features_in_:
+            raise ValueError(f"warm_start=True: X has {n_features} features, but "
+                             f"the {len(self.estimators_)} fitted trees have "
+                             f"{self.n_features_in_}; fit on the same features or set "
+                             "warm_start=False")
+        names = getattr(template, "feature_names_in_", None)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if (names is None) != (fitted_names is None) or (
+                names is not None and list(names) != list(fitted_names)):
+            raise ValueError("warm_start=True: the feature names of X differ from those the "
+                             "fitted trees were grown on; fit on the same columns or set "
+                             "warm_start=False")
+        if not (np.array_equal(template._encoder.feature_kind_, kept._encoder.feature_kind_)
+                and _same_categories(template.categories_, kept.categories_)):
+            raise ValueError("warm_start=True: the categorical or ordinal features of X (or "
+                             "their categories) differ from those of the fitted trees; fit on "
+                             "the same data or set warm_start=False")
+        if classes is not None and not np.array_equal(classes, self.classes_):
+            raise ValueError(f"warm_start=True: y has the classes {classes.tolist()}, the "
+                             f"fitted trees {self.classes_.tolist()}; fit on the same classes "
+                             "or set warm_start=False")
 
     def _prepare_fit(self, X, y, sample_weight):
         """Validate the parameters and data and draw the trees' seeds: the :class:`_ForestPlan`
@@ -197,61 +370,84 @@ class BaseForest(ParamsMixin):
         X = template._validate_fit_X(X)
         n_samples, n_features = X.shape
         n_estimators = _check_int("n_estimators", self.n_estimators, 1)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}")
-        if not isinstance(self.oob_score, (bool, np.bool_)):
-            raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}")
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
-        n_bootstrap = self._n_bootstrap(n_samples)
+        verbose = self._check_flags()
+        n_kept = self._n_kept(n_estimators)
         sample_weight = check_sample_weight(sample_weight, n_samples)
+        n_bootstrap = self._n_bootstrap(n_samples, float(sample_weight.sum()))
         target, n_stats, n_classes, classes = self._encode_target(y, n_samples)
+        if n_kept:
+            self._check_warm_data(template, n_features, classes)
         class_factors = self._class_factors(classes, target, sample_weight)
         params = template._grow_params(n_samples, n_features, float(sample_weight.sum()))
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
+        # one draw per tree from one stream: a warm start that adds trees n_kept.. gives them
+        # the seeds a single fit of n_estimators trees would have
         seeds = np.random.RandomState(_seed_of(self.random_state) % 2**32).randint(
             np.iinfo(np.int32).max, size=n_estimators)
         resolve_n_jobs(self.n_jobs)  # a bad n_jobs fails here, before any tree grows
         plan = _ForestPlan(
-            seeds=seeds, bootstrap=bool(self.bootstrap), n_bootstrap=n_bootstrap,
+            seeds=seeds, n_kept=n_kept, bootstrap=bool(self.bootstrap),
+            n_bootstrap=n_bootstrap,
+            weighted_draw=bool(self.bootstrap) and _draw_probability(sample_weight) is not None,
             n_samples=n_samples, n_features=n_features, n_stats=n_stats, n_classes=n_classes,
             classes=classes, class_factors=class_factors, grow_params=params,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf, ccp_alpha=ccp_alpha,
-            template=template)
+            template=template, verbose=verbose, estimator_name=type(self).__name__)
         return plan, X, target, sample_weight
 
-    def _finish_fit(self, plan, trees, X, target):
-        """Set the fitted attributes from the plan and its grown ``trees`` (tree ``t`` at
-        position ``t``), then the out-of-bag estimate if asked for; returns the estimator."""
-        if len(trees) != plan.n_estimators:
-            raise ValueError(f"expected {plan.n_estimators} trees, got {len(trees)}")
+    def _finish_fit(self, plan, trees, X, target, sample_weight):
+        """Set the fitted attributes from the plan and the ``trees`` it grew (tree
+        ``plan.new_trees[k]`` at position ``k``), after the kept trees of a warm start, then
+        the out-of-bag estimate if asked for; returns the estimator."""
+        new_trees = plan.new_trees
+        if len(trees) != len(new_trees):
+            raise ValueError(f"expected {len(new_trees)} trees, got {len(trees)}")
+        kept = list(self.estimators_[:plan.n_kept]) if plan.n_kept else []
         template = plan.template
         if plan.classes is not None:
             self.classes_ = plan.classes
             self.n_classes_ = plan.classes.shape[0]
-        self._seeds = plan.seeds
         self._n_bootstrap_samples = plan.n_bootstrap
         self._n_samples = plan.n_samples
+        # the draw weights, to redraw the bags (estimators_samples_, out-of-bag rows)
+        self._draw_weight = sample_weight if plan.weighted_draw else None
         self.n_features_in_ = plan.n_features
+        self.n_outputs_ = 1
         names = getattr(template, "feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.estimators_ = [self._wrap(tree, template, plan.grow_params.max_features)
-                            for tree in trees]
+        self.estimators_ = kept + [
+            self._wrap(tree, plan, plan.seeds[t])
+            for t, tree in zip(new_trees, trees, strict=True)]
+        self._seeds = np.array([model.random_state for model in self.estimators_],
+                               dtype=np.int64)
         self.estimator_ = template
         self._layouts = {}
-        if self.oob_score:
+        if self.oob_score and (len(new_trees) > 0 or not hasattr(self, "oob_score_")):
             self._compute_oob(X, target)
         return self
 
-    def _wrap(self, tree, template, max_features):
+    def _wrap(self, tree, plan, seed):
+        """The fitted tree estimator around ``tree``, with the forest's tree parameters and
+        ``random_state`` the seed it was grown with: refitted on the same weighted rows
+        (``sample_weight`` its bag multiplicities, see ``estimators_samples_``), a clone of it
+        grows the same tree.
+
+        For that, a fraction ``min_samples_leaf`` / ``min_samples_split`` becomes the count
+        it came to: the forest takes it of the training set's n_samples, a tree of the rows
+        of positive weight it is fitted on (its bag)."""
+        template = plan.template
         params = template.get_params()
+        params["random_state"] = int(seed)
+        for name in ("min_samples_leaf", "min_samples_split"):
+            if not isinstance(params[name], numbers.Integral):
+                params[name] = getattr(plan.grow_params, name)
         names = getattr(template, "feature_names_in_", None)
         model = self._tree_class._from_tree(tree, classes=getattr(self, "classes_", None),
                                             feature_names=names, params=params)
-        model.max_features_ = max_features
+        model.max_features_ = plan.grow_params.max_features
         model.categories_ = template.categories_
         model._encoder = template._encoder
         model.missing_values_in_feature_mask_ = template.missing_values_in_feature_mask_
@@ -370,6 +566,63 @@ class BaseForest(ParamsMixin):
         check_is_fitted(self, "estimators_")
         return np.column_stack([model.apply(X) for model in self.estimators_])
 
+    def decision_path(self, X):
+        """The nodes each row of X passes through, in every tree.
+
+        Needs scipy (``pip install 'jitree[scipy]'``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to walk down the trees.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            ``indicator[i, j]`` is 1 when row i passes through node j, where the trees' nodes
+            are numbered one tree after the other: ``n_nodes`` is the total node count.
+        n_nodes_ptr : ndarray of int64, shape (n_estimators + 1,)
+            Where each tree's nodes start: the columns ``n_nodes_ptr[t]`` to
+            ``n_nodes_ptr[t + 1] - 1`` of ``indicator`` are the nodes of ``estimators_[t]``,
+            in the order of its ``decision_path``.
+        """
+        X = self._validate_predict_X(X)
+        sparse = _scipy_sparse("decision_path")
+        blocks = []
+        with n_threads(self.n_jobs):
+            for model in self.estimators_:
+                indptr, indices = model.tree_.decision_path_arrays(X)
+                blocks.append(sparse.csr_matrix(
+                    (np.ones(indices.shape[0], dtype=np.int64), indices, indptr),
+                    shape=(X.shape[0], model.tree_.node_count)))
+        n_nodes_ptr = np.concatenate(
+            [[0], np.cumsum([model.tree_.node_count for model in self.estimators_])])
+        return sparse.hstack(blocks, format="csr"), n_nodes_ptr.astype(np.int64)
+
+    # -- a fitted forest is a sequence of its trees ------------------------------------------
+    def __len__(self):
+        """Number of fitted trees, ``len(estimators_)``."""
+        check_is_fitted(self, "estimators_")
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The fitted tree ``estimators_[index]``; a slice gives a list of trees."""
+        check_is_fitted(self, "estimators_")
+        if isinstance(index, bool) or not isinstance(index, (numbers.Integral, slice)):
+            raise TypeError(f"{type(self).__name__} indices must be integers or slices, got "
+                            f"{type(index).__name__}")
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """Iterate over the fitted trees."""
+        check_is_fitted(self, "estimators_")
+        return iter(self.estimators_)
+
+    def __bool__(self):
+        # an estimator is true, fitted or not: without this, ``if forest:`` would call
+        # __len__ and fail on an unfitted forest
+        return True
+
     @property
     def feature_importances_(self):
         """Mean of the trees' impurity-based importances, normalised to sum 1."""
@@ -381,26 +634,32 @@ class BaseForest(ParamsMixin):
 
     @property
     def estimators_samples_(self):
-        """The indices of the samples drawn into each tree's bag (with repetition), one array
-        per tree; all samples without bootstrap."""
+        """The indices of the samples drawn into each tree's bag (with repetition, sorted),
+        one array per tree; all samples without bootstrap. ``np.bincount(bag,
+        minlength=n_samples)`` is the sample weight the tree grew on (times the class
+        weights). Redrawn from the trees' seeds at each access, on the last fit's data."""
         check_is_fitted(self, "estimators_")
         n_samples = self._n_samples
         if not self.bootstrap:
             return [np.arange(n_samples) for _ in self.estimators_]
-        return [np.repeat(np.arange(n_samples),
-                          _bootstrap_counts(seed, n_samples, self._n_bootstrap_samples))
+        return [np.repeat(np.arange(n_samples), self._bag_counts(seed))
                 for seed in self._seeds]
 
-    def _oob_rows(self, t, n_samples):
-        counts = _bootstrap_counts(self._seeds[t], n_samples, self._n_bootstrap_samples)
-        return np.flatnonzero(counts == 0)
+    def _bag_counts(self, seed, probability=None):
+        """The bootstrap multiplicities of the tree with ``seed`` (``probability``: the
+        draw's, when already computed)."""
+        if probability is None:
+            probability = _draw_probability(getattr(self, "_draw_weight", None))
+        return _bootstrap_counts(seed, self._n_samples, self._n_bootstrap_samples,
+                                 probability)
 
     def _compute_oob(self, X, target):
         n_samples = X.shape[0]
         total = None
         seen = np.zeros(n_samples)
+        probability = _draw_probability(self._draw_weight)
         for t, model in enumerate(self.estimators_):
-            rows = self._oob_rows(t, n_samples)
+            rows = np.flatnonzero(self._bag_counts(self._seeds[t], probability) == 0)
             if not rows.shape[0]:
                 continue
             values = model.tree_.predict_table(np.ascontiguousarray(X[rows]),
@@ -444,6 +703,12 @@ class _ForestClassifier(BaseForest):
         return index.reshape(-1).astype(np.float64), n_classes, n_classes, classes
 
     def _class_factors(self, classes, target, sample_weight):
+        if self.warm_start and isinstance(self.class_weight, str):
+            warnings.warn(f"class_weight={self.class_weight!r} with warm_start=True weighs "
+                          "the classes of each fit's data: the trees of several fits are "
+                          "balanced on different data unless it is the same. Pass the "
+                          "weights of the full data as a dict instead.", UserWarning,
+                          stacklevel=4)
         if self.class_weight is None or self.class_weight == "balanced_subsample":
             return self.class_weight
         return _class_weight_factors(self.class_weight, classes, target.astype(np.intp),
@@ -535,7 +800,8 @@ def _categorical_init(self, categorical_features, ordinal_features, categorical_
 
 def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
-                 bootstrap, oob_score, n_jobs, random_state, ccp_alpha, max_samples):
+                 bootstrap, oob_score, n_jobs, random_state, ccp_alpha, max_samples, verbose,
+                 warm_start):
     self.n_estimators = n_estimators
     self.criterion = criterion
     self.max_depth = max_depth
@@ -551,24 +817,86 @@ def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, mi
     self.random_state = random_state
     self.ccp_alpha = ccp_alpha
     self.max_samples = max_samples
+    self.verbose = verbose
+    self.warm_start = warm_start
 
 
 class RandomForestClassifier(_ForestClassifier):
     """A random forest classifier: trees on bootstrap samples, ``max_features`` features
     drawn per node, class probabilities averaged.
 
-    Parameters have scikit-learn's names and meanings: ``n_estimators``, the tree parameters
-    (``criterion``, ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
-    ``min_weight_fraction_leaf``, ``max_features``, ``max_leaf_nodes``,
-    ``min_impurity_decrease``, ``ccp_alpha`` and the categorical ones: ``categorical_features``,
-    ``ordinal_features``, ``categorical_split``, ``max_exhaustive_categories``,
-    ``max_subset_size``), ``bootstrap``, ``oob_score``, ``n_jobs`` (trees
-    grown concurrently; threads of prediction), ``random_state``, ``class_weight`` (dict,
-    "balanced" or "balanced_subsample") and ``max_samples`` (bootstrap size: int or fraction).
+    Parameters have scikit-learn's names and meanings.
 
-    Attributes: ``estimators_`` (fitted DecisionTreeClassifier), ``classes_``, ``n_classes_``,
-    ``n_features_in_``, ``feature_names_in_``, ``feature_importances_``, ``oob_score_`` and
-    ``oob_decision_function_`` (with ``oob_score=True``).
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf, \
+max_leaf_nodes, min_impurity_decrease, ccp_alpha
+        The trees' parameters (see :class:`jitree.DecisionTreeClassifier`); fractions of
+        ``min_samples_*`` are of the training set's n_samples (the fitted trees hold the
+        counts they came to).
+    max_features : int, float, "sqrt", "log2" or None, default="sqrt"
+        Features drawn per node.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample (rows drawn with replacement, their
+        multiplicities as weights) rather than on all rows.
+    oob_score : bool, default=False
+        Estimate the accuracy on the rows out of each tree's bootstrap sample
+        (``oob_score_``, ``oob_decision_function_``); needs ``bootstrap=True``.
+    n_jobs : int or None, default=None
+        Trees grown concurrently, and threads of prediction (None or -1: all cores). The
+        forest does not depend on it.
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the trees' seeds: tree t is grown with the t-th integer drawn from it
+        (``estimators_[t].random_state``), which sets its bootstrap sample, feature draws and
+        (extra trees) thresholds.
+    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        Weights multiplied into each tree's sample weights by class; "balanced_subsample"
+        balances the classes of each tree's bootstrap sample.
+    max_samples : int, float or None, default=None
+        Rows drawn into each bootstrap sample (``bootstrap=True`` only): None, n_samples; an
+        int >= 1, that many (more than n_samples is allowed: draws are with replacement); a
+        float > 0, that fraction of the total sample weight (of n_samples without weights),
+        rounded, at least 1 (a warning when that is fewer than 10 rows).
+    categorical_features, ordinal_features, categorical_split, max_exhaustive_categories, \
+max_subset_size
+        Feature kinds and categorical tests, as for the trees.
+    verbose : int, default=0
+        ``fit`` prints a line when its trees are grown (> 0) and one per tree (> 1).
+    warm_start : bool, default=False
+        When True and the forest is fitted, ``fit`` keeps the fitted trees and grows
+        ``n_estimators - len(estimators_)`` more (a ValueError if ``n_estimators`` is smaller,
+        a warning and no new tree if equal). The data must have the same features and
+        classes. With an int ``random_state``, a forest grown in several warm fits on the same
+        data equals the forest of all its trees grown at once.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+        The fitted trees; ``forest[t]`` is ``estimators_[t]``, ``len(forest)`` their number
+        and iterating over the forest iterates over them.
+    estimator_ : DecisionTreeClassifier
+        The unfitted template of the trees.
+    estimators_samples_ : list of ndarray
+        Each tree's bootstrap sample (row indices with repetition).
+    classes_ : ndarray
+    n_classes_ : int
+    n_features_in_ : int
+    n_outputs_ : int
+        Always 1.
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+    feature_importances_ : ndarray of shape (n_features,)
+    oob_score_ : float (with ``oob_score=True``)
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes) (with ``oob_score=True``)
+
+    Notes
+    -----
+    With ``sample_weight`` and ``bootstrap=True``, as in scikit-learn, each row is drawn with
+    probability proportional to its weight and each tree weighs the drawn rows by their
+    multiplicities (times the class weights); a row of weight 0 is never drawn.
+    ``class_weight`` is not part of the draw (scikit-learn draws by sample weight times class
+    weight): it multiplies the trees' weights, which gives the rows the same expected weight.
     """
 
     def __init__(self, n_estimators=100, criterion="gini", max_depth=None, min_samples_split=2,
@@ -577,11 +905,12 @@ class RandomForestClassifier(_ForestClassifier):
                  oob_score=False, n_jobs=None, random_state=None, class_weight=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None):
+                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 warm_start=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples)
+                     ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.class_weight = class_weight
@@ -589,7 +918,12 @@ class RandomForestClassifier(_ForestClassifier):
 
 class ExtraTreesClassifier(_ForestClassifier):
     """Extremely randomised trees: one random threshold per drawn feature and node, all
-    samples by default (``bootstrap=False``). Parameters as RandomForestClassifier."""
+    samples by default (``bootstrap=False``).
+
+    Parameters and attributes are those of :class:`RandomForestClassifier` (including
+    ``verbose``, ``warm_start``, ``max_samples``, the sequence of trees and
+    ``decision_path``), with ``bootstrap=False`` by default.
+    """
 
     _splitter = "random"
 
@@ -599,21 +933,27 @@ class ExtraTreesClassifier(_ForestClassifier):
                  oob_score=False, n_jobs=None, random_state=None, class_weight=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None):
+                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 warm_start=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples)
+                     ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.class_weight = class_weight
 
 
 class RandomForestRegressor(_ForestRegressor):
-    """A random forest regressor: trees on bootstrap samples, predictions averaged
-    (``max_features=1.0``: all features, as scikit-learn's default). Parameters as
-    RandomForestClassifier without ``class_weight``; ``oob_prediction_`` with
-    ``oob_score=True``."""
+    """A random forest regressor: trees on bootstrap samples, predictions averaged.
+
+    Parameters and attributes are those of :class:`RandomForestClassifier` (including
+    ``verbose``, ``warm_start``, ``max_samples``, the sequence of trees and
+    ``decision_path``) without ``class_weight``, ``classes_`` and ``n_classes_``;
+    ``criterion="squared_error"`` and ``max_features=1.0`` (all features, scikit-learn's
+    default) by default; ``oob_score_`` is the out-of-bag R² and ``oob_prediction_`` holds
+    the out-of-bag predictions (with ``oob_score=True``).
+    """
 
     def __init__(self, n_estimators=100, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -621,18 +961,22 @@ class RandomForestRegressor(_ForestRegressor):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None):
+                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 warm_start=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples)
+                     ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
 
 
 class ExtraTreesRegressor(_ForestRegressor):
-    """Extremely randomised trees for regression (``bootstrap=False``, ``max_features=1.0``).
-    Parameters as RandomForestRegressor."""
+    """Extremely randomised trees for regression.
+
+    Parameters and attributes are those of :class:`RandomForestRegressor`, with
+    ``bootstrap=False`` by default.
+    """
 
     _splitter = "random"
 
@@ -642,10 +986,11 @@ class ExtraTreesRegressor(_ForestRegressor):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None):
+                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 warm_start=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples)
+                     ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)

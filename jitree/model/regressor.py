@@ -37,6 +37,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     ----------
     tree_ : jitree.Tree (``value`` holds each node's weighted mean target)
     n_features_in_, feature_names_in_, feature_importances_, max_features_
+    n_outputs_ : int
+        Number of outputs of the target: always 1 (one column of real values).
     """
 
     _task = "regression"
