@@ -288,7 +288,9 @@ def _show(args):
     changed = {k: v for k, v in model.get_params().items()
                if v != type(model)().get_params()[k]}
     print(f"parameters: {changed or 'defaults'}")
-    print(jitree.export_text(model), end="")
+    # the whole tree, thresholds to 4 decimals (export_text's defaults are scikit-learn's: 10
+    # levels, 2 decimals)
+    print(jitree.export_text(model, max_depth=None, decimals=4), end="")
     return 0
 
 
