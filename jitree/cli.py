@@ -315,7 +315,7 @@ def _demo(args):
     accuracy = model.score(X[test], y[test])
     predict_seconds = time.perf_counter() - start
     print("jitree demo: iris, 100 training flowers, 50 held out\n")
-    print(jitree.export_text(model, feature_names=names))
+    print(jitree.export_text(model, feature_names=names, max_depth=None, decimals=4))
     print(f"test accuracy: {accuracy:.3f}")
     print(f"fit {fit_seconds * 1e3:.2f} ms, predict {predict_seconds * 1e3:.2f} ms; "
           f"compiling or loading the float64 kernels first: {compile_seconds:.2f} s "
