@@ -359,3 +359,11 @@ def test_special_characters_escape_names():
     assert "0 [label=<e&gt;f &le; 2.45<br/>gini = 0.667<br/>" in dot
     assert "class = &lt;i&gt;>" in dot
     parse_dot(dot)
+
+
+def test_a_bare_tree_is_exported():
+    model = jitree.DecisionTreeClassifier(max_depth=2).fit(IRIS_X, IRIS_Y)
+    dot = jitree.export_graphviz(model.tree_)
+    assert '0 [label="x[2] <= 2.45\\nimpurity = 0.667\\nsamples = 150\\nvalue = [50, 50, 50]' \
+        '\\nclass = 0"] ;' in dot
+    assert jitree.export_text(model.tree_).splitlines()[1] == "|   |--- class: 0"

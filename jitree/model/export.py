@@ -40,6 +40,7 @@ from .tree import (
     SPLIT_SUBSET,
     SPLIT_THRESHOLD,
     TREE_LEAF,
+    Tree,
 )
 
 # The fitted attribute (a boolean per feature) telling which features had missing values in
@@ -51,6 +52,10 @@ ALL_VALUES = float(np.finfo(np.float64).max)
 
 
 def _fitted_tree(model):
+    """``model.tree_``; a bare :class:`Tree` is exported too (no names, classes by column,
+    its impurity named ``impurity``), as scikit-learn's exporters take a bare ``Tree``."""
+    if isinstance(model, Tree):
+        return model
     tree = getattr(model, "tree_", None)
     if tree is None:
         from .validation import check_is_fitted
