@@ -2,9 +2,11 @@
 
 ``export_text``, ``export_graphviz`` and :func:`jitree.plot_tree` take scikit-learn's
 parameters with scikit-learn's meaning; on a tree of numeric threshold tests
-``export_text`` prints scikit-learn's text, and the boxes of ``export_graphviz`` say what
-scikit-learn's do, numbers without trailing zeros (``gini = 0``, ``x[0] <= 5``). Beyond
-scikit-learn, they show category tests and where missing values go.
+``export_text`` prints scikit-learn's text, and the boxes of ``export_graphviz`` and
+``plot_tree`` say what scikit-learn's do, with numbers without trailing zeros (``gini = 0``,
+``x[0] <= 5``), names from ``feature_names_in_`` and the majority class from ``classes_``
+unless told otherwise (the README lists these differences). Beyond scikit-learn, they show
+category tests and where missing values go.
 
 How tests are written (shared with :mod:`jitree.model.rules` and :mod:`jitree.model.plot`):
 
@@ -430,6 +432,8 @@ class _BoxText:
                            for labels in _category_labels(model, tree)]
         # the class line: classifiers, unless class_names is False; True names the class by
         # its column, y[k]
+        if isinstance(class_names, np.bool_):
+            class_names = bool(class_names)
         self.show_class = bool(tree.n_classes) and class_names is not False
         if isinstance(class_names, (bool, np.bool_)):
             if class_names and not tree.n_classes:
