@@ -288,7 +288,9 @@ def _show(args):
     changed = {k: v for k, v in model.get_params().items()
                if v != type(model)().get_params()[k]}
     print(f"parameters: {changed or 'defaults'}")
-    print(jitree.export_text(model), end="")
+    # the whole tree, thresholds to 4 decimals (export_text's defaults are scikit-learn's: 10
+    # levels, 2 decimals)
+    print(jitree.export_text(model, max_depth=None, decimals=4), end="")
     return 0
 
 
@@ -313,7 +315,7 @@ def _demo(args):
     accuracy = model.score(X[test], y[test])
     predict_seconds = time.perf_counter() - start
     print("jitree demo: iris, 100 training flowers, 50 held out\n")
-    print(jitree.export_text(model, feature_names=names))
+    print(jitree.export_text(model, feature_names=names, max_depth=None, decimals=4))
     print(f"test accuracy: {accuracy:.3f}")
     print(f"fit {fit_seconds * 1e3:.2f} ms, predict {predict_seconds * 1e3:.2f} ms; "
           f"compiling or loading the float64 kernels first: {compile_seconds:.2f} s "

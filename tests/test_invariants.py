@@ -308,7 +308,7 @@ def test_params_protocol():
 def test_export_text_shows_the_splits():
     X, y = _data()
     model = jitree.DecisionTreeClassifier(max_depth=2).fit(X, y)
-    text = jitree.export_text(model, feature_names=list("abcde"))
+    text = jitree.export_text(model, feature_names=list("abcde"), decimals=4)
     tree = model.tree_
     assert text.splitlines()[0] == f"|--- {'abcde'[tree.feature[0]]} <= {tree.threshold[0]:.4f}"
     assert text.count("class:") == tree.n_leaves

@@ -328,9 +328,11 @@ WEATHER_TEXT = """\
 
 
 def test_export_text_names_categories_and_marks_missing_branches():
-    assert jitree.export_text(weather_model()) == WEATHER_TEXT
+    # 4 decimals: the text was written before export_text took scikit-learn's default of 2
+    assert jitree.export_text(weather_model(), decimals=4) == WEATHER_TEXT
     # threshold tests show their missing branch once the model saw missing values there
-    marked = jitree.export_text(weather_model(missing_seen=[True, True, True, True]))
+    marked = jitree.export_text(weather_model(missing_seen=[True, True, True, True]),
+                                decimals=4)
     assert "|   |   |--- temp >  20.5000 (or missing)\n" in marked
     assert "|   |--- size <= small (or missing)\n" in marked
     assert marked.count("(or missing)") == 5

@@ -2,9 +2,12 @@
 
 import inspect
 
+from ._routing import MetadataRequesterMixin
 
-class ParamsMixin:
-    """``get_params``/``set_params`` from the ``__init__`` signature, as scikit-learn does.
+
+class ParamsMixin(MetadataRequesterMixin):
+    """``get_params``/``set_params`` from the ``__init__`` signature, as scikit-learn does,
+    and its metadata routing (:mod:`jitree.model._routing`).
 
     ``__init__`` stores its arguments unchanged; validation happens in ``fit``.
     """
@@ -44,7 +47,12 @@ class ParamsMixin:
 
 
 def clone(estimator):
-    """A new, unfitted estimator with deep copies of ``estimator``'s parameters."""
+    """A new, unfitted estimator with deep copies of ``estimator``'s parameters and of its
+    metadata requests (``set_fit_request``, ...), as ``sklearn.base.clone`` makes."""
     import copy
 
-    return type(estimator)(**copy.deepcopy(estimator.get_params(deep=False)))
+    new = type(estimator)(**copy.deepcopy(estimator.get_params(deep=False)))
+    requests = getattr(estimator, "_metadata_request", None)
+    if requests is not None:
+        new._metadata_request = copy.deepcopy(requests)
+    return new

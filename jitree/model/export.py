@@ -1,5 +1,13 @@
 """Text and Graphviz (DOT) export of a fitted tree.
 
+``export_text``, ``export_graphviz`` and :func:`jitree.plot_tree` take scikit-learn's
+parameters with scikit-learn's meaning; on a tree of numeric threshold tests
+``export_text`` prints scikit-learn's text, and the boxes of ``export_graphviz`` and
+``plot_tree`` say what scikit-learn's do, with numbers without trailing zeros (``gini = 0``,
+``x[0] <= 5``), names from ``feature_names_in_`` and the majority class from ``classes_``
+unless told otherwise (the README lists these differences). Beyond scikit-learn, they show
+category tests and where missing values go.
+
 How tests are written (shared with :mod:`jitree.model.rules` and :mod:`jitree.model.plot`):
 
 - threshold on a numeric feature: ``x <= 2.5`` / ``x > 2.5``;
@@ -24,6 +32,7 @@ labelled True), and the feature of a multiway node, whose edges carry the branch
 """
 
 import colorsys
+import os
 
 import numpy as np
 
@@ -33,6 +42,7 @@ from .tree import (
     SPLIT_SUBSET,
     SPLIT_THRESHOLD,
     TREE_LEAF,
+    Tree,
 )
 
 # The fitted attribute (a boolean per feature) telling which features had missing values in
@@ -44,6 +54,10 @@ ALL_VALUES = float(np.finfo(np.float64).max)
 
 
 def _fitted_tree(model):
+    """``model.tree_``; a bare :class:`Tree` is exported too (no names, classes by column,
+    its impurity named ``impurity``), as scikit-learn's exporters take a bare ``Tree``."""
+    if isinstance(model, Tree):
+        return model
     tree = getattr(model, "tree_", None)
     if tree is None:
         from .validation import check_is_fitted
@@ -52,48 +66,62 @@ def _fitted_tree(model):
     return tree
 
 
-def export_text(model, feature_names=None, decimals=4, show_weights=False, max_depth=None):
-    """The tree as indented text, one line per test and per leaf.
+def export_text(model, feature_names=None, *, class_names=None, max_depth=10, spacing=3,
+                decimals=2, show_weights=False):
+    """The tree as indented text, one line per test and per leaf (scikit-learn's format).
 
-    ``feature_names`` defaults to ``model.feature_names_in_`` when the model was fitted on a
-    DataFrame, else ``feature_0``, ``feature_1``, ... A binary node prints its test and its
-    negation, a multiway node one line per child; categories, ordinal levels and missing
-    values print as the module docstring describes.
+    A binary node prints its test and its negation, a multiway node one line per child;
+    categories, ordinal levels and missing values print as the module docstring describes.
+    On a tree of numeric threshold tests the text is the one scikit-learn's ``export_text``
+    prints for the same tree.
 
-    ``max_depth`` (None: the whole tree) bounds the text: the tests of nodes down to that
-    depth (the root's is 0) are printed, and below them a leaf prints as usual while an
-    internal node prints as one line ``truncated branch of depth k``, ``k`` the number of
-    levels of its subtree (itself included). A line at depth ``d`` is indented by ``4 d``
-    characters, so a whole tree's text grows with the square of its depth when the tree is a
-    long chain (tens of thousands of levels make gigabytes); ``max_depth`` keeps it to
-    about ``4 max_depth`` characters per line.
+    Parameters
+    ----------
+    model : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    feature_names : sequence of str, optional
+        Default ``model.feature_names_in_`` when the model was fitted on a DataFrame, else
+        ``feature_0``, ``feature_1``, ...
+    class_names : sequence, optional
+        Labels printed for the classes, in the order of ``model.classes_`` (the default);
+        classifiers only.
+    max_depth : int or None, default 10
+        The tests of nodes down to this depth (the root's is 0) are printed; below them a leaf
+        prints as usual while an internal node prints as one line ``truncated branch of depth
+        k``, ``k`` the number of levels of its subtree (itself included). None: the whole
+        tree. A line at depth ``d`` is indented by ``(spacing + 1) d`` characters, so a whole
+        long chain of tests makes text quadratic in its depth; ``max_depth`` bounds each line.
+    spacing : int, default 3
+        Width of one level of indentation, less the ``|``.
+    decimals : int, default 2
+        Decimals of thresholds, leaf values and weights.
+    show_weights : bool, default False
+        Classifiers: print each leaf's weighted class counts before its class.
     """
     tree = _fitted_tree(model)
-    if feature_names is None:
-        feature_names = getattr(model, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"feature_{f}" for f in range(tree.n_features)]
-    feature_names = list(feature_names)
-    if len(feature_names) != tree.n_features:
-        raise ValueError(f"feature_names has {len(feature_names)} names, the tree has "
-                         f"{tree.n_features} features")
+    names = _feature_names(model, tree, feature_names)
+    if isinstance(class_names, (bool, np.bool_)):
+        raise TypeError("export_text takes class_names as a sequence of names (True, a "
+                        "symbolic name, is for export_graphviz and plot_tree)")
+    labels = _class_labels(model, tree, class_names)
     decimals = _check_precision(decimals, "decimals")
     max_depth = _check_max_depth(max_depth)
-    classes = getattr(model, "classes_", None)
+    spacing = _check_spacing(spacing)
+    show_weights = _check_flag(show_weights, "show_weights")
     categories = _category_labels(model, tree)
     marked = _missing_marked(model, tree)
     levels = _subtree_levels(tree) if max_depth is not None \
         and tree.max_depth > max_depth else None
+    step = "|" + " " * spacing
+    arrow = "|" + "-" * spacing + " "
     lines = []
 
     def leaf_text(node):
         if tree.n_classes:
             counts = tree.value[node]
-            label = classes[int(np.argmax(counts))] if classes is not None else \
-                int(np.argmax(counts))
-            text = f"class: {label}"
+            text = f"class: {labels[int(np.argmax(counts))]}"
             if show_weights:
-                text += f" weights: {np.round(counts, decimals).tolist()}"
+                weights = ", ".join(f"{count:.{decimals}f}" for count in counts)
+                text = f"weights: [{weights}] {text}"
             return text
         return f"value: [{tree.value[node, 0]:.{decimals}f}]"
 
@@ -106,7 +134,7 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False, max_d
     stack = [(0, 0, None)]
     while stack:
         node, depth, branch = stack.pop()
-        indent = "|   " * depth + "|--- "
+        indent = step * depth + arrow
         if branch is not None:
             lines.append(indent + branch)
             continue
@@ -116,7 +144,7 @@ def export_text(model, feature_names=None, decimals=4, show_weights=False, max_d
         if max_depth is not None and depth > max_depth:
             lines.append(f"{indent}truncated branch of depth {levels[node]}")
             continue
-        branches = _branch_texts(tree, node, feature_names, categories, marked[node], number,
+        branches = _branch_texts(tree, node, names, categories, marked[node], number,
                                  greater=">  ")
         children = tree.children(node)
         for child, text in zip(reversed(children[1:]), reversed(branches[1:]), strict=True):
@@ -157,13 +185,14 @@ _IMPURITY_NAMES = {
 }
 
 
-def _feature_names(model, tree, feature_names):
+def _feature_names(model, tree, feature_names, default="feature_{}"):
     """Display names of the tree's features: the argument, else ``feature_names_in_``, else
-    ``feature_0``, ``feature_1``, ... (the names export_text uses)."""
+    ``default`` formatted with each index (``feature_0``, ``feature_1``, ... as export_text
+    and the rules print them; the boxes of export_graphviz and plot_tree say ``x[0]``)."""
     if feature_names is None:
         feature_names = getattr(model, "feature_names_in_", None)
     if feature_names is None:
-        return [f"feature_{f}" for f in range(tree.n_features)]
+        return [default.format(f) for f in range(tree.n_features)]
     if isinstance(feature_names, str):
         raise TypeError("feature_names must be a sequence of names, not one string")
     names = [str(name) for name in feature_names]
@@ -217,6 +246,27 @@ def _check_max_depth(max_depth):
             or max_depth < 0:
         raise ValueError(f"max_depth must be None or a non-negative int, got {max_depth!r}")
     return int(max_depth)
+
+
+def _check_flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_spacing(spacing):
+    if isinstance(spacing, bool) or not isinstance(spacing, (int, np.integer)) or spacing < 1:
+        raise ValueError(f"spacing must be a positive int, got {spacing!r}")
+    return int(spacing)
+
+
+LABEL_CHOICES = ("all", "root", "none")
+
+
+def _check_label(label):
+    if not isinstance(label, str) or label not in LABEL_CHOICES:
+        raise ValueError(f"label must be 'all', 'root' or 'none', got {label!r}")
+    return label
 
 
 def _format_number(value, decimals):
@@ -352,44 +402,109 @@ def _branch_texts(tree, node, names, categories, marked, number, greater="> "):
     return texts
 
 
-def _node_lines(tree, node, names, labels, impurity_name, precision, categories=None,
-                marked=None):
-    """The text of one node, line by line: its test (binary nodes; the tested feature for a
-    multiway node, whose branches label its edges), impurity, number of samples, value and,
-    for classifiers, the majority class."""
-    lines = []
-    if tree.children_left[node] != TREE_LEAF:
-        if tree.split_kind[node] == SPLIT_MULTIWAY:
-            lines.append(names[tree.feature[node]])
+class _BoxText:
+    """What the box of each node and the label of each edge say, in export_graphviz and
+    plot_tree, under scikit-learn's display options (checked here, once per drawing).
+
+    A box lists, line by line: the node id (``node_ids``), its test (binary nodes; the tested
+    feature for a multiway node, whose branches label its edges), impurity (``impurity``),
+    number of training samples, value and, for classifiers, the majority class. ``label``
+    says which boxes name their fields (``gini = 0.5`` or ``0.5``): ``"all"``, ``"root"`` or
+    ``"none"``. ``proportion``: samples as a percentage of the root's, class values as
+    fractions. ``html``: the lines are Graphviz HTML-like text (``&le;``, subscripts, names
+    escaped), for ``special_characters``.
+    """
+
+    def __init__(self, model, tree, feature_names=None, class_names=None, label="all",
+                 impurity=True, node_ids=False, proportion=False, precision=3, html=False):
+        self.tree = tree
+        self.label = _check_label(label)
+        self.impurity = _check_flag(impurity, "impurity")
+        self.node_ids = _check_flag(node_ids, "node_ids")
+        self.proportion = _check_flag(proportion, "proportion")
+        self.precision = _check_precision(precision)
+        self.html = html
+        escape = _html_escape if html else str
+        subscript = "{}<SUB>{}</SUB>" if html else "{}[{}]"
+        self.names = _feature_names(model, tree, feature_names, subscript.format("x", "{}"))
+        if feature_names is not None or getattr(model, "feature_names_in_", None) is not None:
+            self.names = [escape(name) for name in self.names]
+        self.categories = [None if labels is None else [escape(label) for label in labels]
+                           for labels in _category_labels(model, tree)]
+        # the class line: classifiers, unless class_names is False; True names the class by
+        # its column, y[k]
+        if isinstance(class_names, np.bool_):
+            class_names = bool(class_names)
+        self.show_class = bool(tree.n_classes) and class_names is not False
+        if isinstance(class_names, (bool, np.bool_)):
+            if class_names and not tree.n_classes:
+                raise ValueError("class_names=True was given, but the model is a regression "
+                                 "tree (it has no classes)")
+            self.classes = [subscript.format("y", k) for k in range(tree.n_classes)]
         else:
-            categories = categories or [None] * tree.n_features
-            lines.append(_branch_texts(tree, node, names, categories,
-                                       marked is not None and marked[node],
-                                       lambda value: _format_number(value, precision))[0])
-    lines.append(f"{impurity_name} = {_format_number(tree.impurity[node], precision)}")
-    lines.append(f"samples = {int(tree.n_node_samples[node])}")
-    if labels is None:
-        lines.append(f"value = {_format_number(tree.value[node, 0], precision)}")
-    else:
-        counts = ", ".join(_format_number(count, precision) for count in tree.value[node])
-        lines.append(f"value = [{counts}]")
-        majority = int(np.argmax(tree.cached("proba", tree.probability_table)[node]))
-        lines.append(f"class = {labels[majority]}")
-    return lines
+            labels = _class_labels(model, tree, class_names)
+            self.classes = None if labels is None else [escape(str(label)) for label in labels]
+        self.impurity_name = _impurity_name(model, tree)
+        self.marked = _missing_marked(model, tree)
+
+    def number(self, value):
+        return _format_number(value, self.precision)
+
+    def lines(self, node):
+        tree = self.tree
+        named = self.label == "all" or (self.label == "root" and node == 0)
+
+        def field(name, text):
+            return f"{name} = {text}" if named else text
+
+        lines = []
+        if self.node_ids:
+            lines.append(("node " if named else "") + ("&#35;" if self.html else "#")
+                         + str(node))
+        if tree.children_left[node] != TREE_LEAF:
+            if tree.split_kind[node] == SPLIT_MULTIWAY:
+                lines.append(self.names[tree.feature[node]])
+            else:
+                lines.append(self._operators(_branch_texts(
+                    tree, node, self.names, self.categories, self.marked[node],
+                    self.number)[0]))
+        if self.impurity:
+            lines.append(field(self.impurity_name, self.number(tree.impurity[node])))
+        if self.proportion:
+            share = 100.0 * tree.n_node_samples[node] / max(int(tree.n_node_samples[0]), 1)
+            lines.append(field("samples", f"{share:.1f}%"))
+        else:
+            lines.append(field("samples", str(int(tree.n_node_samples[node]))))
+        if not tree.n_classes:
+            lines.append(field("value", self.number(tree.value[node, 0])))
+            return lines
+        proba = tree.cached("proba", tree.probability_table)[node]
+        shown = proba if self.proportion else tree.value[node]
+        lines.append(field("value", "[" + ", ".join(self.number(v) for v in shown) + "]"))
+        if self.show_class:
+            lines.append(field("class", self.classes[int(np.argmax(proba))]))
+        return lines
+
+    def edge_labels(self, node):
+        """Labels of the edges to the children of ``node``: under a multiway node its branch
+        tests without the feature name, which its box shows (``= sunny``, ``in {overcast,
+        foggy}``); True/False under a binary root (its test holds: left); else None."""
+        tree = self.tree
+        if tree.split_kind[node] == SPLIT_MULTIWAY:
+            name = self.names[tree.feature[node]]
+            return [text[len(name) + 1:] for text in _branch_texts(
+                tree, node, self.names, self.categories, self.marked[node], self.number)]
+        if node == 0:
+            return ["True", "False"]
+        return [None, None]
+
+    def _operators(self, text):
+        # in HTML-like text every name is escaped, so a bare " <= " is the test's operator
+        return text.replace(" <= ", " &le; ") if self.html else text
 
 
-def _edge_labels(tree, node, names, categories, marked, precision):
-    """Labels of the edges to the children of ``node``: under a multiway node its branch tests
-    without the feature name, which its box shows (``= sunny``, ``in {overcast, foggy}``);
-    True/False under a binary root (its test holds: left); else None."""
-    if tree.split_kind[node] == SPLIT_MULTIWAY:
-        name = names[tree.feature[node]]
-        return [text[len(name) + 1:] for text in _branch_texts(
-            tree, node, names, categories, marked[node],
-            lambda value: _format_number(value, precision))]
-    if node == 0:
-        return ["True", "False"]
-    return [None, None]
+def _html_escape(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _walk(tree, max_depth=None):
@@ -458,67 +573,136 @@ def _dot_string(lines):
     return '"' + text + '"'
 
 
-def export_graphviz(model, feature_names=None, class_names=None, filled=False, rounded=True,
-                    precision=3, max_depth=None):
+def _dot_label(lines, html):
+    """A DOT label of ``lines``: HTML-like text ``<a<br/>b>`` or a quoted string."""
+    return "<" + "<br/>".join(lines) + ">" if html else _dot_string(lines)
+
+
+def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
+                    class_names=None, label="all", filled=False, leaves_parallel=False,
+                    impurity=True, node_ids=False, proportion=False, rotate=False,
+                    rounded=False, special_characters=False, precision=3,
+                    fontname="helvetica"):
     """The tree as Graphviz DOT source (render with ``dot -Tpng``, pydot or graphviz).
 
-    Every node is a box listing its test ``name <= threshold`` (binary nodes; see the module
-    docstring for category tests and missing values), impurity, number of training samples,
-    value (weighted class counts, or the mean target) and, for classifiers, the majority class.
-    A binary root's two edges are labelled True (the test holds: left) and False; the box of a
-    multiway node names its feature and its edges carry the test of each branch (``= sunny``).
+    scikit-learn's parameters, with its meaning. Every node is a box listing its test ``name
+    <= threshold`` (binary nodes; see the module docstring for category tests and missing
+    values), impurity, number of training samples, value (weighted class counts, or the mean
+    target) and, for classifiers, the majority class. A binary root's two edges are labelled
+    True (the test holds: left) and False; the box of a multiway node names its feature and
+    its edges carry the test of each branch (``= sunny``).
 
     Parameters
     ----------
     model : fitted DecisionTreeClassifier or DecisionTreeRegressor
-    feature_names : sequence of str, optional
-        Default ``model.feature_names_in_``, else ``feature_0``, ``feature_1``, ...
-    class_names : sequence, optional
-        Default ``model.classes_`` (classifiers only).
-    filled : bool, default False
-        Colour the boxes by majority class (strength: purity) or by value (regressors).
-    rounded : bool, default True
-        Rounded boxes.
-    precision : int, default 3
-        Decimals of thresholds, impurities and values (trailing zeros dropped).
+    out_file : str, path or file object, optional
+        Where to write the DOT source (a path is written in UTF-8); None: return it.
     max_depth : int, optional
         Draw nodes down to this depth (root 0); each deeper subtree becomes a "(...)" box.
+    feature_names : sequence of str, optional
+        Default ``model.feature_names_in_``, else ``x[0]``, ``x[1]``, ...
+    class_names : sequence, True or False, optional
+        Names of the classes in the order of ``model.classes_``; True: ``y[0]``, ``y[1]``,
+        ...; False: no class line. Default: ``model.classes_`` (classifiers only).
+    label : {"all", "root", "none"}, default "all"
+        Which boxes name their fields (``gini = 0.5``; else only ``0.5``).
+    filled : bool, default False
+        Colour the boxes by majority class (strength: purity) or by value (regressors).
+    leaves_parallel : bool, default False
+        Draw every leaf (and "(...)" box) on the bottom rank.
+    impurity : bool, default True
+        Show each node's impurity.
+    node_ids : bool, default False
+        Show each node's id (its index in the ``tree_`` arrays).
+    proportion : bool, default False
+        Samples as a percentage of the root's and class values as fractions.
+    rotate : bool, default False
+        Draw the tree left to right instead of top down.
+    rounded : bool, default False
+        Rounded boxes.
+    special_characters : bool, default False
+        Write the labels as Graphviz HTML-like text (``&le;``, ``x`` with a subscript index),
+        names escaped.
+    precision : int, default 3
+        Decimals of thresholds, impurities and values (trailing zeros dropped).
+    fontname : str, default "helvetica"
+        Font of the boxes and edge labels.
+
+    Returns
+    -------
+    str or None
+        The DOT source when ``out_file`` is None.
     """
     tree = _fitted_tree(model)
-    names = _feature_names(model, tree, feature_names)
-    labels = _class_labels(model, tree, class_names)
-    precision = _check_precision(precision)
+    html = _check_flag(special_characters, "special_characters")
+    boxes = _BoxText(model, tree, feature_names, class_names, label, impurity, node_ids,
+                     proportion, precision, html)
     max_depth = _check_max_depth(max_depth)
-    impurity_name = _impurity_name(model, tree)
-    categories = _category_labels(model, tree)
-    marked = _missing_marked(model, tree)
+    filled = _check_flag(filled, "filled")
+    rounded = _check_flag(rounded, "rounded")
+    rotate = _check_flag(rotate, "rotate")
+    leaves_parallel = _check_flag(leaves_parallel, "leaves_parallel")
+    if not isinstance(fontname, str):
+        raise TypeError(f"fontname must be a str, got {fontname!r}")
+    write = _output_writer(out_file)
     colors = _fill_colors(tree) if filled else None
+    font = _dot_string([fontname])
 
     styles = (["filled"] if filled else []) + (["rounded"] if rounded else [])
     node_defaults = ["shape=box"]
     if styles:
-        node_defaults.append(f'style="{", ".join(styles)}"')
-    node_defaults += ['color="black"', 'fontname="helvetica"']
-    out = ["digraph Tree {",
-           f"node [{', '.join(node_defaults)}] ;",
-           'edge [fontname="helvetica"] ;']
+        node_defaults += [f'style="{", ".join(styles)}"', 'color="black"']
+    node_defaults.append(f"fontname={font}")
+    out = ["digraph Tree {", f"node [{', '.join(node_defaults)}] ;"]
+    if leaves_parallel:
+        out.append("graph [ranksep=equally, splines=polyline] ;")
+    out.append(f"edge [fontname={font}] ;")
+    if rotate:
+        out.append("rankdir=LR ;")
     edge_labels = {}
-    for node, parent, _, rank, hidden in _walk(tree, max_depth):
+    ranks = {}  # depth of internal nodes, or "leaves", -> the ids of its boxes
+    for node, parent, depth, rank, hidden in _walk(tree, max_depth):
         if hidden:
             node_id = f"hidden{node}"
             out.append(f'{node_id} [label="(...)", style="dashed"] ;')
         else:
             node_id = str(node)
-            label = _dot_string(_node_lines(tree, node, names, labels, impurity_name,
-                                            precision, categories, marked))
             fill = f', fillcolor="{colors[node]}"' if filled else ""
-            out.append(f"{node_id} [label={label}{fill}] ;")
+            out.append(f"{node_id} [label={_dot_label(boxes.lines(node), html)}{fill}] ;")
+        is_leaf = hidden or tree.children_left[node] == TREE_LEAF
+        ranks.setdefault("leaves" if is_leaf else depth, []).append(node_id)
         if parent >= 0:
             if parent not in edge_labels:
-                edge_labels[parent] = _edge_labels(tree, parent, names, categories, marked,
-                                                   precision)
+                edge_labels[parent] = boxes.edge_labels(parent)
             text = edge_labels[parent][rank]
-            edge_label = "" if text is None else f" [label={_dot_string([text])}]"
+            edge_label = "" if text is None else f" [label={_dot_label([text], html)}]"
             out.append(f"{parent} -> {node_id}{edge_label} ;")
+    if leaves_parallel:
+        depths = sorted(key for key in ranks if key != "leaves")
+        for key in [*depths, "leaves"]:
+            if key in ranks:
+                out.append("{rank=same ; " + "; ".join(ranks[key]) + "} ;")
     out.append("}")
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    if write is None:
+        return text
+    write(text)
+    return None
+
+
+def _output_writer(out_file):
+    """None for ``out_file=None`` (the text is returned), else a function writing the text
+    to the path or file object ``out_file``."""
+    if out_file is None:
+        return None
+    if isinstance(out_file, (str, os.PathLike)):
+        def write(text):
+            with open(out_file, "w", encoding="utf-8") as file:
+                file.write(text)
+        return write
+    if callable(getattr(out_file, "write", None)):
+        return out_file.write
+    hint = " (feature names are passed as feature_names=...)" \
+        if isinstance(out_file, (list, tuple, np.ndarray)) else ""
+    raise TypeError("out_file must be None, a path or a file object with a write method, "
+                    f"got {type(out_file).__name__}{hint}")

@@ -4,17 +4,11 @@ import numpy as np
 
 from .export import (
     MISSING_MARK,
-    _category_labels,
+    _BoxText,
+    _check_flag,
     _check_max_depth,
-    _check_precision,
-    _class_labels,
-    _edge_labels,
-    _feature_names,
     _fill_colors,
     _fitted_tree,
-    _impurity_name,
-    _missing_marked,
-    _node_lines,
     _walk,
 )
 
@@ -77,13 +71,14 @@ def _fit_fontsize(ax, texts, x, y, fontsize):
     return min(fontsize * scale, _LARGEST_AUTO_FONTSIZE)
 
 
-def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=None,
-              fontsize=None, filled=True, precision=3):
+def plot_tree(model, ax=None, *, max_depth=None, feature_names=None, class_names=None,
+              label="all", filled=False, impurity=True, node_ids=False, proportion=False,
+              rounded=False, precision=3, fontsize=None):
     """Draw a fitted tree on a matplotlib Axes; returns the box Text artists.
 
-    Nodes are laid out by depth (root on top) and by the left-to-right order of the leaves,
-    each parent centred over its children; each box shows the node's test, impurity, samples,
-    value and class as in :func:`jitree.export_graphviz`, a binary root's edges are labelled
+    scikit-learn's parameters, with its meaning. Nodes are laid out by depth (root on top)
+    and by the left-to-right order of the leaves, each parent centred over its children; each
+    box shows what :func:`jitree.export_graphviz` shows, a binary root's edges are labelled
     True (the test holds: left) and False, and a multiway node's edges carry the test of each
     branch. Needs matplotlib (``pip install 'jitree[plot]'``).
 
@@ -91,19 +86,19 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
     ----------
     model : fitted DecisionTreeClassifier or DecisionTreeRegressor
     ax : matplotlib Axes, optional
-        Default: the current Axes (``pyplot.gca()``). Its size should be final: the font size
-        is chosen for it.
-    feature_names, class_names : sequences, optional
-        As in :func:`jitree.export_graphviz`.
+        Default: the current Axes (``pyplot.gca()``). What it held is cleared. Its size should
+        be final: the font size is chosen for it.
     max_depth : int, optional
         Draw nodes down to this depth (root 0); each deeper subtree becomes a "(...)" box.
+    feature_names, class_names, label, impurity, node_ids, proportion, precision
+        As in :func:`jitree.export_graphviz`.
+    filled : bool, default False
+        Colour the boxes by majority class (strength: purity) or by value (regressors).
+    rounded : bool, default False
+        Rounded boxes (square ones otherwise).
     fontsize : float, optional
         Default: the largest size (up to 14) at which boxes neither overlap nor leave the
         axes. Large trees get small text: pass ``max_depth`` or draw on a larger figure.
-    filled : bool, default True
-        Colour the boxes by majority class (strength: purity) or by value (regressors).
-    precision : int, default 3
-        Decimals of thresholds, impurities and values.
 
     Returns
     -------
@@ -111,10 +106,14 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         One per box, depth-first with left children first ("(...)" boxes included).
     """
     tree = _fitted_tree(model)
-    names = _feature_names(model, tree, feature_names)
-    labels = _class_labels(model, tree, class_names)
-    precision = _check_precision(precision)
+    boxes_text = _BoxText(model, tree, feature_names, class_names, label, impurity, node_ids,
+                          proportion, precision)
     max_depth = _check_max_depth(max_depth)
+    filled = _check_flag(filled, "filled")
+    box_style = "round" if _check_flag(rounded, "rounded") else "square"
+    if fontsize is not None and (isinstance(fontsize, bool) or not isinstance(
+            fontsize, (int, float, np.integer, np.floating)) or not fontsize > 0):
+        raise ValueError(f"fontsize must be None or a positive number, got {fontsize!r}")
     try:
         import matplotlib  # noqa: F401  (an optional dependency: checked here, not at import)
     except ImportError:
@@ -123,10 +122,8 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         import matplotlib.pyplot as plt
 
         ax = plt.gca()
+    ax.clear()
 
-    impurity_name = _impurity_name(model, tree)
-    categories = _category_labels(model, tree)
-    marked = _missing_marked(model, tree)
     colors = _fill_colors(tree) if filled else None
     # boxes[i] = (node, index of the parent box or -1, depth, rank among the siblings, hidden)
     boxes, index_of_node = [], {}
@@ -145,13 +142,12 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
         if hidden:
             text, face, line_style = "(...)", "white", "--"
         else:
-            text = "\n".join(_node_lines(tree, node, names, labels, impurity_name, precision,
-                                          categories, marked))
+            text = "\n".join(boxes_text.lines(node))
             face, line_style = (colors[node] if filled else "white"), "-"
         texts.append(ax.text(
             x[index], y[index], text, ha="center", va="center", fontsize=measure_size,
             parse_math=False,  # a "$" in a name is a dollar sign, not TeX
-            zorder=3, bbox={"boxstyle": f"round,pad={_BOX_PAD}", "facecolor": face,
+            zorder=3, bbox={"boxstyle": f"{box_style},pad={_BOX_PAD}", "facecolor": face,
                             "edgecolor": "black", "linestyle": line_style}))
     if fontsize is None:
         best = _fit_fontsize(ax, texts, x, y, measure_size)
@@ -169,8 +165,7 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, max_depth=No
                 linewidth=0.8, zorder=1)
         parent = boxes[parent_index][0]
         if parent not in edge_labels:
-            edge_labels[parent] = _edge_labels(tree, parent, names, categories, marked,
-                                               precision)
+            edge_labels[parent] = boxes_text.edge_labels(parent)
         label = edge_labels[parent][rank]
         if label is not None:
             label = label.replace(MISSING_MARK, "\n" + MISSING_MARK.strip())  # narrower
