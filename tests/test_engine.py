@@ -59,7 +59,8 @@ def _search_root(X, y, w, regression, params):
     stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
              else np.bincount(y, weights=w, minlength=3).astype(np.float64))
     nodes = NodeBatch(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]))
+                      np.full(1, n, dtype=np.int64), stats[None, :], np.array([w.sum()]),
+                      np.full(1, -np.inf), np.full(1, np.inf))
     out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
                       np.empty(d, dtype=np.int64))
     measure = params.measure()
@@ -360,7 +361,7 @@ def test_cached_record_types_equal_numba_typing():
             yield TreeData(array, array, array, array, array, array, array, array, True, False)
         for code, big in ((np.int64(3), 2**63 - 1), (5, 2**63), (True, -1)):
             yield GrowSettings(criteria.builtin(0), code, big, 1.5, np.float32(2), None,
-                               np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4)
+                               np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4, np.zeros(0, np.int8))
 
     seen = set()
     for _ in range(2):  # the second pass reads the cache

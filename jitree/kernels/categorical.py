@@ -31,7 +31,7 @@ import numpy as np
 from . import criteria
 from ._jit import jit
 from .criteria import accumulate
-from .records import Runs, Side
+from .records import Limits, Runs, Side
 
 SUBSET = 0
 ONE_VS_REST = 1
@@ -48,6 +48,22 @@ def child_allowed(count, weight, min_samples_leaf, min_weight_leaf):
     """Whether a child of ``count`` samples and total ``weight`` satisfies the leaf
     constraints (and has a positive weight, which every score divides by)."""
     return count >= min_samples_leaf and weight > 0.0 and weight >= min_weight_leaf
+
+
+@jit
+def monotone(limits, value_left, value_right):
+    """Whether children of values ``value_left`` and ``value_right`` (stats[0] / weight)
+    respect the :class:`Limits` of a constrained split: both within the node's bounds, and
+    ordered by the constraint (``(value_left - value_right) * monotonic <= 0``)."""
+    return (value_left >= limits.lower and value_right >= limits.lower
+            and value_left <= limits.upper and value_right <= limits.upper
+            and (value_left - value_right) * limits.monotonic <= 0.0)
+
+
+@jit
+def no_limits():
+    """The :class:`Limits` of a split under no monotonic constraint."""
+    return Limits(np.int64(0), -np.inf, np.inf)
 
 
 @jit
@@ -90,12 +106,14 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
 
 
 @jit
-def two_way_score(settings, is_regression, base, node, missing, parent_entropy, left, right):
+def two_way_score(settings, is_regression, base, node, missing, parent_entropy, left, right,
+                  limits):
     """Best score of the binary partition whose non-missing left side is the :class:`Side`
     ``base``, over the sides the ``missing`` samples may take (``node``: the whole node).
     Returns (score, missing direction); score -inf when no direction satisfies the leaf
-    constraints. ``left`` and ``right`` are scratch; ``left`` may be ``base.stats`` itself, as
-    the only direction that changes it (missing left) comes last."""
+    constraints and the :class:`Limits` ``limits``. ``left`` and ``right`` are scratch;
+    ``left`` may be ``base.stats`` itself, as the only direction that changes it (missing
+    left) comes last."""
     n_missing = missing.count
     n_stats = node.stats.shape[0]
     best_score = -np.inf
@@ -119,6 +137,9 @@ def two_way_score(settings, is_regression, base, node, missing, parent_entropy, 
             continue
         for s in range(n_stats):
             right[s] = node.stats[s] - left[s]
+        if limits.monotonic != 0 and not monotone(limits, left[0] / w_left,
+                                                  right[0] / w_right):
+            continue
         score = sides_score(settings.criterion, is_regression, left, right, w_left, w_right,
                             parent_entropy)
         if score > best_score:
@@ -253,7 +274,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
         for r in range(q):
             score, direction = two_way_score(
                 settings, is_regression, Side(run_stats[r], run_weight[r], run_count[r]),
-                node, missing, parent_entropy, left, right)
+                node, missing, parent_entropy, left, right, no_limits())
             if score > best_score:
                 best_score = score
                 best_missing = direction
@@ -284,7 +305,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                         count_left += run_count[r]
                 score, direction = two_way_score(
                     settings, is_regression, Side(base, weight_left, count_left), node,
-                    missing, parent_entropy, left, right)
+                    missing, parent_entropy, left, right, no_limits())
                 if score > best_score:
                     best_score = score
                     best_missing = direction
@@ -314,7 +335,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                         swap = True
                     score, direction = two_way_score(
                         settings, is_regression, Side(base, weight_left, count_left), node,
-                        missing, parent_entropy, left, right)
+                        missing, parent_entropy, left, right, no_limits())
                     if score > best_score:
                         best_score = score
                         best_missing = direction
@@ -328,7 +349,8 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
             base[s] = node_stats[s] - missing.stats[s]
         score, direction = two_way_score(
             settings, is_regression, Side(base, node_weight - missing.weight, n_node - n_missing),
-            node, Side(missing.stats, missing.weight, 0), parent_entropy, left, right)
+            node, Side(missing.stats, missing.weight, 0), parent_entropy, left, right,
+            no_limits())
         if score > best_score:
             best_score = score
             best_missing = MISSING_RIGHT

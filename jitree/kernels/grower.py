@@ -81,7 +81,9 @@ N_INTS = 8
 F_THRESHOLD = 0
 F_WEIGHT = 1
 F_IMPURITY = 2
-N_FLOATS = 3
+F_LOWER = 3  # bounds of the node's value stats[0] / weight under monotonic constraints
+F_UPPER = 4
+N_FLOATS = 5
 
 # -- the candidate table: the best split of each searched node, and its children ---------------
 CandidateTable = namedtuple("CandidateTable", [
@@ -121,6 +123,8 @@ def new_node_table(capacity, n_stats):
         ints[node, N_RIGHT] = TREE_LEAF
         ints[node, N_CATEGORY_OFFSET] = -1
         floats[node, F_THRESHOLD] = TREE_UNDEFINED
+        floats[node, F_LOWER] = -np.inf
+        floats[node, F_UPPER] = np.inf
     return NodeTable(ints, floats, np.zeros((capacity, n_stats)))
 
 
@@ -197,11 +201,15 @@ def node_batch(nodes, ids, start, end):
     k = ids.shape[0]
     stats = np.empty((k, nodes.stats.shape[1]))
     weight = np.empty(k)
+    lower = np.empty(k)
+    upper = np.empty(k)
     for j in range(k):
         for s in range(stats.shape[1]):
             stats[j, s] = nodes.stats[ids[j], s]
         weight[j] = nodes.floats[ids[j], F_WEIGHT]
-    return NodeBatch(ids, start, end, stats, weight)
+        lower[j] = nodes.floats[ids[j], F_LOWER]
+        upper[j] = nodes.floats[ids[j], F_UPPER]
+    return NodeBatch(ids, start, end, stats, weight, lower, upper)
 
 
 @jit
@@ -483,6 +491,33 @@ def category_table(table, c, m, pools, nodes, node):
     return bits, bits_size + words, slots, slots_size
 
 
+@jit
+def child_bounds(nodes, parent, count, table, first, last, monotonic, feature):
+    """Bounds of the values of ``parent``'s children (rows ``count ..`` of the node table,
+    ``first:last + 1`` of the candidate table's children). A split on a feature without
+    constraint passes the parent's bounds down; on a constrained one, the children's bounds
+    meet at the mean of their two values: increasing, the left child's values stay at most
+    that middle and the right child's at least; decreasing, the other way round. With the
+    children's own values kept within their bounds by the split search, every value of the
+    left subtree is then on the constrained side of every value of the right subtree."""
+    lower = nodes.floats[parent, F_LOWER]
+    upper = nodes.floats[parent, F_UPPER]
+    cst = monotonic[feature] if monotonic.shape[0] > 0 else 0
+    for r in range(first, last + 1):
+        nodes.floats[count + r - first, F_LOWER] = lower
+        nodes.floats[count + r - first, F_UPPER] = upper
+    if cst == 0 or last != first + 1:
+        return
+    middle = (table.child_stats[first, 0] / (2.0 * table.child_floats[0, first])
+              + table.child_stats[last, 0] / (2.0 * table.child_floats[0, last]))
+    if cst > 0:
+        nodes.floats[count, F_UPPER] = middle
+        nodes.floats[count + 1, F_LOWER] = middle
+    else:
+        nodes.floats[count, F_LOWER] = middle
+        nodes.floats[count + 1, F_UPPER] = middle
+
+
 @jit(inline="always")
 def split_candidates(data, settings, categories, nodes, count, table, rows, pools, work):
     """Split the candidates ``rows`` of ``table`` (already marked): their children join the
@@ -511,6 +546,8 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
             nodes.floats[count + r - first, F_IMPURITY] = table.child_floats[1, r]
             nodes.ints[count + r - first, N_SAMPLES] = table.child_count[r]
             nodes.ints[count + r - first, N_DEPTH] = nodes.ints[parent, N_DEPTH] + 1
+        child_bounds(nodes, parent, count, table, first, last, settings.monotonic,
+                     ints[C_FEATURE, c])
         categorical = ints[C_CATEGORICAL, c]
         multiway = ints[C_MULTIWAY, c]
         missing = ints[C_MISSING, c]

@@ -27,9 +27,10 @@ body (``out.score[p] = ...``); through a local (``out_score = out.score``) they 
 - :class:`PairResults`: the best split of each (node, feature) pair of a search;
 - :class:`SplitBatch`: the chosen splits of a set of nodes, as the marking kernel reads them;
 - :class:`ChildStats`: the statistics of the children of those splits;
-- :class:`Rows`, :class:`Side`, :class:`Runs`: inside one search, a feature's sorted rows of a
-  node, the statistics of a set of samples (the node, its missing samples, a left side), and
-  the runs of equal category codes.
+- :class:`Rows`, :class:`Limits`, :class:`Side`, :class:`Runs`: inside one search, a
+  feature's sorted rows of a node, what its splits must respect under monotonic
+  constraints, the statistics of a set of samples (the node, its missing samples, a left
+  side), and the runs of equal category codes.
 """
 
 from collections import namedtuple
@@ -74,6 +75,8 @@ GrowSettings = namedtuple("GrowSettings", [
     "purity_threshold",       # float64
     "impurity_threshold",     # float64
     "n_blocks",               # int64: blocks of (node, feature) pairs per parallel search
+    "monotonic",              # (n_features,) int8: monotonic constraint of each feature on
+                              # stats[0] / weight (see Limits), or empty: none
 ])
 
 CategorySettings = namedtuple("CategorySettings", [
@@ -90,6 +93,8 @@ NodeBatch = namedtuple("NodeBatch", [
     "end",     # (k,) int64: one past its last row
     "stats",   # (k, n_stats) float64: class weights, or (sum w y, sum w y**2)
     "weight",  # (k,) float64
+    "lower",   # (k,) float64: bounds of the nodes' values under monotonic constraints
+    "upper",   # (k,) float64
 ])
 
 PairResults = namedtuple("PairResults", [
@@ -117,12 +122,22 @@ ChildStats = namedtuple("ChildStats", [
     "count",   # (n_children,) int64
 ])
 
+Limits = namedtuple("Limits", [
+    # what a split of a node on a feature must respect under monotonic constraints: its
+    # children's values v = stats[0] / weight (the mean target, or the weight fraction of
+    # class 0) within [lower, upper], and (v_left - v_right) * monotonic <= 0
+    "monotonic",  # int64: the feature's constraint: 1 increasing, -1 decreasing, 0 none
+    "lower",      # float64: the node's bounds
+    "upper",      # float64
+])
+
 Rows = namedtuple("Rows", [
-    "index",  # one feature's sorted sample indices (a row of TreeData.sorted_index)
-    "value",  # their values
-    "label",  # their classes (carried or gathered), or an empty row (regression)
-    "start",  # int64: the node's first row
-    "end",    # int64: one past its last non-missing row
+    "index",   # one feature's sorted sample indices (a row of TreeData.sorted_index)
+    "value",   # their values
+    "label",   # their classes (carried or gathered), or an empty row (regression)
+    "start",   # int64: the node's first row
+    "end",     # int64: one past its last non-missing row
+    "limits",  # Limits of the node's splits on the feature
 ])
 
 Side = namedtuple("Side", [

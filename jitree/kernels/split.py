@@ -26,13 +26,15 @@ from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
     child_allowed,
+    monotone,
+    no_limits,
     scan_categorical,
     sides_score,
     two_way_score,
 )
 from .criteria import accumulate
 from .random import stream_key, uniform
-from .records import GrowSettings, Rows, Side
+from .records import GrowSettings, Limits, Rows, Side
 
 
 @jit
@@ -83,9 +85,11 @@ ALL_VALUES = np.finfo(np.float64).max
 
 
 @jit
-def missing_only_score(settings, is_regression, node, missing, parent_entropy, left, right):
+def missing_only_score(settings, is_regression, node, missing, parent_entropy, left, right,
+                       limits):
     """Score of the split of the non-missing samples (left) from the ``missing`` ones
-    (right) of ``node`` (both :class:`Side`); -inf when it breaks a leaf constraint."""
+    (right) of ``node`` (both :class:`Side`); -inf when it breaks a leaf constraint or the
+    :class:`Limits` ``limits``."""
     weight_left = node.weight - missing.weight
     if not (child_allowed(node.count - missing.count, weight_left, settings.min_samples_leaf,
                           settings.min_weight_leaf)
@@ -95,6 +99,9 @@ def missing_only_score(settings, is_regression, node, missing, parent_entropy, l
     for s in range(node.stats.shape[0]):
         left[s] = node.stats[s] - missing.stats[s]
         right[s] = missing.stats[s]
+    if limits.monotonic != 0 and not monotone(limits, left[0] / weight_left,
+                                              right[0] / missing.weight):
+        return -np.inf
     return sides_score(settings.criterion, is_regression, left, right, weight_left,
                        missing.weight, parent_entropy)
 
@@ -183,6 +190,8 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
     node_weight = node.weight
     left = base.stats
     n_left0 = base.count
+    limits = rows.limits
+    constrained = limits.monotonic != 0
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
@@ -213,6 +222,9 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
         if weight_left <= 0.0 or weight_right <= 0.0:
             continue
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        if constrained and not monotone(limits, left[0] / weight_left,
+                                        right[0] / weight_right):
             continue
         if criterion.code == criteria.GINI:
             # = left_sq / weight_left + right_sq / weight_right, with one division
@@ -245,6 +257,8 @@ def scan_regression(settings, data, rows, node, base, n_right0):
     weighted = data.weighted
     node_weight = node.weight
     n_left0 = base.count
+    limits = rows.limits
+    constrained = limits.monotonic != 0
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
@@ -268,6 +282,9 @@ def scan_regression(settings, data, rows, node, base, n_right0):
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
         sum_right = sum_total - sum_left
+        if constrained and not monotone(limits, sum_left / weight_left,
+                                        sum_right / weight_right):
+            continue
         if poisson:
             score = criteria.poisson_score(sum_left, weight_left, sum_right, weight_right)
         else:
@@ -309,6 +326,8 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     n_stats = left.shape[0]
     n_left0 = base.count
     lefts, left_weights, positions, scores = batch
+    limits = rows.limits
+    constrained = limits.monotonic != 0
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
@@ -330,7 +349,10 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
         if k >= first_candidate and value_row[k + _ONE] > value_row[k]:
             weight_right = node_weight - weight_left
             if (weight_left > 0.0 and weight_right > 0.0 and weight_left >= min_weight_leaf
-                    and weight_right >= min_weight_leaf):
+                    and weight_right >= min_weight_leaf
+                    and not (constrained and not monotone(
+                        limits, left[0] / weight_left,
+                        (node_stats[0] - left[0]) / weight_right))):
                 for s in range(n_stats):
                     lefts[m, s] = left[s]
                 left_weights[m] = weight_left
@@ -385,7 +407,7 @@ def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, 
             return -np.inf, -1, 0.0, NO_MISSING
         # every non-missing value is the same: the one split left is value-or-missing
         score = missing_only_score(settings, data.is_regression, node, missing,
-                                   parent_entropy, left, right)
+                                   parent_entropy, left, right, rows.limits)
         if score == -np.inf:
             return -np.inf, -1, 0.0, NO_MISSING
         return score, end, ALL_VALUES, MISSING_RIGHT
@@ -399,7 +421,7 @@ def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, 
     # left is also the base of two_way_score's sides (allowed: see there)
     best_score, best_direction = two_way_score(
         settings, data.is_regression, Side(left, weight_left, pos - start), node, missing,
-        parent_entropy, left, right)
+        parent_entropy, left, right, rows.limits)
     if best_score == -np.inf:
         return -np.inf, -1, threshold, NO_MISSING
     return best_score, pos, threshold, best_direction
@@ -465,7 +487,7 @@ def find_category_splits(data, settings, measure, categories, nodes, pair_node, 
                           label_scratch[block], missing)
             score, count, direction = scan_categorical(
                 settings_in, categories, data,
-                Rows(index_row, value_row, label_row, start, end_nm),
+                Rows(index_row, value_row, label_row, start, end_nm, no_limits()),
                 Side(stats, weight, end - start), parent_entropy,
                 Side(missing, missing_weight, end - end_nm), (left, right),
                 (no_output, no_output))
@@ -502,6 +524,10 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
     node_end = nodes.end
     node_stats = nodes.stats
     node_weight = nodes.weight
+    node_lower = nodes.lower
+    node_upper = nodes.upper
+    monotonic = settings.monotonic
+    constraints = monotonic.shape[0] > 0
     out_score = out.score
     out_pos = out.pos
     out_threshold = out.threshold
@@ -544,7 +570,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
             missing_weight = 0.0
             if n_missing > 0:
                 missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
-            rows = Rows(index_row, value_row, label_row, start, end_nm)
+            cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+            rows = Rows(index_row, value_row, label_row, start, end_nm,
+                        Limits(cst, node_lower[j], node_upper[j]))
             node = Side(stats, weight, end - start)
             missing_side = Side(missing, missing_weight, n_missing)
             threshold = 0.0
@@ -581,7 +609,8 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
                 if n_missing > 0 and end_nm > start:
                     # every non-missing sample left, the missing ones right
                     only_score = missing_only_score(settings_in, is_regression, node,
-                                                    missing_side, parent_entropy, left, right)
+                                                    missing_side, parent_entropy, left, right,
+                                                    rows.limits)
                     if only_score > score:
                         score = only_score
                         pos = end_nm
@@ -629,7 +658,8 @@ def categorical_details(data, settings, measure, categories, splits, split_featu
         parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = pair_rows(
             data, criterion, split_feature[j], start, end, stats, weight, scratch, missing)
         scan_categorical(settings_in, categories, data,
-                         Rows(index_row, value_row, label_row, start, end_nm),
+                         Rows(index_row, value_row, label_row, start, end_nm,
+                              no_limits()),
                          Side(stats, weight, end - start), parent_entropy,
                          Side(missing, missing_weight, end - end_nm), (left, right),
                          (out_code[first:detail_offset[j + 1]],

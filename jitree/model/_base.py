@@ -12,6 +12,7 @@ from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
 from .criterion import criterion_of
+from .tree import FEATURE_CATEGORICAL
 from .validation import (
     check_encodable_names,
     check_is_fitted,
@@ -101,7 +102,41 @@ class BaseDecisionTree(ParamsMixin):
     _task = None  # "classification" or "regression"
 
     # -- parameters --------------------------------------------------------------------------
-    def _grow_params(self, n_samples, n_features, total_weight):
+    def _monotonic(self, n_features, encoder, n_classes):
+        """``monotonic_cst`` as the kernels take it (see ``GrowParams.monotonic``), or None
+        when no feature is constrained."""
+        constraints = getattr(self, "monotonic_cst", None)
+        if constraints is None:
+            return None
+        if isinstance(constraints, str):
+            raise TypeError("monotonic_cst must be None or an array-like of -1, 0 or 1 per "
+                            f"feature, got {constraints!r}")
+        constraints = np.asarray(constraints)
+        if constraints.ndim != 1 or constraints.shape[0] != n_features:
+            raise ValueError(f"monotonic_cst has shape {constraints.shape} but the input data "
+                             f"X has {n_features} features.")
+        if constraints.dtype.kind not in "biuf" or not np.isin(constraints, (-1, 0, 1)).all():
+            raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but "
+                             f"got {np.unique(constraints)}")
+        constraints = constraints.astype(np.int8)
+        if not constraints.any():
+            return None
+        if encoder is not None:
+            categorical = (np.asarray(encoder.feature_kind_) == FEATURE_CATEGORICAL) \
+                & (constraints != 0)
+            if categorical.any():
+                raise ValueError("monotonic_cst constrains the categorical feature(s) "
+                                 f"{np.flatnonzero(categorical).tolist()}, whose categories "
+                                 "have no order; constrain numeric or ordinal features only")
+        if self._task == "classification":
+            if n_classes > 2:
+                raise ValueError("Monotonicity constraints are not supported with multiclass "
+                                 "classification")
+            # the kernels bound the fraction of class 0: a constraint on P(class 1) flips
+            constraints = -constraints
+        return constraints
+
+    def _grow_params(self, n_samples, n_features, total_weight, n_classes=0):
         grown_criterion, criterion = criterion_of(self.criterion, self._task)
         if self.splitter not in ("best", "random"):
             raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
@@ -194,6 +229,7 @@ class BaseDecisionTree(ParamsMixin):
             categorical_mode=mode,
             max_exhaustive_categories=max_exhaustive,
             max_subset_size=max_subset_size or 0,
+            monotonic=self._monotonic(n_features, encoder, n_classes),
         )
 
     # -- fitting -----------------------------------------------------------------------------
@@ -210,7 +246,8 @@ class BaseDecisionTree(ParamsMixin):
             target = target[keep]
             sample_weight = sample_weight[keep]
         n_samples = sample_weight.shape[0]
-        params = self._grow_params(n_samples, n_features, float(sample_weight.sum()))
+        params = self._grow_params(n_samples, n_features, float(sample_weight.sum()),
+                                   n_classes)
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         presorted = None
         # a small input's levels are searched faster than threads start on them

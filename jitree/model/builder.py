@@ -19,7 +19,9 @@ import numpy as np
 from ..kernels import criteria
 from ..kernels.grower import (
     F_IMPURITY,
+    F_LOWER,
     F_THRESHOLD,
+    F_UPPER,
     F_WEIGHT,
     N_CATEGORY_OFFSET,
     N_FEATURE,
@@ -33,6 +35,8 @@ from ..kernels.grower import (
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, TreeData
 from .tree import FEATURE_CATEGORICAL, Tree
+
+_NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
 
 # Fewest samples for which the presort runs on a thread pool (below it, starting the pool
 # costs more than the sorts it shares out).
@@ -60,6 +64,10 @@ class GrowParams:
     categorical_mode: int = 0  # SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
     max_exhaustive_categories: int = 10
     max_subset_size: int = 0  # 0: no bound
+    # monotonic constraint per feature on the kernels' node value stats[0] / weight (the mean
+    # target; classification: the fraction of class 0, so a constraint on P(class 1) enters
+    # with its sign flipped); None: none
+    monotonic: np.ndarray = None
 
     def measure(self):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
@@ -76,7 +84,9 @@ class GrowParams:
             np.int64(self.min_samples_leaf), np.float64(self.min_weight_leaf),
             np.int64(self.max_features), np.int64(self.max_leaf_nodes),
             np.float64(self.min_impurity_decrease), np.float64(self.purity_threshold),
-            np.float64(self.impurity_threshold), np.int64(n_blocks))
+            np.float64(self.impurity_threshold), np.int64(n_blocks),
+            _NO_CONSTRAINTS if self.monotonic is None
+            else np.ascontiguousarray(self.monotonic, dtype=np.int8))
 
     def categories(self, n_features):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no
@@ -208,6 +218,17 @@ class Scaling:
     def means(self, mean):
         """Mean targets in the caller's units (regression values)."""
         return np.ldexp(self.centre + np.ldexp(mean, self.spread), self.magnitude)
+
+
+def _bounded_class_weights(value, floats):
+    """Binary class weights with each node's fraction of class 0 clipped to its bounds under
+    monotonic constraints (the node's weight kept)."""
+    weight = floats[:, F_WEIGHT]
+    fraction = np.clip(value[:, 0] / weight, floats[:, F_LOWER], floats[:, F_UPPER])
+    bounded = np.empty_like(value)
+    bounded[:, 0] = fraction * weight
+    bounded[:, 1] = (1.0 - fraction) * weight
+    return bounded
 
 
 def target_term(code, target):
@@ -370,9 +391,14 @@ class TreeBuilder:
         ints = nodes.ints[:count]
         floats = nodes.floats[:count]
         if params.is_regression:
-            value = scaling.means(nodes.stats[:count, :1] / floats[:, F_WEIGHT, None])
+            mean = nodes.stats[:count, :1] / floats[:, F_WEIGHT, None]
+            if params.monotonic is not None:
+                mean = np.clip(mean, floats[:, F_LOWER, None], floats[:, F_UPPER, None])
+            value = scaling.means(mean)
         else:
             value = nodes.stats[:count]
+            if params.monotonic is not None:
+                value = _bounded_class_weights(value, floats)
             if scaling.weight_unit != 1.0:
                 value = value * scaling.weight_unit
         if params.feature_kind is None:

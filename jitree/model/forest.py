@@ -61,7 +61,7 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                 "min_impurity_decrease", "ccp_alpha", "categorical_features",
                 "ordinal_features", "categorical_split", "max_exhaustive_categories",
-                "max_subset_size")
+                "max_subset_size", "monotonic_cst")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -378,7 +378,8 @@ class BaseForest(ParamsMixin):
         if n_kept:
             self._check_warm_data(template, n_features, classes)
         class_factors = self._class_factors(classes, target, sample_weight)
-        params = template._grow_params(n_samples, n_features, float(sample_weight.sum()))
+        params = template._grow_params(n_samples, n_features, float(sample_weight.sum()),
+                                       n_classes)
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         # one draw per tree from one stream: a warm start that adds trees n_kept.. gives them
         # the seeds a single fit of n_estimators trees would have
@@ -906,13 +907,14 @@ max_subset_size
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False):
+                 warm_start=False, monotonic_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
+        self.monotonic_cst = monotonic_cst
         self.class_weight = class_weight
 
 
@@ -934,13 +936,14 @@ class ExtraTreesClassifier(_ForestClassifier):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False):
+                 warm_start=False, monotonic_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
+        self.monotonic_cst = monotonic_cst
         self.class_weight = class_weight
 
 
@@ -962,13 +965,14 @@ class RandomForestRegressor(_ForestRegressor):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False):
+                 warm_start=False, monotonic_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
+        self.monotonic_cst = monotonic_cst
 
 
 class ExtraTreesRegressor(_ForestRegressor):
@@ -987,10 +991,11 @@ class ExtraTreesRegressor(_ForestRegressor):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False):
+                 warm_start=False, monotonic_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
+        self.monotonic_cst = monotonic_cst

@@ -1,0 +1,233 @@
+"""Monotonic constraints (monotonic_cst): scikit-learn's parameter and meaning."""
+
+import numpy as np
+import pytest
+
+import jitree
+
+from naive import split_value
+
+
+def _data(seed, n=1500, d=4, task="regression", noise=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = 3 * X[:, 0] - 2 * X[:, 1] + np.sin(6 * X[:, 2]) + rng.normal(0, noise, n)
+    if task == "classification":
+        y = (y > np.median(y)).astype(np.int64)
+    return X, y
+
+
+CONSTRAINTS = [1, -1, 1, 0]
+
+
+def _walk_same(ours, theirs, X, y, w, criterion, n_classes):
+    """Both trees split every node alike (numbering aside) with the same values, unless two
+    splits are equally good on the node's samples (a tie, broken differently by each library:
+    the subtrees below are not compared). Returns (ties, identical splits)."""
+    ties = same = 0
+    stack = [(0, 0, np.ones(X.shape[0], dtype=bool))]
+    while stack:
+        a, b, rows = stack.pop()
+        if ours.children_left[a] < 0 and ours.impurity[a] == 0.0 < theirs.impurity[b] < 1e-12:
+            # scikit-learn's weighted child impurities are differences of sums: a pure node
+            # may keep a rounding residue above its purity threshold and be split (into
+            # children of the same value); jitree sums a child's own samples and finds it pure
+            continue
+        assert (ours.children_left[a] < 0) == (theirs.children_left[b] < 0), (a, b)
+        assert ours.n_node_samples[a] == theirs.n_node_samples[b] == rows.sum()
+        ours_value = ours.value[a] / ours.value[a].sum() if n_classes else ours.value[a]
+        np.testing.assert_allclose(ours_value, theirs.value[b].ravel(), rtol=1e-9,
+                                   atol=1e-12)
+        if ours.children_left[a] < 0:
+            continue
+        fa, ta = ours.feature[a], ours.threshold[a]
+        fb, tb = theirs.feature[b], theirs.threshold[b]
+        if fa != fb or ta != pytest.approx(tb, rel=1e-6):
+            gain_a = split_value(criterion, y[rows], w[rows], X[rows, fa] <= ta, n_classes)
+            gain_b = split_value(criterion, y[rows], w[rows], X[rows, fb] <= tb, n_classes)
+            assert gain_a == pytest.approx(gain_b, rel=1e-9), (a, b, gain_a, gain_b)
+            ties += 1
+            continue
+        same += 1
+        goes_left = X[:, fa] <= ta
+        stack.append((ours.children_left[a], theirs.children_left[b], rows & goes_left))
+        stack.append((ours.children_right[a], theirs.children_right[b], rows & ~goes_left))
+    return ties, same
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("params", [dict(max_depth=5), dict(min_samples_leaf=10),
+                                    dict(max_leaf_nodes=30)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_constrained_trees_identical_to_sklearn(task, seed, params, weighted):
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    X, y = _data(seed, task=task)
+    X = X.astype(np.float32)  # the values scikit-learn splits
+    w = np.random.default_rng(seed).uniform(0.5, 2.0, y.shape[0]) if weighted else None
+    if task == "regression":
+        ours = jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, **params)
+        theirs = sklearn_tree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS,
+                                                    random_state=0, **params)
+        criterion, n_classes = "squared_error", 0
+    else:
+        ours = jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS, **params)
+        theirs = sklearn_tree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS,
+                                                     random_state=0, **params)
+        criterion, n_classes = "gini", 2
+    ours.fit(X, y, w)
+    theirs.fit(X, y, w)
+    ties, same = _walk_same(ours.tree_, theirs.tree_, X, y,
+                            np.ones(y.shape[0]) if w is None else w, criterion, n_classes)
+    assert same >= 0.9 * (ours.tree_.node_count - ours.tree_.n_leaves)
+    if ties == 0:
+        if task == "regression":
+            np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+        else:
+            np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X),
+                                       atol=1e-12)
+
+
+def _assert_monotone(predict, X, constraints, seed=0, n_points=40, n_grid=60):
+    """Along every constrained feature, predictions on a grid (other features held at
+    random points) never move against the constraint."""
+    rng = np.random.default_rng(seed)
+    low = np.nanmin(X, axis=0)
+    high = np.nanmax(X, axis=0)
+    for f, sign in enumerate(constraints):
+        if sign == 0:
+            continue
+        grid = np.linspace(low[f] - 0.1, high[f] + 0.1, n_grid)
+        points = rng.uniform(low, high, (n_points, X.shape[1]))
+        rows = np.repeat(points, n_grid, axis=0)
+        rows[:, f] = np.tile(grid, n_points)
+        steps = np.diff(predict(rows).reshape(n_points, n_grid), axis=1)
+        assert (steps * sign >= -1e-12).all(), (f, (steps * sign).min())
+
+
+@pytest.mark.parametrize("model", [
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS),
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, splitter="random", random_state=1),
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, max_leaf_nodes=40),
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, criterion="poisson"),
+    jitree.RandomForestRegressor(monotonic_cst=CONSTRAINTS, n_estimators=10, random_state=0),
+    jitree.ExtraTreesRegressor(monotonic_cst=CONSTRAINTS, n_estimators=10, random_state=0),
+    jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS),
+    jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS, criterion="entropy",
+                                  min_samples_leaf=3),
+    jitree.RandomForestClassifier(monotonic_cst=CONSTRAINTS, n_estimators=10,
+                                  random_state=0),
+    jitree.ExtraTreesClassifier(monotonic_cst=CONSTRAINTS, n_estimators=10, random_state=0),
+], ids=lambda model: f"{type(model).__name__}-{model.get_params().get('splitter', '')}")
+@pytest.mark.parametrize("missing", [False, True])
+def test_predictions_are_monotone_on_grids(model, missing):
+    task = "classification" if "Classifier" in type(model).__name__ else "regression"
+    X, y = _data(3, n=800, task=task, noise=1.5)
+    if getattr(model, "criterion", None) == "poisson":
+        y = np.exp(y / 3)
+    if missing:
+        X[np.random.default_rng(4).random(X.shape) < 0.1] = np.nan
+    model.fit(X, y)
+    _assert_monotone(_prediction(model, task), X, CONSTRAINTS)
+    # an unconstrained tree on the same noisy data is not monotone: the test can fail
+    free = jitree.clone(model).set_params(monotonic_cst=None).fit(X, y)
+    with pytest.raises(AssertionError):
+        _assert_monotone(_prediction(free, task), X, CONSTRAINTS)
+
+
+def _prediction(model, task):
+    if task == "regression":
+        return model.predict
+
+    def probability(rows):
+        return model.predict_proba(rows)[:, 1]
+
+    return probability
+
+
+def test_ordinal_features_and_user_criteria_take_constraints():
+    X, y = _data(5, n=600)
+    X[:, 0] = np.round(X[:, 0] * 8)
+    model = jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, ordinal_features=[0],
+                                         categorical_features=[3]).fit(X, y)
+    _assert_monotone(model.predict, X, CONSTRAINTS)
+
+    import numba
+
+    @numba.njit
+    def variance(stats, weight):
+        mean = stats[0] / weight
+        return stats[1] / weight - mean * mean
+
+    user = jitree.DecisionTreeRegressor(criterion=jitree.Criterion(impurity=variance),
+                                        monotonic_cst=CONSTRAINTS, max_depth=6).fit(X, y)
+    builtin = jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, max_depth=6).fit(X, y)
+    _assert_monotone(user.predict, X, CONSTRAINTS)
+    np.testing.assert_allclose(user.predict(X), builtin.predict(X), rtol=1e-9, atol=1e-12)
+
+
+def test_zero_constraints_grow_the_unconstrained_tree():
+    X, y = _data(6, n=500)
+    free = jitree.DecisionTreeRegressor(max_depth=6).fit(X, y).tree_
+    zero = jitree.DecisionTreeRegressor(max_depth=6, monotonic_cst=[0, 0, 0, 0]).fit(X, y).tree_
+    np.testing.assert_array_equal(zero.feature, free.feature)
+    np.testing.assert_array_equal(zero.threshold, free.threshold)
+    np.testing.assert_array_equal(zero.value, free.value)
+
+
+def test_constrained_values_stay_within_their_bounds():
+    # node values are clipped: a right child under an increasing constraint never predicts
+    # below its left sibling, at every depth
+    X, y = _data(7, n=1000, noise=2.0)
+    tree = jitree.DecisionTreeRegressor(monotonic_cst=[1, 0, 0, 0]).fit(X, y).tree_
+
+    def values(node):
+        if tree.children_left[node] < 0:
+            return [tree.value[node, 0]]
+        return values(tree.children_left[node]) + values(tree.children_right[node])
+
+    for node in range(tree.node_count):
+        if tree.children_left[node] >= 0 and tree.feature[node] == 0:
+            assert max(values(tree.children_left[node])) <= \
+                min(values(tree.children_right[node])) + 1e-12
+
+
+def test_constrained_model_saves_and_loads(tmp_path):
+    X, y = _data(8, n=400, task="classification")
+    model = jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS, max_depth=6).fit(X, y)
+    path = tmp_path / "monotone.jitree"
+    jitree.save(model, path)
+    loaded = jitree.load(path)
+    assert list(loaded.monotonic_cst) == CONSTRAINTS
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("constraints, message", [
+    ([1, 0, 0], "shape"),
+    ([1, 0, 0, 0, 0], "shape"),
+    ([2, 0, 0, 0], "-1, 0 or 1"),
+    ([0.5, 0, 0, 0], "-1, 0 or 1"),
+    (["a", 0, 0, 0], "-1, 0 or 1"),
+    ([[1, 0, 0, 0]], "shape"),
+])
+def test_bad_constraints(constraints, message):
+    X, y = _data(9, n=100)
+    with pytest.raises(ValueError, match=message):
+        jitree.DecisionTreeRegressor(monotonic_cst=constraints).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        jitree.RandomForestRegressor(monotonic_cst=constraints, n_estimators=2).fit(X, y)
+
+
+def test_refused_where_scikit_learn_refuses_and_on_categories():
+    X, y = _data(10, n=200)
+    with pytest.raises(TypeError, match="monotonic_cst"):
+        jitree.DecisionTreeRegressor(monotonic_cst="increasing").fit(X, y)
+    three = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+    with pytest.raises(ValueError, match="multiclass"):
+        jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS).fit(X, three)
+    with pytest.raises(ValueError, match="multiclass"):
+        jitree.RandomForestClassifier(monotonic_cst=CONSTRAINTS, n_estimators=2).fit(X, three)
+    X[:, 3] = np.floor(X[:, 3] * 5)
+    with pytest.raises(ValueError, match="categorical feature"):
+        jitree.DecisionTreeRegressor(monotonic_cst=[0, 0, 0, 1],
+                                     categorical_features=[3]).fit(X, y)
