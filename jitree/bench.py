@@ -149,6 +149,42 @@ def bench_fit_regression(report, n_samples, repeat, threads):
         report.ratio("speed-up over scikit-learn, 1 thread", seconds, ours[threads[0]])
 
 
+def bench_criteria_constraints(report, n_samples, repeat, threads):
+    """Round 2's regression criterion and constraints against scikit-learn's, full depth
+    (min_samples_leaf=5), on one dataset: poisson; monotonic_cst; and the cost of each
+    constraint over jitree's unconstrained tree."""
+    print(f"\n[fit] {n_samples} x 20 float32, min_samples_leaf=5: poisson, monotonic_cst, "
+          "interaction_cst")
+    X, y = make_regression_data(n_samples, 20)
+    counts = np.random.default_rng(0).poisson(np.exp(np.clip(y / (3 * y.std()), -3, 3)))
+    constraints = [1, -1] * 5 + [0] * 10
+    tree = _peer("sklearn.tree")
+    cases = [("poisson", dict(criterion="poisson"), counts),
+             ("monotonic_cst", dict(monotonic_cst=constraints), y)]
+    for name, params, target in cases:
+        ours = {}
+        for t in threads:
+            model = jitree.DecisionTreeRegressor(min_samples_leaf=5, n_jobs=t, **params)
+            ours[t] = _median_seconds(lambda m=model, v=target: m.fit(X, v), repeat)
+            report.add(f"fit-{name}", f"jitree {name}", t, ours[t])
+        if tree is not None:
+            peer = tree.DecisionTreeRegressor(min_samples_leaf=5, random_state=0, **params)
+            seconds = _median_seconds(lambda p=peer, v=target: p.fit(X, v), repeat)
+            report.add(f"fit-{name}", f"scikit-learn {name}", 1, seconds)
+            report.ratio(f"{name}: speed-up over scikit-learn, 1 thread", seconds,
+                         ours[threads[0]])
+    t = threads[-1]
+    base = _median_seconds(lambda: jitree.DecisionTreeRegressor(min_samples_leaf=5,
+                                                                n_jobs=t).fit(X, y), repeat)
+    report.add("fit-unconstrained", "jitree squared_error", t, base)
+    for name, params in (("monotonic_cst", dict(monotonic_cst=constraints)),
+                         ("interaction_cst", dict(interaction_cst="pairwise"))):
+        seconds = _median_seconds(lambda p=params: jitree.DecisionTreeRegressor(
+            min_samples_leaf=5, n_jobs=t, **p).fit(X, y), repeat)
+        report.add(f"fit-{name}", f"jitree {name}", t, seconds)
+        report.ratio(f"{name}: time over the unconstrained tree, {t} thread(s)", seconds, base)
+
+
 def bench_predict(report, X_train, y_train, n_rows, repeat, threads):
     print(f"\n[predict] {n_rows} rows x 20 float32 on the full-depth gini tree")
     reps = -(-n_rows // X_train.shape[0])
@@ -374,11 +410,13 @@ _STARTUP_PROBE = (
     "from jitree.datasets import load_iris\n"
     "X, y, _ = load_iris()\n"
     "jitree.DecisionTreeClassifier().fit(X, y).predict(X)\n"
+    "jitree.DecisionTreeRegressor().fit(X, X[:, 0]).predict(X)\n"
 )
 
 
 def bench_startup(repeat):
-    print("\n[start-up] new process: import jitree + fit + predict on iris")
+    print("\n[start-up] new process: import jitree + fit + predict a classifier and a regressor "
+          "on iris")
     def run(env):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", _STARTUP_PROBE], check=True, env=env)
@@ -388,8 +426,9 @@ def bench_startup(repeat):
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         cold = run(env)
         warm = float(np.median([run(env) for _ in range(max(3, repeat))]))
-    print(f"  cold cache {cold:6.2f} s (target <= 20 s: {'met' if cold <= 20 else 'NOT met'})")
-    print(f"  warm cache {warm:6.2f} s (target <= 0.8 s: {'met' if warm <= 0.8 else 'NOT met'})")
+    # the engine issue's targets (a classifier and a regressor fitted and predicting)
+    print(f"  cold cache {cold:6.2f} s (target <= 10 s: {'met' if cold <= 10 else 'NOT met'})")
+    print(f"  warm cache {warm:6.2f} s (target <= 0.6 s: {'met' if warm <= 0.6 else 'NOT met'})")
 
 
 # -- categorical features ------------------------------------------------------------------------
@@ -563,8 +602,9 @@ def main(argv=None):
     parser.add_argument("--predict-rows", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=["small", "fit", "regression", "predict", "scaling", "memory",
-                                 "startup", "forest", "batch", "categorical"])
+                        choices=["small", "fit", "regression", "constraints", "predict",
+                                 "scaling", "memory", "startup", "forest", "batch",
+                                 "categorical"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
@@ -577,8 +617,8 @@ def main(argv=None):
     print(f"jitree {jitree.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
           f"{platform.processor() or platform.machine()}, {all_threads} threads, "
           f"threading layer after first kernel: ", end="")
-    only = set(args.only or ["small", "fit", "regression", "predict", "scaling", "memory",
-                             "startup", "forest"])
+    only = set(args.only or ["small", "fit", "regression", "constraints", "predict",
+                             "scaling", "memory", "startup", "forest"])
     report = Report()
     X, y = make_classification_data(2000, 20, 3, seed=0)
     jitree.DecisionTreeClassifier().fit(X, y).predict(X)
@@ -592,6 +632,8 @@ def main(argv=None):
             bench_predict(report, X, y, args.predict_rows, args.repeat, threads)
     if "regression" in only:
         bench_fit_regression(report, args.rows, args.repeat, threads)
+    if "constraints" in only:
+        bench_criteria_constraints(report, args.rows, args.repeat, threads)
     if "scaling" in only:
         bench_scaling(report, args.repeat, threads, args.rows, 10 * args.rows)
     if "memory" in only:

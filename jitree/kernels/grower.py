@@ -68,6 +68,8 @@ NodeTable = namedtuple("NodeTable", [
     "ints",    # (capacity, N_INTS) int64, columns N_*
     "floats",  # (capacity, N_FLOATS) float64, columns F_*
     "stats",   # (capacity, n_stats) float64: class weights, or (sum w y, sum w y**2)
+    "groups",  # (capacity, n_words) uint64: bitset of the interaction groups still open to
+               # the node's branch (those holding every feature split on above it)
 ])
 N_FEATURE = 0
 N_LEFT = 1
@@ -114,7 +116,7 @@ C_FLOATS = 2
 
 
 @jit
-def new_node_table(capacity, n_stats):
+def new_node_table(capacity, n_stats, n_words):
     ints = np.zeros((capacity, N_INTS), dtype=np.int64)
     floats = np.zeros((capacity, N_FLOATS))
     for node in range(capacity):
@@ -125,7 +127,8 @@ def new_node_table(capacity, n_stats):
         floats[node, F_THRESHOLD] = TREE_UNDEFINED
         floats[node, F_LOWER] = -np.inf
         floats[node, F_UPPER] = np.inf
-    return NodeTable(ints, floats, np.zeros((capacity, n_stats)))
+    return NodeTable(ints, floats, np.zeros((capacity, n_stats)),
+                     np.zeros((capacity, n_words), dtype=np.uint64))
 
 
 @jit(inline="always")
@@ -134,10 +137,12 @@ def reserve_nodes(nodes, count, needed):
     capacity = nodes.ints.shape[0]
     if needed <= capacity:
         return nodes
-    grown = new_node_table(max(needed, 2 * capacity), nodes.stats.shape[1])
+    grown = new_node_table(max(needed, 2 * capacity), nodes.stats.shape[1],
+                           nodes.groups.shape[1])
     copy_rows(nodes.ints, grown.ints, count)
     copy_rows(nodes.floats, grown.floats, count)
     copy_rows(nodes.stats, grown.stats, count)
+    copy_rows(nodes.groups, grown.groups, count)
     return grown
 
 
@@ -246,25 +251,34 @@ def search_group(data, settings, categories, nodes, open_nodes, first, last, out
     start = batch.start
     end = batch.end
     max_features = settings.max_features
+    allowed = allowed_features(nodes, ids, settings.interaction)
+    restricted = allowed.shape[1] > 0
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
         count = np.zeros(m, dtype=np.int64)
         select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
-                        chosen, count)
-        n_pairs = 0
-        for j in range(m):
-            n_pairs += count[j]
+                        allowed, chosen, count)
     else:
-        chosen = np.zeros((m, 0), dtype=np.int64)
+        chosen = np.zeros((m, n_features if restricted else 0), dtype=np.int64)
         count = np.full(m, n_features, dtype=np.int64)
-        n_pairs = m * n_features
+        if restricted:
+            for j in range(m):
+                t = 0
+                for f in range(n_features):
+                    if allowed[j, f]:
+                        chosen[j, t] = f
+                        t += 1
+                count[j] = t
+    n_pairs = 0
+    for j in range(m):
+        n_pairs += count[j]
     pair_node = np.empty(n_pairs, dtype=np.int64)
     pair_feature = np.empty(n_pairs, dtype=np.int64)
     n_categorical = 0
     p = 0
     for j in range(m):
         for t in range(count[j]):
-            f = chosen[j, t] if max_features < n_features else t
+            f = chosen[j, t] if max_features < n_features or restricted else t
             pair_node[p] = j
             pair_feature[p] = f
             if categories is not None:
@@ -492,6 +506,34 @@ def category_table(table, c, m, pools, nodes, node):
 
 
 @jit
+def allowed_features(nodes, ids, interaction):
+    """Which features each node ``ids[j]`` may split on under the interaction constraints:
+    ``(k, n_features)`` uint8, the union of the groups still open to its branch; ``(k, 0)``
+    without constraints (every feature)."""
+    n_groups = interaction.shape[0]
+    n_features = interaction.shape[1] if n_groups > 0 else 0
+    allowed = np.zeros((ids.shape[0], n_features), dtype=np.uint8)
+    for j in range(ids.shape[0]):
+        for g in range(n_groups):
+            if (nodes.groups[ids[j], g >> 6] >> np.uint64(g & 63)) & np.uint64(1):
+                for f in range(n_features):
+                    allowed[j, f] |= interaction[g, f]
+    return allowed
+
+
+@jit
+def child_groups(nodes, parent, count, n_children, interaction, feature):
+    """The interaction groups open to ``parent``'s children (rows ``count ..`` of the node
+    table): the parent's that hold the split ``feature``."""
+    for g in range(interaction.shape[0]):
+        word = g >> 6
+        bit = np.uint64(1) << np.uint64(g & 63)
+        if (nodes.groups[parent, word] & bit) and interaction[g, feature]:
+            for r in range(n_children):
+                nodes.groups[count + r, word] |= bit
+
+
+@jit
 def child_bounds(nodes, parent, count, table, first, last, monotonic, feature):
     """Bounds of the values of ``parent``'s children (rows ``count ..`` of the node table,
     ``first:last + 1`` of the candidate table's children). A split on a feature without
@@ -548,6 +590,9 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
             nodes.ints[count + r - first, N_DEPTH] = nodes.ints[parent, N_DEPTH] + 1
         child_bounds(nodes, parent, count, table, first, last, settings.monotonic,
                      ints[C_FEATURE, c])
+        if settings.interaction.shape[0] > 0:
+            child_groups(nodes, parent, count, last - first + 1, settings.interaction,
+                         ints[C_FEATURE, c])
         categorical = ints[C_CATEGORICAL, c]
         multiway = ints[C_MULTIWAY, c]
         missing = ints[C_MISSING, c]
@@ -714,7 +759,10 @@ def grow_tree(data, settings, categories, root_stats, root_weight):
     work = (np.zeros(n_samples, dtype=np.uint8),
             np.zeros((n_samples + 63) // 64, dtype=np.uint64),
             np.zeros(n_samples, dtype=np.int32))
-    nodes = new_node_table(64, n_stats)
+    n_groups = settings.interaction.shape[0]
+    nodes = new_node_table(64, n_stats, (n_groups + 63) // 64)
+    for g in range(n_groups):  # every group is open at the root
+        nodes.groups[0, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
     for s in range(n_stats):
         nodes.stats[0, s] = root_stats[s]
     nodes.floats[0, F_WEIGHT] = root_weight

@@ -77,6 +77,8 @@ GrowSettings = namedtuple("GrowSettings", [
     "n_blocks",               # int64: blocks of (node, feature) pairs per parallel search
     "monotonic",              # (n_features,) int8: monotonic constraint of each feature on
                               # stats[0] / weight (see Limits), or empty: none
+    "interaction",            # (n_groups, n_features) uint8: interaction constraints, the
+                              # features of each group (a branch uses one group's), or (0, 0)
 ])
 
 CategorySettings = namedtuple("CategorySettings", [

@@ -8,16 +8,18 @@ from .split import non_missing_end
 
 
 @jit
-def select_features(seed, node_id, node_start, node_end, sorted_value, max_features,
+def select_features(seed, node_id, node_start, node_end, sorted_value, max_features, allowed,
                     out_features, out_count):
     """Draw, for each node, up to ``max_features`` features not constant in the node (two
-    distinct non-missing values, or a missing and a non-missing one).
+    distinct non-missing values, or a missing and a non-missing one) among those it allows
+    (``allowed[j, f]``; every feature when ``allowed`` has no columns).
 
     The features are visited in a random permutation (Fisher-Yates on the stream of
     (seed, node)); the chosen ones are written in increasing index order to
     ``out_features[j, :out_count[j]]`` so that the lowest-index tie rule still holds.
     """
     n_features = sorted_value.shape[0]
+    restricted = allowed.shape[1] > 0
     order = np.empty(n_features, dtype=np.int64)
     for j in range(node_id.shape[0]):
         key = stream_key(seed, node_id[j], -1)
@@ -30,6 +32,8 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
                 pick = n_features - 1
             order[step], order[pick] = order[pick], order[step]
             f = order[step]
+            if restricted and not allowed[j, f]:
+                continue
             value_row = sorted_value[f]
             end_nm = non_missing_end(value_row, node_start[j], node_end[j])
             last = end_nm - 1

@@ -1,5 +1,6 @@
 """What the classifier and the regressor share: parameters, fit driver, prediction plumbing."""
 
+import itertools
 import numbers
 
 import numpy as np
@@ -136,6 +137,41 @@ class BaseDecisionTree(ParamsMixin):
             constraints = -constraints
         return constraints
 
+    def _interactions(self, n_features):
+        """``interaction_cst`` as the kernels take it: a (n_groups, n_features) uint8
+        membership matrix (features in no listed group form one more group), or None."""
+        constraints = getattr(self, "interaction_cst", None)
+        if constraints is None:
+            return None
+        if isinstance(constraints, str):
+            if constraints == "no_interactions":
+                groups = [{f} for f in range(n_features)]
+            elif constraints == "pairwise":
+                groups = [set(pair) for pair in itertools.combinations(range(n_features), 2)]
+            else:
+                raise ValueError("interaction_cst must be 'pairwise', 'no_interactions' or a "
+                                 f"sequence of groups of feature indices, got {constraints!r}")
+        else:
+            try:
+                groups = [set(group) for group in constraints]
+            except TypeError:
+                raise ValueError("interaction_cst must be a sequence of groups (lists, tuples "
+                                 f"or sets) of feature indices, got {constraints!r}") from None
+        for group in groups:
+            for f in group:
+                if isinstance(f, bool) or not isinstance(f, numbers.Integral) \
+                        or not 0 <= f < n_features:
+                    raise ValueError("interaction_cst groups hold feature indices in "
+                                     f"[0, {n_features - 1}], got the group "
+                                     f"{sorted(group, key=str)!r}")
+        rest = set(range(n_features)).difference(*groups)
+        if rest:
+            groups.append(rest)
+        member = np.zeros((len(groups), n_features), dtype=np.uint8)
+        for g, group in enumerate(groups):
+            member[g, sorted(group)] = 1
+        return member
+
     def _grow_params(self, n_samples, n_features, total_weight, n_classes=0):
         grown_criterion, criterion = criterion_of(self.criterion, self._task)
         if self.splitter not in ("best", "random"):
@@ -230,6 +266,7 @@ class BaseDecisionTree(ParamsMixin):
             max_exhaustive_categories=max_exhaustive,
             max_subset_size=max_subset_size or 0,
             monotonic=self._monotonic(n_features, encoder, n_classes),
+            interaction=self._interactions(n_features),
         )
 
     # -- fitting -----------------------------------------------------------------------------

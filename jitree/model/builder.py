@@ -37,6 +37,7 @@ from ..kernels.records import CategorySettings, GrowSettings, TreeData
 from .tree import FEATURE_CATEGORICAL, Tree
 
 _NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
+_NO_INTERACTIONS = np.zeros((0, 0), dtype=np.uint8)
 
 # Fewest samples for which the presort runs on a thread pool (below it, starting the pool
 # costs more than the sorts it shares out).
@@ -68,6 +69,8 @@ class GrowParams:
     # target; classification: the fraction of class 0, so a constraint on P(class 1) enters
     # with its sign flipped); None: none
     monotonic: np.ndarray = None
+    # interaction constraints: (n_groups, n_features) uint8 membership; None: none
+    interaction: np.ndarray = None
 
     def measure(self):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
@@ -86,7 +89,9 @@ class GrowParams:
             np.float64(self.min_impurity_decrease), np.float64(self.purity_threshold),
             np.float64(self.impurity_threshold), np.int64(n_blocks),
             _NO_CONSTRAINTS if self.monotonic is None
-            else np.ascontiguousarray(self.monotonic, dtype=np.int8))
+            else np.ascontiguousarray(self.monotonic, dtype=np.int8),
+            _NO_INTERACTIONS if self.interaction is None
+            else np.ascontiguousarray(self.interaction, dtype=np.uint8))
 
     def categories(self, n_features):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no

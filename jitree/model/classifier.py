@@ -97,6 +97,18 @@ class DecisionTreeClassifier(BaseDecisionTree):
         at most this many categories; beyond, the best of the per-class orderings.
     max_subset_size : int or None, default=None
         Subset search: only partitions with a side of at most this many categories.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraint per feature, scikit-learn's: 1 the prediction (P(classes_[1]),
+        or the mean target of a regressor) never decreases as the feature grows, -1 never
+        increases, 0 free. A split on a constrained feature is made only when its children
+        are ordered and within the bounds its ancestors set; node values are clipped to
+        those bounds. Binary classification and regression; numeric and ordinal features.
+    interaction_cst : {"pairwise", "no_interactions"} or sequence of groups, default=None
+        Interaction constraints, HistGradientBoosting's: groups of feature indices (features
+        in no group form one more group); every branch splits only on the features of one
+        group, the groups open to a node being those that hold every feature split on above
+        it. "no_interactions": each feature alone (a tree then splits on one feature);
+        "pairwise": every pair.
 
     Missing values (NaN; None / pandas NA in categorical columns) are allowed: each split
     sends them to the side that scores best; where a node had none in training they go to the
@@ -125,7 +137,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  class_weight=None, purity_threshold=1.0, impurity_threshold=0.0,
                  ccp_alpha=0.0, n_jobs=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, monotonic_cst=None):
+                 max_exhaustive_categories=10, max_subset_size=None, monotonic_cst=None,
+                 interaction_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -147,6 +160,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.max_exhaustive_categories = max_exhaustive_categories
         self.max_subset_size = max_subset_size
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""

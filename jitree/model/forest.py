@@ -61,7 +61,7 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                 "min_impurity_decrease", "ccp_alpha", "categorical_features",
                 "ordinal_features", "categorical_split", "max_exhaustive_categories",
-                "max_subset_size", "monotonic_cst")
+                "max_subset_size", "monotonic_cst", "interaction_cst")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -863,6 +863,8 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
     categorical_features, ordinal_features, categorical_split, max_exhaustive_categories, \
 max_subset_size
         Feature kinds and categorical tests, as for the trees.
+    monotonic_cst, interaction_cst
+        Monotonic and interaction constraints of every tree, as for the trees.
     verbose : int, default=0
         ``fit`` prints a line when its trees are grown (> 0) and one per tree (> 1).
     warm_start : bool, default=False
@@ -907,7 +909,8 @@ max_subset_size
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False, monotonic_cst=None):
+                 warm_start=False, monotonic_cst=None,
+                 interaction_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -915,6 +918,7 @@ max_subset_size
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.class_weight = class_weight
 
 
@@ -936,7 +940,8 @@ class ExtraTreesClassifier(_ForestClassifier):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False, monotonic_cst=None):
+                 warm_start=False, monotonic_cst=None,
+                 interaction_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -944,6 +949,7 @@ class ExtraTreesClassifier(_ForestClassifier):
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.class_weight = class_weight
 
 
@@ -965,7 +971,8 @@ class RandomForestRegressor(_ForestRegressor):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False, monotonic_cst=None):
+                 warm_start=False, monotonic_cst=None,
+                 interaction_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -973,6 +980,7 @@ class RandomForestRegressor(_ForestRegressor):
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
 
 class ExtraTreesRegressor(_ForestRegressor):
@@ -991,7 +999,8 @@ class ExtraTreesRegressor(_ForestRegressor):
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
-                 warm_start=False, monotonic_cst=None):
+                 warm_start=False, monotonic_cst=None,
+                 interaction_cst=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -999,3 +1008,4 @@ class ExtraTreesRegressor(_ForestRegressor):
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst

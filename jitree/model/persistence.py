@@ -156,6 +156,19 @@ def _is_scalar_list(values):
     return all(_is_json_scalar(value) and value is not None for value in values)
 
 
+def _encode_groups(groups):
+    """interaction_cst's groups of feature indices as lists of ints (a set sorted)."""
+    try:
+        encoded = [sorted(_plain(f) for f in group) if isinstance(group, (set, frozenset))
+                   else [_plain(f) for f in group] for group in groups]
+    except TypeError:
+        encoded = None
+    if encoded is None or not all(_is_int(f) for group in encoded for f in group):
+        raise TypeError(f"cannot save parameter interaction_cst={_short(groups)}: groups of "
+                        "feature indices (ints) can be stored")
+    return encoded
+
+
 def _encode_params(model):
     params = {}
     for name, value in model.get_params(deep=False).items():
@@ -173,6 +186,8 @@ def _encode_params(model):
                                 "strings, numbers or booleans and weights numbers")
             value = [[label, weight if isinstance(weight, int) else float(weight)]
                      for label, weight in pairs]
+        elif name == "interaction_cst" and not isinstance(value, str) and value is not None:
+            value = _encode_groups(value)
         elif isinstance(value, (list, tuple, np.ndarray)):
             # feature lists and masks (categorical_features, ...): stored as a list
             items = value.tolist() if isinstance(value, np.ndarray) else \
@@ -428,6 +443,11 @@ def _decode_params(params, cls):
             value = {label: weight for label, weight in pairs}
             if len(value) != len(pairs):
                 raise _FormatError("parameter class_weight repeats a label")
+        elif name == "interaction_cst" and isinstance(value, list):
+            if not all(isinstance(group, list) and all(_is_int(f) for f in group)
+                       for group in value):
+                raise _FormatError("parameter interaction_cst must be a list of lists of "
+                                   f"feature indices, got {_short(value)}")
         elif isinstance(value, list):
             if not _is_scalar_list(value):
                 raise _FormatError(f"parameter {name} has unsupported value {_short(value)} "

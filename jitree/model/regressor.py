@@ -49,7 +49,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0,
                  n_jobs=None, categorical_features=None, ordinal_features=None,
                  categorical_split="subset", max_exhaustive_categories=10,
-                 max_subset_size=None, monotonic_cst=None):
+                 max_subset_size=None, monotonic_cst=None, interaction_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -69,6 +69,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.max_exhaustive_categories = max_exhaustive_categories
         self.max_subset_size = max_subset_size
         self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and real targets y."""
