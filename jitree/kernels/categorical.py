@@ -99,8 +99,12 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
                 parent_entropy):
     """Score of a split from its two sides' statistics (squared error: S_l**2 / W_l +
     S_r**2 / W_r, S = sum of w y; the others: :func:`criteria.split_score`)."""
-    if is_regression and criterion.code == criteria.SQUARED_ERROR:
+    code = criterion.code
+    if is_regression and code == criteria.SQUARED_ERROR:
         return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
+    if code < criteria.USER_IMPURITY:
+        return criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                      parent_entropy)
     return criteria.split_score(criterion, left, right, weight_left, weight_right,
                                 parent_entropy)
 

@@ -324,7 +324,25 @@ def _class_distance(left, right, weight_left, weight_right):
 
 @jit
 def split_score(criterion, left, right, weight_left, weight_right, parent_entropy):
-    """Score of the partition (left, right); the best split maximises it.
+    """Score of the partition (left, right) under ``criterion`` (a :class:`Measure`); the best
+    split maximises it. A user's score: ``score(left, W_l, right, W_r)``; a user's impurity I:
+    -(W_l I(left) + W_r I(right)); a built-in: :func:`builtin_score`. Both weights must be
+    positive."""
+    code = criterion.code
+    if code == USER_SCORE:
+        return _user_value(criterion, criterion.score(left, weight_left, right, weight_right))
+    if code == USER_IMPURITY:
+        return -(weight_left * _user_value(criterion, criterion.impurity(left, weight_left))
+                 + weight_right * _user_value(criterion,
+                                              criterion.impurity(right, weight_right)))
+    return builtin_score(code, left, right, weight_left, weight_right, parent_entropy)
+
+
+@jit
+def builtin_score(code, left, right, weight_left, weight_right, parent_entropy):
+    """Score of the partition (left, right) under the built-in criterion ``code`` (an int:
+    the scans call it once per candidate, and a :class:`Measure` record, which holds an
+    array, would cost a reference count update per call).
 
     - gini: sum_c l_c**2 / W_l + sum_c r_c**2 / W_r (= W - W_l G_l - W_r G_r)
     - entropy: -(W_l H_l + W_r H_r)
@@ -336,18 +354,8 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
       a constant)
     - poisson: S_l log(S_l / W_l) + S_r log(S_r / W_r) (:func:`poisson_score`)
 
-    - a user's score: ``score(left, W_l, right, W_r)``; a user's impurity I:
-      -(W_l I(left) + W_r I(right))
-
-    ``parent_entropy`` (bits) is used by gain_ratio only. Both weights must be positive.
+    ``parent_entropy`` (bits) is used by gain_ratio only.
     """
-    code = criterion.code
-    if code == USER_SCORE:
-        return _user_value(criterion, criterion.score(left, weight_left, right, weight_right))
-    if code == USER_IMPURITY:
-        return -(weight_left * _user_value(criterion, criterion.impurity(left, weight_left))
-                 + weight_right * _user_value(criterion,
-                                              criterion.impurity(right, weight_right)))
     if code == GINI:
         left_sq = 0.0
         right_sq = 0.0

@@ -174,9 +174,9 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
 
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
     ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
-    classes; the other criteria call :func:`criteria.split_score`.
+    classes; the other (built-in) criteria call :func:`criteria.builtin_score`.
     """
-    criterion = settings.criterion
+    code = settings.criterion.code
     min_samples_leaf = settings.min_samples_leaf
     min_weight_leaf = settings.min_weight_leaf
     label_row = rows.label
@@ -226,13 +226,13 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
         if constrained and not monotone(limits, left[0] / weight_left,
                                         right[0] / weight_right):
             continue
-        if criterion.code == criteria.GINI:
+        if code == criteria.GINI:
             # = left_sq / weight_left + right_sq / weight_right, with one division
             score = ((left_sq * weight_right + right_sq * weight_left)
                      / (weight_left * weight_right))
         else:
-            score = criteria.split_score(criterion, left, right, weight_left, weight_right,
-                                         parent_entropy)
+            score = criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                           parent_entropy)
         if score > best_score:
             best_score = score
             best_pos = np.int64(k) + 1
