@@ -1,6 +1,7 @@
 """Naive NumPy twins of jitree's kernels: slow, obvious, independent of the package."""
 
 import numpy as np
+import pytest
 
 
 def class_fractions(y, w, n_classes):
@@ -113,3 +114,35 @@ def predict_walk(tree, X):
                 node = tree.children_right[node]
         leaves[i] = node
     return leaves
+
+
+def walk_against(ours, theirs, X, y, w, criterion, n_classes, check_node):
+    """Walk a jitree tree and a scikit-learn tree together. Each node pair holds the same
+    samples and passes ``check_node(a, b)`` (which returns False to leave a pair and its
+    subtrees uncompared), and has the same split (numbering aside; thresholds to float32,
+    which scikit-learn stores) unless the two splits are equally good on the node's samples
+    (a tie, which each library breaks its own way: the subtrees below are not compared).
+    Returns the number of ties and of identical splits."""
+    ties = same = 0
+    stack = [(0, 0, np.ones(X.shape[0], dtype=bool))]
+    while stack:
+        a, b, rows = stack.pop()
+        if not check_node(a, b):
+            continue
+        assert (ours.children_left[a] < 0) == (theirs.children_left[b] < 0), (a, b)
+        assert ours.n_node_samples[a] == theirs.n_node_samples[b] == rows.sum()
+        if ours.children_left[a] < 0:
+            continue
+        fa, ta = ours.feature[a], ours.threshold[a]
+        fb, tb = theirs.feature[b], theirs.threshold[b]
+        if fa != fb or ta != pytest.approx(tb, rel=1e-6):
+            gain_a = split_value(criterion, y[rows], w[rows], X[rows, fa] <= ta, n_classes)
+            gain_b = split_value(criterion, y[rows], w[rows], X[rows, fb] <= tb, n_classes)
+            assert gain_a == pytest.approx(gain_b, rel=1e-9), (a, b, gain_a, gain_b)
+            ties += 1
+            continue
+        same += 1
+        goes_left = X[:, fa] <= ta
+        stack.append((ours.children_left[a], theirs.children_left[b], rows & goes_left))
+        stack.append((ours.children_right[a], theirs.children_right[b], rows & ~goes_left))
+    return ties, same

@@ -5,7 +5,7 @@ import pytest
 
 import jitree
 
-from naive import split_value
+from naive import walk_against
 
 
 def _data(seed, n=1500, d=4, task="regression", noise=0.5):
@@ -21,38 +21,19 @@ CONSTRAINTS = [1, -1, 1, 0]
 
 
 def _walk_same(ours, theirs, X, y, w, criterion, n_classes):
-    """Both trees split every node alike (numbering aside) with the same values, unless two
-    splits are equally good on the node's samples (a tie, broken differently by each library:
-    the subtrees below are not compared). Returns (ties, identical splits)."""
-    ties = same = 0
-    stack = [(0, 0, np.ones(X.shape[0], dtype=bool))]
-    while stack:
-        a, b, rows = stack.pop()
+    """:func:`naive.walk_against` with the nodes' values (class fractions) equal."""
+    def same_value(a, b):
         if ours.children_left[a] < 0 and ours.impurity[a] == 0.0 < theirs.impurity[b] < 1e-12:
             # scikit-learn's weighted child impurities are differences of sums: a pure node
             # may keep a rounding residue above its purity threshold and be split (into
             # children of the same value); jitree sums a child's own samples and finds it pure
-            continue
-        assert (ours.children_left[a] < 0) == (theirs.children_left[b] < 0), (a, b)
-        assert ours.n_node_samples[a] == theirs.n_node_samples[b] == rows.sum()
+            return False
         ours_value = ours.value[a] / ours.value[a].sum() if n_classes else ours.value[a]
         np.testing.assert_allclose(ours_value, theirs.value[b].ravel(), rtol=1e-9,
                                    atol=1e-12)
-        if ours.children_left[a] < 0:
-            continue
-        fa, ta = ours.feature[a], ours.threshold[a]
-        fb, tb = theirs.feature[b], theirs.threshold[b]
-        if fa != fb or ta != pytest.approx(tb, rel=1e-6):
-            gain_a = split_value(criterion, y[rows], w[rows], X[rows, fa] <= ta, n_classes)
-            gain_b = split_value(criterion, y[rows], w[rows], X[rows, fb] <= tb, n_classes)
-            assert gain_a == pytest.approx(gain_b, rel=1e-9), (a, b, gain_a, gain_b)
-            ties += 1
-            continue
-        same += 1
-        goes_left = X[:, fa] <= ta
-        stack.append((ours.children_left[a], theirs.children_left[b], rows & goes_left))
-        stack.append((ours.children_right[a], theirs.children_right[b], rows & ~goes_left))
-    return ties, same
+        return True
+
+    return walk_against(ours, theirs, X, y, w, criterion, n_classes, same_value)
 
 
 @pytest.mark.parametrize("task", ["regression", "classification"])

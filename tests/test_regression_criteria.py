@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import jitree
 
-from naive import brute_force_best, node_members, poisson_deviance, split_value
+from naive import brute_force_best, node_members, poisson_deviance, split_value, walk_against
 
 
 def _rates(seed, n, d=4, zeros=0.0):
@@ -23,34 +23,12 @@ def _rates(seed, n, d=4, zeros=0.0):
 
 
 def _walk_same(ours, theirs, X, y, w):
-    """Walk both trees together: each node holds the same samples with the same impurity
-    and has the same split (numbering aside; thresholds to float32, which scikit-learn
-    stores), unless the two splits are equally good on the node's samples (a tie, which each
-    library breaks its own way: the subtrees below are not compared). Returns the number of
-    ties and of identical splits."""
-    ties = 0
-    same = 0
-    stack = [(0, 0, np.ones(X.shape[0], dtype=bool))]
-    while stack:
-        a, b, rows = stack.pop()
-        assert (ours.children_left[a] < 0) == (theirs.children_left[b] < 0), (a, b)
-        assert ours.n_node_samples[a] == theirs.n_node_samples[b] == rows.sum()
+    """:func:`naive.walk_against` under poisson, with the nodes' impurities equal."""
+    def same_impurity(a, b):
         assert ours.impurity[a] == pytest.approx(theirs.impurity[b], rel=1e-9, abs=1e-12)
-        if ours.children_left[a] < 0:
-            continue
-        fa, ta = ours.feature[a], ours.threshold[a]
-        fb, tb = theirs.feature[b], theirs.threshold[b]
-        if fa != fb or ta != pytest.approx(tb, rel=1e-6):
-            gain_a = split_value("poisson", y[rows], w[rows], X[rows, fa] <= ta, 0)
-            gain_b = split_value("poisson", y[rows], w[rows], X[rows, fb] <= tb, 0)
-            assert gain_a == pytest.approx(gain_b, rel=1e-9), (a, b, gain_a, gain_b)
-            ties += 1
-            continue
-        same += 1
-        goes_left = X[:, fa] <= ta
-        stack.append((ours.children_left[a], theirs.children_left[b], rows & goes_left))
-        stack.append((ours.children_right[a], theirs.children_right[b], rows & ~goes_left))
-    return ties, same
+        return True
+
+    return walk_against(ours, theirs, X, y, w, "poisson", 0, same_impurity)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
