@@ -350,7 +350,7 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
             weight_right = node_weight - weight_left
             if (weight_left > 0.0 and weight_right > 0.0 and weight_left >= min_weight_leaf
                     and weight_right >= min_weight_leaf
-                    and not (constrained and not monotone(
+                    and (not constrained or monotone(
                         limits, left[0] / weight_left,
                         (node_stats[0] - left[0]) / weight_right))):
                 for s in range(n_stats):
