@@ -150,16 +150,19 @@ def bench_fit_regression(report, n_samples, repeat, threads):
 
 
 def bench_criteria_constraints(report, n_samples, repeat, threads):
-    """Round 2's regression criterion and constraints against scikit-learn's, full depth
-    (min_samples_leaf=5), on one dataset: poisson; monotonic_cst; and the cost of each
+    """Round 2's regression criteria and constraints against scikit-learn's, full depth
+    (min_samples_leaf=5), on one dataset: poisson; absolute_error; quantile (jitree only:
+    scikit-learn's trees have no pinball loss); monotonic_cst; and the cost of each
     constraint over jitree's unconstrained tree."""
-    print(f"\n[fit] {n_samples} x 20 float32, min_samples_leaf=5: poisson, monotonic_cst, "
-          "interaction_cst")
+    print(f"\n[fit] {n_samples} x 20 float32, min_samples_leaf=5: poisson, absolute_error, "
+          "quantile, monotonic_cst, interaction_cst")
     X, y = make_regression_data(n_samples, 20)
     counts = np.random.default_rng(0).poisson(np.exp(np.clip(y / (3 * y.std()), -3, 3)))
     constraints = [1, -1] * 5 + [0] * 10
     tree = _peer("sklearn.tree")
     cases = [("poisson", dict(criterion="poisson"), counts),
+             ("absolute_error", dict(criterion="absolute_error"), y),
+             ("quantile", dict(criterion="quantile", quantile=0.9), y),
              ("monotonic_cst", dict(monotonic_cst=constraints), y)]
     for name, params, target in cases:
         ours = {}
@@ -167,7 +170,7 @@ def bench_criteria_constraints(report, n_samples, repeat, threads):
             model = jitree.DecisionTreeRegressor(min_samples_leaf=5, n_jobs=t, **params)
             ours[t] = _median_seconds(lambda m=model, v=target: m.fit(X, v), repeat)
             report.add(f"fit-{name}", f"jitree {name}", t, ours[t])
-        if tree is not None:
+        if tree is not None and name != "quantile":
             peer = tree.DecisionTreeRegressor(min_samples_leaf=5, random_state=0, **params)
             seconds = _median_seconds(lambda p=peer, v=target: p.fit(X, v), repeat)
             report.add(f"fit-{name}", f"scikit-learn {name}", 1, seconds)

@@ -1,8 +1,10 @@
 """Impurity and split gain of labelled samples, with the same kernels the trees use."""
 
+from numbers import Real
+
 import numpy as np
 
-from .kernels import criteria
+from .kernels import criteria, pinball
 from .model.builder import Scaling, target_term
 from .model.validation import check_sample_weight
 
@@ -39,13 +41,23 @@ def _scaled(y, weight, is_regression, code):
     if code == criteria.POISSON and (y < 0).any():
         raise ValueError("criterion='poisson' needs non-negative y")
     scaling = Scaling.of(y[positive], weight[positive], is_regression,
-                         centred=code != criteria.POISSON)
+                         centred=code == criteria.SQUARED_ERROR)
     return scaling.targets(y), scaling.weights(weight), scaling
 
 
-def _statistics(y, weight, code, group_index, n_groups):
-    """Per-group sufficient statistics (n_groups, n_stats) and weights (n_groups,)."""
+def _statistics(y, weight, code, group_index, n_groups, alpha=0.5):
+    """Per-group statistics (n_groups, n_stats) and weights (n_groups,): sums, and for the
+    order criteria each group's quantile and pinball loss."""
     group_weight = np.bincount(group_index, weights=weight, minlength=n_groups)
+    if code in criteria.ORDER_CRITERIA:
+        stats = np.zeros((n_groups, pinball.N_STATS))
+        for g in range(n_groups):
+            members = np.flatnonzero(group_index == g)
+            members = members[np.argsort(y[members], kind="stable")]
+            if members.shape[0]:
+                stats[g, pinball.STAT_VALUE], stats[g, pinball.STAT_LOSS] = \
+                    pinball.order_statistics(y[members], weight[members], alpha)
+        return stats, group_weight
     if code in (criteria.SQUARED_ERROR, criteria.POISSON):
         term = target_term(code, y)
         stats = np.zeros((n_groups, 2))
@@ -73,32 +85,45 @@ def _target(y, is_regression):
     return _labels(y, "y")
 
 
-def impurity(y, criterion="entropy", sample_weight=None):
+def _alpha(code, quantile):
+    if code != criteria.QUANTILE:
+        return 0.5
+    if quantile is None or isinstance(quantile, bool) or not isinstance(quantile, Real) \
+            or not 0.0 < quantile < 1.0:
+        raise ValueError(f"criterion='quantile' needs quantile in (0, 1), got {quantile!r}")
+    return float(quantile)
+
+
+def impurity(y, criterion="entropy", sample_weight=None, quantile=None):
     """Impurity of the samples ``y`` under ``criterion``.
 
     Entropy in bits, Gini index, misclassification rate, or weighted variance
-    (``squared_error``). ``gain_ratio`` gives the entropy, ``cart`` and ``twoing`` the Gini
-    index (they score splits, not nodes).
+    (``squared_error``), half Poisson deviance (``poisson``), mean absolute deviation from
+    the weighted median (``absolute_error``) or mean pinball loss about the weighted
+    ``quantile`` (``quantile``). ``gain_ratio`` gives the entropy, ``cart`` and ``twoing``
+    the Gini index (they score splits, not nodes).
     """
     code, is_regression = _criterion(criterion)
+    alpha = _alpha(code, quantile)
     measure = criteria.builtin(code)
     y = _target(y, is_regression)
     weight = check_sample_weight(sample_weight, y.shape[0])
     y, weight, scaling = _scaled(y, weight, is_regression, code)
-    stats, total = _statistics(y, weight, code, np.zeros(y.shape[0], np.intp), 1)
+    stats, total = _statistics(y, weight, code, np.zeros(y.shape[0], np.intp), 1, alpha)
     return float(scaling.impurities(criteria.node_impurity(measure, stats[0], total[0])))
 
 
-def split_gain(y, groups, criterion="entropy", sample_weight=None):
+def split_gain(y, groups, criterion="entropy", sample_weight=None, quantile=None):
     """Decrease of impurity when the samples are partitioned by ``groups``.
 
     ``groups`` gives one label per sample (two or more distinct labels: a binary test or a
     multiway split). Returns ``I(D) - sum_g W_g / W I(D_g)`` for gini, entropy (information
     gain, bits), misclassification and squared_error (variance reduction); the information
     gain divided by the split information for gain_ratio; and for the two-way measures cart
-    and twoing, their value on the two groups.
+    and twoing, their value on the two groups. ``quantile``: for criterion ``"quantile"``.
     """
     code, is_regression = _criterion(criterion)
+    alpha = _alpha(code, quantile)
     measure = criteria.builtin(code)
     y = _target(y, is_regression)
     group_index = _labels(groups, "groups")
@@ -110,12 +135,15 @@ def split_gain(y, groups, criterion="entropy", sample_weight=None):
     n_groups = int(group_index.max()) + 1
     if n_groups < 2:
         raise ValueError("groups must hold at least two distinct values to define a split")
-    stats, group_weight = _statistics(y, weight, code, group_index, n_groups)
+    stats, group_weight = _statistics(y, weight, code, group_index, n_groups, alpha)
     present = group_weight > 0
     stats, group_weight = stats[present], group_weight[present]
     if stats.shape[0] < 2:
         raise ValueError("fewer than two groups have positive weight")
-    parent = stats.sum(axis=0)
+    if code in criteria.ORDER_CRITERIA:
+        parent = _statistics(y, weight, code, np.zeros(y.shape[0], np.intp), 1, alpha)[0][0]
+    else:
+        parent = stats.sum(axis=0)
     total = group_weight.sum()
     if code in (criteria.CART, criteria.TWOING):
         if stats.shape[0] != 2:

@@ -4,7 +4,9 @@ Statistics of a set of samples (``stats``, with its total weight ``weight``):
 
 - classification: ``stats[c]`` is the weight of class ``c``;
 - regression: ``stats[0] = sum(w * y)``, ``stats[1] = sum(w * y**2)`` (``poisson``:
-  ``stats[1] = sum(w * y log y)``, from ``TreeData.target_term``).
+  ``stats[1] = sum(w * y log y)``, from ``TreeData.target_term``); ``absolute_error`` and
+  ``quantile`` add the node's pinball loss and quantile (:mod:`jitree.kernels.pinball`),
+  which are not sums: the kernels that make nodes compute them from the samples.
 
 Two kinds of function per criterion:
 
@@ -45,6 +47,9 @@ CART = 4
 TWOING = 5
 SQUARED_ERROR = 6
 POISSON = 7
+ABSOLUTE_ERROR = 8  # order statistics (jitree.kernels.pinball): the node's value is a
+QUANTILE = 9        # weighted quantile of its targets, its impurity the pinball loss
+ORDER_CRITERIA = (ABSOLUTE_ERROR, QUANTILE)
 # a user's criterion: codes from USER_IMPURITY up (every built-in's code is below)
 USER_IMPURITY = 64  # a user's node impurity: splits maximise -(W_l I(left) + W_r I(right))
 USER_SCORE = 65     # a user's split score, maximised
@@ -69,10 +74,12 @@ CRITERIA = {
     "twoing": TWOING,
     "squared_error": SQUARED_ERROR,
     "poisson": POISSON,
+    "absolute_error": ABSOLUTE_ERROR,
+    "quantile": QUANTILE,
 }
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification", "gain_ratio",
                            "cart", "twoing")
-REGRESSION_CRITERIA = ("squared_error", "poisson")
+REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error", "quantile")
 
 _LOG2 = math.log(2.0)
 
@@ -298,9 +305,36 @@ def node_impurity(criterion, stats, weight):
         return squared_error(stats, weight)
     if code == POISSON:
         return poisson(stats, weight)
+    if code == ABSOLUTE_ERROR or code == QUANTILE:
+        return pinball_impurity(code, stats, weight)
     if code == USER_IMPURITY or code == USER_SCORE:
         return _user_value(criterion, criterion.impurity(stats, weight))
     return gini(stats, weight)
+
+
+@jit
+def is_order_criterion(code):
+    """Whether criterion ``code`` keeps order statistics (:mod:`jitree.kernels.pinball`)."""
+    return code == ABSOLUTE_ERROR or code == QUANTILE
+
+
+@jit
+def pinball_impurity(code, stats, weight):
+    """Mean pinball loss of a node (``stats[2]``: its summed loss); absolute error is twice
+    the loss at alpha = 0.5: the mean absolute deviation from the median."""
+    if weight <= 0.0:
+        return 0.0
+    loss = stats[2] / weight
+    return 2.0 * loss if code == ABSOLUTE_ERROR else loss
+
+
+@jit
+def node_value(code, stats, weight):
+    """The value of a regression node (what it predicts): the weighted mean target, or for
+    the order criteria its quantile (``stats[3]``)."""
+    if code == ABSOLUTE_ERROR or code == QUANTILE:
+        return stats[3]
+    return stats[0] / weight
 
 
 @jit

@@ -47,6 +47,7 @@ from . import criteria
 from ._jit import jit
 from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
 from .grow import mark_and_count, pack_bits, partition, partition_multiway
+from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, NodeBatch, PairResults, SplitBatch
 from .select import select_features
@@ -286,6 +287,8 @@ def search_group(data, settings, categories, nodes, open_nodes, first, last, out
             p += 1
     out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
                       np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
+    if criteria.is_order_criterion(settings.criterion.code):
+        rank_targets(data, start, end)
     if categories is None:
         find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
                     pair_feature, out)
@@ -452,8 +455,11 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     children = ChildStats(table.child_stats, table.child_floats[0], table.child_count)
     goes_left, _, child_slot = work
     mark_and_count(data, splits, child_slot, goes_left, children)
-    child_impurity = table.child_floats[1]
     criterion = settings.criterion
+    if criteria.is_order_criterion(criterion.code):
+        # ranked by the search (the order criteria have no category splits: two children)
+        child_order_statistics(data, splits, goes_left, children, settings.quantile)
+    child_impurity = table.child_floats[1]
     for t in range(first_candidate, last):
         node = ints[C_NODE, t]
         node_weight = nodes.floats[node, F_WEIGHT]
@@ -534,7 +540,7 @@ def child_groups(nodes, parent, count, n_children, interaction, feature):
 
 
 @jit
-def child_bounds(nodes, parent, count, table, first, last, monotonic, feature):
+def child_bounds(nodes, parent, count, table, first, last, settings, feature):
     """Bounds of the values of ``parent``'s children (rows ``count ..`` of the node table,
     ``first:last + 1`` of the candidate table's children). A split on a feature without
     constraint passes the parent's bounds down; on a constrained one, the children's bounds
@@ -544,14 +550,18 @@ def child_bounds(nodes, parent, count, table, first, last, monotonic, feature):
     left subtree is then on the constrained side of every value of the right subtree."""
     lower = nodes.floats[parent, F_LOWER]
     upper = nodes.floats[parent, F_UPPER]
+    monotonic = settings.monotonic
     cst = monotonic[feature] if monotonic.shape[0] > 0 else 0
     for r in range(first, last + 1):
         nodes.floats[count + r - first, F_LOWER] = lower
         nodes.floats[count + r - first, F_UPPER] = upper
     if cst == 0 or last != first + 1:
         return
-    middle = (table.child_stats[first, 0] / (2.0 * table.child_floats[0, first])
-              + table.child_stats[last, 0] / (2.0 * table.child_floats[0, last]))
+    code = settings.criterion.code
+    middle = (criteria.node_value(code, table.child_stats[first], table.child_floats[0, first])
+              / 2.0
+              + criteria.node_value(code, table.child_stats[last], table.child_floats[0, last])
+              / 2.0)
     if cst > 0:
         nodes.floats[count, F_UPPER] = middle
         nodes.floats[count + 1, F_LOWER] = middle
@@ -588,8 +598,7 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
             nodes.floats[count + r - first, F_IMPURITY] = table.child_floats[1, r]
             nodes.ints[count + r - first, N_SAMPLES] = table.child_count[r]
             nodes.ints[count + r - first, N_DEPTH] = nodes.ints[parent, N_DEPTH] + 1
-        child_bounds(nodes, parent, count, table, first, last, settings.monotonic,
-                     ints[C_FEATURE, c])
+        child_bounds(nodes, parent, count, table, first, last, settings, ints[C_FEATURE, c])
         if settings.interaction.shape[0] > 0:
             child_groups(nodes, parent, count, last - first + 1, settings.interaction,
                          ints[C_FEATURE, c])

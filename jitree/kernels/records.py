@@ -49,6 +49,9 @@ TreeData = namedtuple("TreeData", [
     "target_term",    # (n_samples,) float64: a regression criterion's second per-sample
                       # statistic when it is not y**2 (poisson: y log y), else empty
     "sample_weight",  # (n_samples,) float64
+    "target_rank",    # (n_samples,) int32: rank of each sample's target in its node, and
+    "ranked",         # (n_rows,) int32: each node's samples by increasing target (the order
+                      # criteria: kernels.pinball.rank_targets), else both empty
     "weighted",       # bool: some weight differs from 1
     "is_regression",  # bool
 ])
@@ -79,6 +82,7 @@ GrowSettings = namedtuple("GrowSettings", [
                               # stats[0] / weight (see Limits), or empty: none
     "interaction",            # (n_groups, n_features) uint8: interaction constraints, the
                               # features of each group (a branch uses one group's), or (0, 0)
+    "quantile",               # float64: the order criteria's alpha (absolute_error: 0.5)
 ])
 
 CategorySettings = namedtuple("CategorySettings", [

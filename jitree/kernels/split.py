@@ -33,6 +33,7 @@ from .categorical import (
     two_way_score,
 )
 from .criteria import accumulate
+from .pinball import new_workspace, reserve_workspace, scan_pinball
 from .random import stream_key, uniform
 from .records import GrowSettings, Limits, Rows, Side
 
@@ -385,38 +386,52 @@ def _score_batch(criterion, batch, m, node_stats, node_weight, best_score, best_
 
 
 @jit
-def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, right):
-    """One random threshold, uniform between the node's min and max non-missing value
-    (Extra-Trees); ``rows`` are the non-missing samples, ``missing`` (a :class:`Side`) the
-    others, sent to the better side. When every non-missing value is the same and some are
-    missing, the split is value-or-missing (the non-missing samples left, threshold
-    ``ALL_VALUES``), as the best splitter's missing-only candidate.
-
-    Returns ``(score, pos, threshold, missing_direction)`` with ``pos == -1`` when the feature
-    is constant in the node or the draw breaks a leaf constraint.
-    """
+def random_cut(rows, n_missing, key):
+    """The random splitter's draw on one feature (Extra-Trees): a threshold uniform between
+    the node's min and max non-missing value (``rows``), as ``(pos, threshold)``: rows
+    ``start:pos`` go left. ``pos == -1`` when the feature is constant in the node and has no
+    missing sample; when every non-missing value is the same and some are missing, the
+    value-or-missing split ``(rows.end, ALL_VALUES)``, as the best splitter's missing-only
+    candidate."""
     start = rows.start
     end = rows.end
     value_row = rows.value
     if end <= start:
-        return -np.inf, -1, 0.0, NO_MISSING
+        return -1, 0.0
     low = np.float64(value_row[start])
     high = np.float64(value_row[end - 1])
     if not low < high:
-        if missing.count == 0:
-            return -np.inf, -1, 0.0, NO_MISSING
-        # every non-missing value is the same: the one split left is value-or-missing
-        score = missing_only_score(settings, data.is_regression, node, missing,
-                                   parent_entropy, left, right, rows.limits)
-        if score == -np.inf:
-            return -np.inf, -1, 0.0, NO_MISSING
-        return score, end, ALL_VALUES, MISSING_RIGHT
+        if n_missing == 0:
+            return -1, 0.0
+        return end, ALL_VALUES
     threshold = low + uniform(key, 0) * (high - low)
     if threshold >= high:
         threshold = low
     pos = start
     while pos < end and value_row[pos] <= threshold:
         pos += 1
+    return pos, threshold
+
+
+@jit
+def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, right):
+    """One random threshold (:func:`random_cut`); ``rows`` are the non-missing samples,
+    ``missing`` (a :class:`Side`) the others, sent to the better side.
+
+    Returns ``(score, pos, threshold, missing_direction)`` with ``pos == -1`` when the feature
+    is constant in the node or the draw breaks a leaf constraint.
+    """
+    pos, threshold = random_cut(rows, missing.count, key)
+    if pos < 0:
+        return -np.inf, -1, 0.0, NO_MISSING
+    start = rows.start
+    if threshold == ALL_VALUES:
+        # every non-missing value is the same: the one split left is value-or-missing
+        score = missing_only_score(settings, data.is_regression, node, missing,
+                                   parent_entropy, left, right, rows.limits)
+        if score == -np.inf:
+            return -np.inf, -1, 0.0, NO_MISSING
+        return score, pos, ALL_VALUES, MISSING_RIGHT
     weight_left = range_stats(data, rows.label, rows.index, start, pos, left)
     # left is also the base of two_way_score's sides (allowed: see there)
     best_score, best_direction = two_way_score(
@@ -546,6 +561,7 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
         room = USER_BATCH if criterion.code >= criteria.USER_IMPURITY else 0
         batch = (np.empty((room, n_stats)), np.empty(room), np.empty(room, dtype=np.int64),
                  np.empty(room))
+        work = new_workspace(0)
         for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
             j = pair_node[p]
             f = pair_feature[p]
@@ -577,7 +593,22 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
             missing_side = Side(missing, missing_weight, n_missing)
             threshold = 0.0
             direction = NO_MISSING
-            if random_splitter:
+            if criteria.is_order_criterion(criterion.code):
+                only = -1
+                if random_splitter:
+                    only, threshold = random_cut(rows, n_missing,
+                                                 stream_key(seed, node_id[j], f))
+                score = -np.inf
+                pos = -1
+                if not random_splitter or only >= 0:
+                    work = reserve_workspace(work, end - start)
+                    score, pos, direction = scan_pinball(settings_in, data, rows, node,
+                                                         missing_side, only, work)
+                if pos == end_nm and n_missing > 0:
+                    threshold = ALL_VALUES
+                elif pos > 0 and not random_splitter:
+                    threshold = midpoint(value_row[pos - 1], value_row[pos])
+            elif random_splitter:
                 score, pos, threshold, direction = scan_random(
                     settings_in, data, rows, node, parent_entropy,
                     stream_key(seed, node_id[j], f), missing_side, left, right)

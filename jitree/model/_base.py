@@ -246,6 +246,20 @@ class BaseDecisionTree(ParamsMixin):
         max_subset_size = _check_int("max_subset_size", getattr(self, "max_subset_size", None),
                                      1, allow_none=True)
         encoder = getattr(self, "_encoder", None)
+        quantile = 0.5
+        if criterion == criteria.QUANTILE:
+            quantile = getattr(self, "quantile", None)
+            if quantile is None:
+                raise ValueError("criterion='quantile' needs the quantile to estimate: pass "
+                                 "quantile=, a float in (0, 1) (0.5: the median)")
+            quantile = _check_float("quantile", quantile, 0.0, 1.0, low_open=True,
+                                    high_open=True)
+        categorical = [] if encoder is None else \
+            np.flatnonzero(np.asarray(encoder.feature_kind_) == FEATURE_CATEGORICAL).tolist()
+        if criterion in criteria.ORDER_CRITERIA and categorical:
+            raise ValueError(f"criterion={self.criterion!r} splits numeric and ordinal "
+                             f"features only; the categorical features {categorical} need "
+                             "another criterion, or an ordinal or one-hot encoding")
         return GrowParams(
             criterion=grown_criterion,
             is_regression=self._task == "regression",
@@ -267,6 +281,7 @@ class BaseDecisionTree(ParamsMixin):
             max_subset_size=max_subset_size or 0,
             monotonic=self._monotonic(n_features, encoder, n_classes),
             interaction=self._interactions(n_features),
+            quantile=quantile,
         )
 
     # -- fitting -----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numba
 import numpy as np
 
-from ..kernels import criteria
+from ..kernels import criteria, pinball
 from ..kernels.grower import (
     F_IMPURITY,
     F_LOWER,
@@ -71,6 +71,8 @@ class GrowParams:
     monotonic: np.ndarray = None
     # interaction constraints: (n_groups, n_features) uint8 membership; None: none
     interaction: np.ndarray = None
+    # the order criteria's alpha (criterion "quantile"; absolute_error: 0.5)
+    quantile: float = 0.5
 
     def measure(self):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
@@ -91,7 +93,8 @@ class GrowParams:
             _NO_CONSTRAINTS if self.monotonic is None
             else np.ascontiguousarray(self.monotonic, dtype=np.int8),
             _NO_INTERACTIONS if self.interaction is None
-            else np.ascontiguousarray(self.interaction, dtype=np.uint8))
+            else np.ascontiguousarray(self.interaction, dtype=np.uint8),
+            np.float64(self.quantile))
 
     def categories(self, n_features):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no
@@ -155,6 +158,9 @@ class Scaling:
       on rounding noise).
     - Poisson targets (``centred=False``) are only scaled, ``y' = y / 2**magnitude``: the
       Poisson deviance depends on an offset of y, not on its scale (it scales with it).
+      So are the targets of the order criteria (absolute_error, quantile), whose values are
+      targets of the node (or midpoints of two): they come back exactly, and their scans
+      centre the sums of each node themselves (:mod:`jitree.kernels.pinball`).
 
     Tree values, impurities and node weights are reported in the caller's units.
     """
@@ -347,13 +353,17 @@ class TreeBuilder:
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
-        check_node_table(self.params, target.shape[0], n_stats)
         measure = self.params.measure()
+        order = bool(criteria.is_order_criterion(measure.code))
+        if order:
+            n_stats = pinball.N_STATS
+        check_node_table(self.params, target.shape[0], n_stats)
         user_criterion = measure.code >= criteria.USER_IMPURITY
-        # a user's criterion sees the samples' own targets and weights
+        # a user's criterion sees the samples' own targets and weights; poisson and the
+        # order criteria's targets are scaled, not centred (see Scaling)
         scaling = Scaling() if user_criterion else \
             Scaling.of(target, sample_weight, self.params.is_regression,
-                       centred=measure.code != criteria.POISSON)
+                       centred=measure.code == criteria.SQUARED_ERROR)
         target = scaling.targets(target)
         term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
@@ -373,15 +383,23 @@ class TreeBuilder:
         label_scratch = np.empty(
             (n_blocks, presorted.sorted_index.shape[1] if by_sample else 0),
             dtype=presorted.sorted_label.dtype)
+        n_rows = presorted.sorted_index.shape[1]
+        target_rank = np.empty(target.shape[0] if order else 0, dtype=np.int32)
+        ranked = np.empty(n_rows if order else 0, dtype=np.int32)
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
-                        term, sample_weight, not bool(np.all(sample_weight == 1.0)),
-                        bool(params.is_regression))
+                        term, sample_weight, target_rank, ranked,
+                        not bool(np.all(sample_weight == 1.0)), bool(params.is_regression))
         root_stats = np.zeros(n_stats)
         if params.is_regression:
             root_stats[0] = np.dot(sample_weight, target)
             root_stats[1] = np.dot(sample_weight, term) if term.shape[0] else \
                 np.dot(sample_weight * target, target)
+            if order:
+                by_target = np.argsort(target, kind="stable")
+                root_stats[pinball.STAT_VALUE], root_stats[pinball.STAT_LOSS] = \
+                    pinball.order_statistics(target[by_target], sample_weight[by_target],
+                                             params.quantile)
         else:
             root_stats[:] = np.bincount(presorted.label, weights=sample_weight,
                                         minlength=n_stats)
@@ -396,7 +414,10 @@ class TreeBuilder:
         ints = nodes.ints[:count]
         floats = nodes.floats[:count]
         if params.is_regression:
-            mean = nodes.stats[:count, :1] / floats[:, F_WEIGHT, None]
+            if order:
+                mean = nodes.stats[:count, pinball.STAT_VALUE:pinball.STAT_VALUE + 1].copy()
+            else:
+                mean = nodes.stats[:count, :1] / floats[:, F_WEIGHT, None]
             if params.monotonic is not None:
                 mean = np.clip(mean, floats[:, F_LOWER, None], floats[:, F_UPPER, None])
             value = scaling.means(mean)

@@ -182,6 +182,8 @@ _IMPURITY_NAMES = {
     "misclassification": "misclassification",
     "squared_error": "squared_error",
     "poisson": "poisson",
+    "absolute_error": "absolute_error",
+    "quantile": "pinball_loss",
 }
 
 

@@ -250,6 +250,8 @@ class BaseForest(ParamsMixin):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         if self._tree_class is DecisionTreeClassifier:
             params["class_weight"] = None  # applied by the forest to the sample weights
+        else:
+            params["quantile"] = self.quantile
         return self._tree_class(splitter=self._splitter, random_state=0, n_jobs=1, **params)
 
     def _n_bootstrap(self, n_samples, total_weight):
@@ -972,7 +974,7 @@ class RandomForestRegressor(_ForestRegressor):
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, quantile=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -981,6 +983,7 @@ class RandomForestRegressor(_ForestRegressor):
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.quantile = quantile
 
 
 class ExtraTreesRegressor(_ForestRegressor):
@@ -1000,7 +1003,7 @@ class ExtraTreesRegressor(_ForestRegressor):
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, quantile=None):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
@@ -1009,3 +1012,4 @@ class ExtraTreesRegressor(_ForestRegressor):
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.quantile = quantile

@@ -107,8 +107,9 @@ def _params(estimator, cls, is_classifier):
             params["class_weight"] = dict(class_weight) if isinstance(class_weight, dict) \
                 else class_weight
     else:
-        # friedman_mse, absolute_error: the tree is kept, a refit uses squared_error
-        params["criterion"] = criterion if criterion == "poisson" else "squared_error"
+        # friedman_mse: the tree is kept, a refit uses squared_error
+        params["criterion"] = criterion if criterion in ("poisson", "absolute_error") \
+            else "squared_error"
     random_state = sklearn_params.get("random_state")
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         params["random_state"] = int(random_state)

@@ -30,8 +30,24 @@ class DecisionTreeRegressor(BaseDecisionTree):
     ``purity_threshold``; ``criterion`` is ``"squared_error"`` (variance reduction; the
     impurity is the node's weighted variance), ``"poisson"`` (half Poisson deviance
     ``sum w (y log(y / m) - y + m) / W`` of the node's mean m: for counts and rates, y >= 0
-    with a positive sum; a split that leaves a child of zero sum is not made) or a
-    :class:`jitree.Criterion`. ``impurity_threshold`` applies to the node's impurity.
+    with a positive sum; a split that leaves a child of zero sum is not made),
+    ``"absolute_error"`` (each node predicts the weighted median of its targets; its impurity
+    is the mean absolute deviation from it, ``sum w |y - median| / W``), ``"quantile"`` (each
+    node predicts the weighted ``quantile`` of its targets; the impurity is the mean pinball
+    loss ``sum w rho(y - q) / W``, ``rho(u) = quantile * u`` for ``u >= 0``,
+    ``(quantile - 1) * u`` below) or a :class:`jitree.Criterion`. ``impurity_threshold``
+    applies to the node's impurity.
+
+    The weighted quantile of a node is the target of its first sample, in increasing order
+    of y, at which the cumulative weight exceeds ``quantile`` times the node's weight; when a
+    prefix weighs exactly that, the midpoint of its last target and the next (so an even
+    number of unit-weight samples has the mean of its two middle values as median, as
+    scikit-learn's). ``absolute_error`` and ``quantile`` search numeric and ordinal features
+    (categorical ones are refused) and, unlike scikit-learn's ``absolute_error``, accept
+    missing values, which go to the side of lower loss.
+
+    ``quantile``: float in (0, 1), the quantile ``criterion="quantile"`` estimates (the
+    other criteria ignore it).
 
     Attributes
     ----------
@@ -49,7 +65,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0,
                  n_jobs=None, categorical_features=None, ordinal_features=None,
                  categorical_split="subset", max_exhaustive_categories=10,
-                 max_subset_size=None, monotonic_cst=None, interaction_cst=None):
+                 max_subset_size=None, monotonic_cst=None, interaction_cst=None,
+                 quantile=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -70,6 +87,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.max_subset_size = max_subset_size
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.quantile = quantile
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and real targets y."""
