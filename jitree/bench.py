@@ -188,6 +188,42 @@ def bench_criteria_constraints(report, n_samples, repeat, threads):
         report.ratio(f"{name}: time over the unconstrained tree, {t} thread(s)", seconds, base)
 
 
+def bench_user_criterion(report, n_samples, repeat, threads):
+    """A Gini index written by the user (``jitree.Criterion``) against the built-in gini,
+    full depth, and the user criterion's first-use compile time."""
+    print(f"\n[fit] {n_samples} x 20 float32, 3 classes, full depth: a user's Gini "
+          "(jitree.Criterion) against the built-in")
+    X, y = make_classification_data(n_samples, 20, 3, seed=0)
+    start = time.perf_counter()
+    criterion = jitree.Criterion(impurity=_user_gini())
+    jitree.DecisionTreeClassifier(criterion=criterion).fit(X[:100], y[:100])
+    print(f"  first use of a new criterion (its compilation): "
+          f"{time.perf_counter() - start:.2f} s")
+    for t in threads:
+        builtin = _median_seconds(
+            lambda t=t: jitree.DecisionTreeClassifier(n_jobs=t).fit(X, y), repeat)
+        user = _median_seconds(lambda t=t: jitree.DecisionTreeClassifier(
+            criterion=criterion, n_jobs=t).fit(X, y), repeat)
+        report.add("fit-user", "jitree gini", t, builtin)
+        report.add("fit-user", "jitree Criterion(impurity=gini)", t, user)
+        report.ratio(f"user Gini: time over the built-in, {t} thread(s) (target <= 1.5)",
+                     user, builtin)
+
+
+def _user_gini():
+    import numba
+
+    @numba.njit
+    def gini(stats, weight):
+        total = 0.0
+        for c in range(stats.shape[0]):
+            p = stats[c] / weight
+            total += p * p
+        return 1.0 - total
+
+    return gini
+
+
 def bench_predict(report, X_train, y_train, n_rows, repeat, threads):
     print(f"\n[predict] {n_rows} rows x 20 float32 on the full-depth gini tree")
     reps = -(-n_rows // X_train.shape[0])
@@ -605,7 +641,8 @@ def main(argv=None):
     parser.add_argument("--predict-rows", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=["small", "fit", "regression", "constraints", "predict",
+                        choices=["small", "fit", "regression", "constraints", "criterion",
+                                 "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
@@ -620,8 +657,8 @@ def main(argv=None):
     print(f"jitree {jitree.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
           f"{platform.processor() or platform.machine()}, {all_threads} threads, "
           f"threading layer after first kernel: ", end="")
-    only = set(args.only or ["small", "fit", "regression", "constraints", "predict",
-                             "scaling", "memory", "startup", "forest"])
+    only = set(args.only or ["small", "fit", "regression", "constraints", "criterion",
+                             "predict", "scaling", "memory", "startup", "forest"])
     report = Report()
     X, y = make_classification_data(2000, 20, 3, seed=0)
     jitree.DecisionTreeClassifier().fit(X, y).predict(X)
@@ -637,6 +674,8 @@ def main(argv=None):
         bench_fit_regression(report, args.rows, args.repeat, threads)
     if "constraints" in only:
         bench_criteria_constraints(report, args.rows, args.repeat, threads)
+    if "criterion" in only:
+        bench_user_criterion(report, args.rows, args.repeat, threads)
     if "scaling" in only:
         bench_scaling(report, args.repeat, threads, args.rows, 10 * args.rows)
     if "memory" in only:

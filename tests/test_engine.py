@@ -24,7 +24,6 @@ def _tree_data(X, y, w, regression):
     return presorted, TreeData(presorted.sorted_index, presorted.sorted_value,
                                presorted.sorted_label, presorted.label, scratch,
                                y.astype(np.float64), np.empty(0), w,
-                               np.empty(0, np.int32), np.empty(0, np.int32),
                                not bool(np.all(w == 1.0)),
                                regression)
 
@@ -66,7 +65,7 @@ def _search_root(X, y, w, regression, params):
                       np.empty(d, dtype=np.int64))
     measure = params.measure()
     find_splits(tree_data, plain_settings(params.settings(4, measure)), measure, nodes,
-                np.zeros(d, dtype=np.int64), np.arange(d, dtype=np.int64), out)
+                np.zeros(d, dtype=np.int64), np.arange(d, dtype=np.int64), out, None)
     return out
 
 
@@ -359,8 +358,7 @@ def test_cached_record_types_equal_numba_typing():
         frozen.flags.writeable = False
         for array in (base, base.astype(np.float32), np.asfortranarray(base), base[:, ::2],
                       frozen, base[0], np.zeros((2, 0))):
-            yield TreeData(array, array, array, array, array, array, array, array, array,
-                           array, True, False)
+            yield TreeData(array, array, array, array, array, array, array, array, True, False)
         for code, big in ((np.int64(3), 2**63 - 1), (5, 2**63), (True, -1)):
             yield GrowSettings(criteria.builtin(0), code, big, 1.5, np.float32(2), None,
                                np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4, np.zeros(0, np.int8),

@@ -313,12 +313,6 @@ def node_impurity(criterion, stats, weight):
 
 
 @jit
-def is_order_criterion(code):
-    """Whether criterion ``code`` keeps order statistics (:mod:`jitree.kernels.pinball`)."""
-    return code == ABSOLUTE_ERROR or code == QUANTILE
-
-
-@jit
 def pinball_impurity(code, stats, weight):
     """Mean pinball loss of a node (``stats[2]``: its summed loss); absolute error is twice
     the loss at alpha = 0.5: the mean absolute deviation from the median."""

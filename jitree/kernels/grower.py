@@ -240,7 +240,7 @@ def splittable(nodes, node, settings, is_regression):
 
 
 @jit(inline="always")
-def search_group(data, settings, categories, nodes, open_nodes, first, last, out_best):
+def search_group(data, settings, categories, ranks, nodes, open_nodes, first, last, out_best):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
     ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array.
     Ties: lowest feature index (see :func:`best_pair_per_node`)."""
@@ -287,14 +287,14 @@ def search_group(data, settings, categories, nodes, open_nodes, first, last, out
             p += 1
     out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
                       np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
-    if criteria.is_order_criterion(settings.criterion.code):
-        rank_targets(data, start, end)
+    if ranks is not None:
+        rank_targets(data, ranks, start, end)
     if categories is None:
         find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
-                    pair_feature, out)
+                    pair_feature, out, ranks)
     elif n_categorical == 0:
         find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
-                    pair_feature, out)
+                    pair_feature, out, ranks)
     else:
         if n_pairs > n_categorical:
             search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0)
@@ -336,8 +336,9 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
         find_category_splits(data, plain_settings(settings), settings.criterion, categories,
                              batch, nodes_of, features_of, part)
     else:
+        # the order criteria have no category splits: no ranks here
         find_splits(data, plain_settings(settings), settings.criterion, batch, nodes_of,
-                    features_of, part)
+                    features_of, part, None)
     for t in range(m):
         p = index[t]
         out.score[p] = part.score[t]
@@ -347,7 +348,7 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
 
 
 @jit(inline="always")
-def find_candidates(data, settings, categories, nodes, open_nodes, total_weight, table,
+def find_candidates(data, settings, categories, ranks, nodes, open_nodes, total_weight, table,
                     n_candidates, work):
     """Search the open nodes (columns of ``open_nodes``: id, start, end; all splittable) and
     append the ones with a split to the candidate ``table`` (which holds ``n_candidates``),
@@ -360,7 +361,8 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
     for first in range(0, m, group):
         last = min(m, first + group)
-        found = search_group(data, settings, categories, nodes, open_nodes, first, last, best)
+        found = search_group(data, settings, categories, ranks, nodes, open_nodes, first, last,
+                             best)
         for j in range(last - first):
             threshold[first + j] = found[j]
     # each found split's children (multiway: pos holds their number) and category runs
@@ -456,9 +458,9 @@ def find_candidates(data, settings, categories, nodes, open_nodes, total_weight,
     goes_left, _, child_slot = work
     mark_and_count(data, splits, child_slot, goes_left, children)
     criterion = settings.criterion
-    if criteria.is_order_criterion(criterion.code):
+    if ranks is not None:
         # ranked by the search (the order criteria have no category splits: two children)
-        child_order_statistics(data, splits, goes_left, children, settings.quantile)
+        child_order_statistics(data, ranks, splits, goes_left, children, settings.quantile)
     child_impurity = table.child_floats[1]
     for t in range(first_candidate, last):
         node = ints[C_NODE, t]
@@ -752,10 +754,12 @@ def open_root(nodes, n_rows, settings, is_regression):
 
 
 @jit
-def grow_tree(data, settings, categories, root_stats, root_weight):
+def grow_tree(data, settings, categories, ranks, root_stats, root_weight):
     """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it partitions in
     place). ``categories``: a :class:`CategorySettings`, or None when every feature is
     numeric or ordinal (the category search is then left out of the compiled code).
+    ``ranks``: the :class:`Ranks` scratch of the order criteria (absolute_error, quantile),
+    else None (the order statistics are then left out of the compiled code).
     ``root_stats``, ``root_weight``: the statistics and total weight of all the samples (the
     weight is also the denominator of every weighted impurity decrease).
 
@@ -796,7 +800,7 @@ def grow_tree(data, settings, categories, root_stats, root_weight):
     while True:
         if open_nodes.shape[1]:
             first = n_candidates if best_first else 0
-            table, n_candidates = find_candidates(data, settings, categories, nodes,
+            table, n_candidates = find_candidates(data, settings, categories, ranks, nodes,
                                                   open_nodes, root_weight, table, first, work)
             rows = accepted(table, first, n_candidates, settings)
             if best_first:

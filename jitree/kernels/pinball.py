@@ -19,7 +19,7 @@ node's pinball loss (``STAT_LOSS``) and quantile (``STAT_VALUE``), which are not
 are computed from the node's samples in order of y (:func:`order_statistics`).
 
 **Split search.** A node's samples are ranked by target once per search
-(:func:`rank_targets`: ``TreeData.target_rank``, ``TreeData.ranked``). The scan of a feature
+(:func:`rank_targets`, into a :class:`~jitree.kernels.records.Ranks`). The scan of a feature
 then inserts the samples in the feature's order into a Fenwick tree over those ranks that
 holds prefix sums of w and of w (y - c) (``c`` the node's mean, so that the sums do not
 cancel on offset targets); after each insertion a descent of the tree finds the quantile of
@@ -87,15 +87,15 @@ def order_statistics(values, weights, alpha):
 
 
 @pjit
-def rank_targets(data, node_start, node_end):
+def rank_targets(data, ranks, node_start, node_end):
     """Rank the samples of each node (rows ``node_start[j]:node_end[j]`` of the sorted
-    arrays) by target: ``data.ranked[start + r]`` is the node's sample of rank r (equal
-    targets in the order of feature 0) and ``data.target_rank[i]`` the rank of sample i.
-    Parallel over the nodes (disjoint segments)."""
+    arrays) by target into the :class:`Ranks` ``ranks``: ``ranked[start + r]`` is the
+    node's sample of rank r (equal targets in the order of feature 0) and ``target_rank[i]``
+    the rank of sample i. Parallel over the nodes (disjoint segments)."""
     sorted_index = data.sorted_index
     target = data.target
-    target_rank = data.target_rank
-    ranked = data.ranked
+    target_rank = ranks.target_rank
+    ranked = ranks.ranked
     for j in prange(node_start.shape[0]):
         start = node_start[j]
         n = node_end[j] - start
@@ -110,13 +110,13 @@ def rank_targets(data, node_start, node_end):
 
 
 @jit
-def _sorted_samples(data, first, end, keep, slot, values, weights):
-    """The targets and weights of the samples ranked ``first:end`` (``data.ranked``) whose
+def _sorted_samples(data, ranked, first, end, keep, slot, values, weights):
+    """The targets and weights of the samples ranked ``first:end`` (``ranked``) whose
     ``keep[i] == slot``, in increasing order of target, into ``values``, ``weights``;
     returns their number."""
     m = 0
     for r in range(first, end):
-        i = data.ranked[r]
+        i = ranked[r]
         if keep[i] == slot:
             values[m] = data.target[i]
             weights[m] = data.sample_weight[i] if data.weighted else 1.0
@@ -125,7 +125,7 @@ def _sorted_samples(data, first, end, keep, slot, values, weights):
 
 
 @pjit
-def child_order_statistics(data, splits, goes_left, children, alpha):
+def child_order_statistics(data, ranks, splits, goes_left, children, alpha):
     """Quantile and loss of the two children of each split of the :class:`SplitBatch`
     ``splits`` (samples marked by ``goes_left``, ranked by :func:`rank_targets`) into their
     rows of ``children.stats``. Parallel over the splits."""
@@ -133,6 +133,7 @@ def child_order_statistics(data, splits, goes_left, children, alpha):
     split_end = splits.end
     child_offset = splits.child_offset
     child_stats = children.stats
+    ranked = ranks.ranked
     for j in prange(split_start.shape[0]):
         start = split_start[j]
         end = split_end[j]
@@ -140,8 +141,8 @@ def child_order_statistics(data, splits, goes_left, children, alpha):
         weights = np.empty(end - start)
         for side in range(2):
             # goes_left is 1 for the left child, slot 0
-            m = _sorted_samples(data, start, end, goes_left, np.uint8(1 - side), values,
-                                weights)
+            m = _sorted_samples(data, ranked, start, end, goes_left, np.uint8(1 - side),
+                                values, weights)
             q, loss = order_statistics(values[:m], weights[:m], alpha)
             row = child_offset[j] + side
             child_stats[row, STAT_VALUE] = q
@@ -416,7 +417,7 @@ def _quantile_value(order, by_rank, rank, below_w, cut):
 
 
 @jit
-def scan_pinball(settings, data, rows, node, missing, only, work):
+def scan_pinball(settings, data, ranks, rows, node, missing, only, work):
     """Best threshold split of one node on one feature under ``absolute_error`` or
     ``quantile`` (``settings.quantile``), with its missing values: returns
     ``(score, pos, direction)`` as :func:`jitree.kernels.split.find_splits` records them
@@ -427,7 +428,8 @@ def scan_pinball(settings, data, rows, node, missing, only, work):
     splitter's threshold; ``only == rows.end``: value-or-missing). Candidates are visited as
     the other scans visit them: missing samples right, then left, each by increasing
     position, then the value-or-missing split; a candidate replaces the best only if
-    strictly better. ``work``: a :func:`new_workspace` for nodes of at least this one's size.
+    strictly better. ``ranks``: the node's samples ranked by :func:`rank_targets`;
+    ``work``: a :func:`new_workspace` for nodes of at least this one's size.
     """
     alpha = settings.quantile
     min_samples_leaf = settings.min_samples_leaf
@@ -448,9 +450,9 @@ def scan_pinball(settings, data, rows, node, missing, only, work):
         return best_score, best_pos, best_direction
     centre = node.stats[0] / node.weight
     # the node's targets and weights by rank, and the spread of its weights
-    ranked = data.ranked
+    ranked = ranks.ranked
     weighted = data.weighted
-    rows_work, ranks, bits = work
+    rows_work, position_rank, bits = work
     values = rows_work[0, :n]
     weights = rows_work[1, :n if weighted else 0]
     lightest = np.inf
@@ -467,7 +469,7 @@ def scan_pinball(settings, data, rows, node, missing, only, work):
     by_rank = (values, weights)
     order = _new_order(n, not weighted or heaviest <= WALK_SPAN * lightest, bits)
     for k in range(n):  # by position: the rank of each sample
-        ranks[k] = data.target_rank[index_row[start + k]]
+        position_rank[k] = ranks.target_rank[index_row[start + k]]
     n_sides = 2 if n_missing > 0 else 1
     left_loss = rows_work[2:2 + n_sides, :n_present]
     right_loss = rows_work[4:4 + n_sides, :n_present]
@@ -476,17 +478,17 @@ def scan_pinball(settings, data, rows, node, missing, only, work):
     prefix_weight = rows_work[6, :n_present]
     total = 0.0
     for k in range(n_present):
-        total += weights[ranks[k]] if weighted else 1.0
+        total += weights[position_rank[k]] if weighted else 1.0
         prefix_weight[k] = total
     no_base = (0, 0)
     with_missing = (end_nm, end_nm + n_missing)
     missing_loss = 0.0
     for side in range(n_sides):
         # side 0: missing samples right (or none); side 1: missing samples left
-        _pass(ranks, by_rank, value_row, (start, end_nm, 1, start, end_nm),
+        _pass(position_rank, by_rank, value_row, (start, end_nm, 1, start, end_nm),
               with_missing if side == 1 else no_base, alpha, centre, order,
               (left_loss[side], left_value[side]))
-        base_loss = _pass(ranks, by_rank, value_row,
+        base_loss = _pass(position_rank, by_rank, value_row,
                           (end_nm - 1, start - 1, -1, start, end_nm),
                           with_missing if side == 0 else no_base, alpha, centre, order,
                           (right_loss[side], right_value[side]))

@@ -20,6 +20,8 @@ body (``out.score[p] = ...``); through a local (``out_score = out.score``) they 
   pointer, so a new criterion compiles only itself);
 - :class:`GrowSettings`: the criterion, the stopping rules, the leaf constraints and the
   splitter's choices;
+- :class:`Ranks`: the order criteria's ranking of each node's samples by target (None for
+  the other criteria: the order statistics are then pruned from the compiled growth loop);
 - :class:`CategorySettings`: the feature kinds and the category search (None for a fit on
   numeric and ordinal features only: the category search is then pruned from the compiled
   growth loop, which neither compiles nor loads it);
@@ -49,9 +51,6 @@ TreeData = namedtuple("TreeData", [
     "target_term",    # (n_samples,) float64: a regression criterion's second per-sample
                       # statistic when it is not y**2 (poisson: y log y), else empty
     "sample_weight",  # (n_samples,) float64
-    "target_rank",    # (n_samples,) int32: rank of each sample's target in its node, and
-    "ranked",         # (n_rows,) int32: each node's samples by increasing target (the order
-                      # criteria: kernels.pinball.rank_targets), else both empty
     "weighted",       # bool: some weight differs from 1
     "is_regression",  # bool
 ])
@@ -83,6 +82,14 @@ GrowSettings = namedtuple("GrowSettings", [
     "interaction",            # (n_groups, n_features) uint8: interaction constraints, the
                               # features of each group (a branch uses one group's), or (0, 0)
     "quantile",               # float64: the order criteria's alpha (absolute_error: 0.5)
+])
+
+Ranks = namedtuple("Ranks", [
+    # the order criteria's ranking of each searched node's samples by target
+    # (kernels.pinball.rank_targets); None for the other criteria (the order statistics are
+    # then pruned from the compiled growth loop)
+    "target_rank",  # (n_samples,) int32: rank of each sample's target in its node
+    "ranked",       # (n_rows,) int32: each node's samples by increasing target
 ])
 
 CategorySettings = namedtuple("CategorySettings", [
@@ -223,5 +230,5 @@ def _cached_typeof(record):
         return numba_type
 
 
-for _record in (TreeData, Measure, GrowSettings, CategorySettings, TreeWalk, FlatTrees):
+for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees):
     _cached_typeof(_record)

@@ -513,7 +513,7 @@ def find_category_splits(data, settings, measure, categories, nodes, pair_node, 
 
 
 @pjit
-def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
+def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ranks):
     """Best threshold split of every (node, feature) pair, in parallel over blocks of pairs
     (numeric and ordinal features; categorical ones go to :func:`find_category_splits`).
 
@@ -523,6 +523,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
     ``MISSING_RIGHT``, or ``NO_MISSING`` when the node has none). The pairs are cut into
     ``settings.n_blocks`` blocks (a few per thread); each block allocates its scratch once and
     gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`).
+    ``ranks``: the :class:`Ranks` of the order criteria (absolute_error, quantile: see
+    :mod:`jitree.kernels.pinball`), None for the others, whose kernels then leave the order
+    statistics out of their compiled code.
     """
     is_regression = data.is_regression
     sorted_index = data.sorted_index
@@ -593,7 +596,7 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
             missing_side = Side(missing, missing_weight, n_missing)
             threshold = 0.0
             direction = NO_MISSING
-            if criteria.is_order_criterion(criterion.code):
+            if ranks is not None:
                 only = -1
                 if random_splitter:
                     only, threshold = random_cut(rows, n_missing,
@@ -602,7 +605,7 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
                 pos = -1
                 if not random_splitter or only >= 0:
                     work = reserve_workspace(work, end - start)
-                    score, pos, direction = scan_pinball(settings_in, data, rows, node,
+                    score, pos, direction = scan_pinball(settings_in, data, ranks, rows, node,
                                                          missing_side, only, work)
                 if pos == end_nm and n_missing > 0:
                     threshold = ALL_VALUES

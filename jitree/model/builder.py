@@ -33,7 +33,7 @@ from ..kernels.grower import (
     grow_tree,
 )
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
-from ..kernels.records import CategorySettings, GrowSettings, TreeData
+from ..kernels.records import CategorySettings, GrowSettings, Ranks, TreeData
 from .tree import FEATURE_CATEGORICAL, Tree
 
 _NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
@@ -354,7 +354,7 @@ class TreeBuilder:
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
         measure = self.params.measure()
-        order = bool(criteria.is_order_criterion(measure.code))
+        order = int(measure.code) in criteria.ORDER_CRITERIA
         if order:
             n_stats = pinball.N_STATS
         check_node_table(self.params, target.shape[0], n_stats)
@@ -383,13 +383,14 @@ class TreeBuilder:
         label_scratch = np.empty(
             (n_blocks, presorted.sorted_index.shape[1] if by_sample else 0),
             dtype=presorted.sorted_label.dtype)
-        n_rows = presorted.sorted_index.shape[1]
-        target_rank = np.empty(target.shape[0] if order else 0, dtype=np.int32)
-        ranked = np.empty(n_rows if order else 0, dtype=np.int32)
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
-                        term, sample_weight, target_rank, ranked,
-                        not bool(np.all(sample_weight == 1.0)), bool(params.is_regression))
+                        term, sample_weight, not bool(np.all(sample_weight == 1.0)),
+                        bool(params.is_regression))
+        ranks = None
+        if order:
+            ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
+                          np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
         root_stats = np.zeros(n_stats)
         if params.is_regression:
             root_stats[0] = np.dot(sample_weight, target)
@@ -406,7 +407,8 @@ class TreeBuilder:
         root_weight = float(sample_weight.sum())
         categories = params.categories(n_features)
         nodes, count, category_bits, multiway_slot = grow_tree(
-            data, params.settings(n_blocks, measure), categories, root_stats, root_weight)
+            data, params.settings(n_blocks, measure), categories, ranks, root_stats,
+            root_weight)
         if user_criterion and measure.invalid[0]:
             raise ValueError(f"criterion {params.criterion.name!r} returned NaN during the "
                              "split search; its functions must return a number for every "

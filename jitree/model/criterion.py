@@ -101,24 +101,36 @@ def _batch_scorer(impurity, score):
     """A function of ``criteria.BATCH_TYPE`` that scores threshold candidates with the user's
     functions (compiled into it): ``out[i]`` is the score of the split whose left side has
     the statistics ``lefts[i]`` and weight ``left_weights[i]``, the right side the rest of
-    the node. Same arithmetic as :func:`jitree.kernels.criteria.split_score`."""
+    the node. Same arithmetic as :func:`jitree.kernels.criteria.split_score`. The user's
+    functions are inlined into it at numba's IR level (``inline="always"``), so that the
+    compiler sees one loop: a call per candidate and side cost as much as the scan."""
+    import numba
+
+    impurity = None if impurity is None else numba.njit(inline="always")(impurity.py_func)
+    score = None if score is None else numba.njit(inline="always")(score.py_func)
+    # the candidates' sides are copied into two vectors made once per batch: a row view
+    # lefts[i] per candidate costs reference counting (atomic) on every call
     if score is not None:
         def batch(lefts, left_weights, node_stats, node_weight, out):
+            left = np.empty(node_stats.shape[0])
             right = np.empty(node_stats.shape[0])
             for i in range(out.shape[0]):
                 weight_left = left_weights[i]
                 for s in range(right.shape[0]):
+                    left[s] = lefts[i, s]
                     right[s] = node_stats[s] - lefts[i, s]
-                out[i] = score(lefts[i], weight_left, right, node_weight - weight_left)
+                out[i] = score(left, weight_left, right, node_weight - weight_left)
     else:
         def batch(lefts, left_weights, node_stats, node_weight, out):
+            left = np.empty(node_stats.shape[0])
             right = np.empty(node_stats.shape[0])
             for i in range(out.shape[0]):
                 weight_left = left_weights[i]
                 weight_right = node_weight - weight_left
                 for s in range(right.shape[0]):
+                    left[s] = lefts[i, s]
                     right[s] = node_stats[s] - lefts[i, s]
-                out[i] = -(weight_left * impurity(lefts[i], weight_left)
+                out[i] = -(weight_left * impurity(left, weight_left)
                            + weight_right * impurity(right, weight_right))
     return batch
 
