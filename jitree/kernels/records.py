@@ -173,6 +173,18 @@ FlatTrees = namedtuple("FlatTrees", [
     "depth",          # (n_trees,) int64: each tree's depth
 ])
 
+LeafSamples = namedtuple("LeafSamples", [
+    # the training samples behind each leaf, for quantile regression forests
+    # (jitree.kernels.quantiles); one tree or several trees' nodes numbered one after another
+    "start",        # (n_nodes,) int64: node's entries are sample[start:stop] (a block may
+    "stop",         # (n_nodes,) int64   be shared by several nodes; empty at internal nodes)
+    "sample",       # (n_entries,) int32: training row index, into ``target``
+    "weight",       # (n_entries,) float64 > 0: the sample's weight in the tree
+    "node_weight",  # (n_nodes,) float64: sum of weight[start:stop]
+    "node_count",   # (n_nodes,) float64: draws in the block (bootstrap multiplicities)
+    "target",       # (n_train,) float64: the training targets
+])
+
 
 # -- typing the records that Python passes to the kernels ---------------------------------------
 # Numba types a tuple argument field by field at every call, building its type anew: 15-40 us
@@ -219,5 +231,6 @@ def _cached_typeof(record):
         return numba_type
 
 
-for _record in (TreeData, Measure, GrowSettings, CategorySettings, TreeWalk, FlatTrees):
+for _record in (TreeData, Measure, GrowSettings, CategorySettings, TreeWalk, FlatTrees,
+                LeafSamples):
     _cached_typeof(_record)
