@@ -11,18 +11,20 @@ leaf holds no sample are left out of T). The weights sum to 1 and define the wei
 distribution F(y | x) = sum_i omega_i(x) 1{y_i <= y}.
 
 Quantile of a weighted sample ("linear" interpolation). The weights are rescaled to sum to
-S(x) = (1 / T) sum_t n_t(x), the mean number of training draws in the row's leaves (n_t: the
-leaf's samples counted with their bootstrap multiplicities), so that a weight reads as a number
-of observations. With the distinct values v_1 < ... < v_m, their rescaled weights a_k and the
+S(x) = sum_t n_t(x), the number of training draws in the row's leaves (n_t: the leaf's samples
+counted with their bootstrap multiplicities), so that a weight reads as a number of
+observations. With the distinct values v_1 < ... < v_m, their rescaled weights a_k and the
 cumulative weights C_k = a_1 + ... + a_k, the q-quantile is taken at the 1-based rank
 r = q (S - 1) + 1: with j the last index such that C_j <= r,
 
     Q(q) = v_1 if there is none, v_m if j = m, else v_j + min(r - C_j, 1) (v_{j+1} - v_j).
 
 With integer weights this is NumPy's default (``method="linear"``) quantile of the sample in
-which v_k appears a_k times, so a single tree without weights gives ``np.quantile`` of the
-targets in the row's leaf; it is also the rule of the ``quantile-forest`` package's weighted
-quantiles (``weighted_leaves=True``), so that both give the same intervals on the same trees.
+which v_k appears a_k times: a single tree without weights gives ``np.quantile`` of the
+targets in the row's leaf (T trees that share that leaf give the quantile of those targets
+repeated T times). It is also the rule of the ``quantile-forest`` package's weighted quantiles
+(with ``max_samples_leaf=None``, ``weighted_leaves=True``), so that both give the same
+quantiles on the same trees.
 """
 
 import numpy as np
@@ -63,7 +65,7 @@ def row_quantiles(leaves, samples, quantiles, out):
     node_weight = samples.node_weight
     n_entries = 0
     n_trees = 0
-    draws = 0.0
+    draws = 0.0  # S(x)
     for t in range(leaves.shape[0]):
         node = leaves[t]
         if stop[node] > start[node] and node_weight[node] > 0.0:
@@ -73,7 +75,7 @@ def row_quantiles(leaves, samples, quantiles, out):
     if n_trees == 0:
         out[:] = np.nan
         return
-    scale = draws / n_trees
+    scale = draws / n_trees  # each tree's share of S(x)
     values = np.empty(n_entries)
     weights = np.empty(n_entries)
     k = 0
