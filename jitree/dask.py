@@ -216,6 +216,7 @@ def _map(model, X, method, quantiles=None):
     # that its messages name the columns.)
     keep_names = not isinstance(X, da.Array) and _has_categories(model)
     shipped = copy.copy(model)
+    shipped.__dict__.pop("_quantile_layout", None)  # derived: rebuilt where it predicts
     if not keep_names:
         shipped.__dict__.pop("feature_names_in_", None)
     if is_forest:

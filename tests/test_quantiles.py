@@ -69,7 +69,8 @@ def test_integer_weights_are_numpy_quantiles_of_the_repeated_sample():
         values = np.sort(rng.choice(rng.normal(size=20), n, replace=False))
         counts = rng.integers(1, 5, n)
         out = np.empty(QUANTILES.shape[0])
-        sorted_weighted_quantiles(values, counts.astype(np.float64), QUANTILES, out)
+        sorted_weighted_quantiles(values, counts.astype(np.float64), np.empty(n), QUANTILES,
+                                  out)
         # same rank arithmetic as NumPy's linear method, up to rounding
         np.testing.assert_allclose(out, np.quantile(np.repeat(values, counts), QUANTILES),
                                    rtol=1e-12, atol=1e-12)

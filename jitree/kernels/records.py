@@ -185,6 +185,15 @@ LeafSamples = namedtuple("LeafSamples", [
     "target",       # (n_train,) float64: the training targets
 ])
 
+QuantileLayout = namedtuple("QuantileLayout", [
+    # a LeafSamples as the quantile kernels read it (built at the first prediction): what one
+    # row reads of a node, then of an entry, side by side (one cache line each, not four)
+    "node_table",       # (n_nodes, 4) float64: start, stop, node_weight, node_count
+    "entries",          # (n_entries, 2) float64: the rank of the entry's target among the
+                        # distinct training targets, the entry's weight
+    "distinct_target",  # (n_distinct,) float64: the distinct training targets, increasing
+])
+
 
 # -- typing the records that Python passes to the kernels ---------------------------------------
 # Numba types a tuple argument field by field at every call, building its type anew: 15-40 us
@@ -232,5 +241,5 @@ def _cached_typeof(record):
 
 
 for _record in (TreeData, Measure, GrowSettings, CategorySettings, TreeWalk, FlatTrees,
-                LeafSamples):
+                LeafSamples, QuantileLayout):
     _cached_typeof(_record)

@@ -851,7 +851,8 @@ class _ForestRegressor(BaseForest):
             for t, model in enumerate(self.estimators_):
                 leaves[:, t] = model.tree_.apply(X)
             leaves += self._leaf_roots
-            return leaf_samples.predict(samples, leaves, quantiles, scalar)
+            return leaf_samples.predict(samples, leaves, quantiles, scalar,
+                                        leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)

@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from ..kernels import quantiles as _quantiles
-from ..kernels.records import LeafSamples
+from ..kernels.records import LeafSamples, QuantileLayout
 from .tree import read_only
 
 
@@ -160,7 +160,31 @@ def check_quantiles(quantiles):
     return values, scalar
 
 
-def predict(leaf_samples, leaves, quantiles, scalar):
+def layout(leaf_samples):
+    """The :class:`QuantileLayout` the kernels read (derived, not stored: 32 bytes per node
+    and 16 per entry while the model predicts quantiles)."""
+    if leaf_samples.target.shape[0] >= 2**31:
+        raise ValueError("predict_quantiles supports fewer than 2**31 training rows")
+    distinct, rank = np.unique(leaf_samples.target, return_inverse=True)
+    node_table = np.column_stack([leaf_samples.start, leaf_samples.stop,
+                                  leaf_samples.node_weight, leaf_samples.node_count])
+    entries = np.column_stack([rank[leaf_samples.sample], leaf_samples.weight])
+    return QuantileLayout(*read_only(np.ascontiguousarray(node_table, dtype=np.float64),
+                                     np.ascontiguousarray(entries, dtype=np.float64),
+                                     np.ascontiguousarray(distinct, dtype=np.float64)))
+
+
+def layout_of(model, samples):
+    """:func:`layout` of ``samples`` (the model's ``leaf_samples_``), built at the first
+    prediction and kept on the model."""
+    cached = model.__dict__.get("_quantile_layout")
+    if cached is None or cached[0] is not samples:
+        cached = (samples, layout(samples))
+        model._quantile_layout = cached
+    return cached[1]
+
+
+def predict(leaf_samples, leaves, quantiles, scalar, kernel_layout=None):
     """The quantiles of each row whose leaves are ``leaves`` (n_rows, n_trees) node ids of
     ``leaf_samples``: (n_rows, n_quantiles), or (n_rows,) when ``scalar``."""
     n_nodes = leaf_samples.start.shape[0]
@@ -169,5 +193,7 @@ def predict(leaf_samples, leaves, quantiles, scalar):
         raise ValueError("leaf ids outside the stored leaf samples")  # the kernel reads them
     out = np.empty((leaves.shape[0], quantiles.shape[0]))
     if leaves.shape[0]:
-        _quantiles.predict_quantiles(leaves, leaf_samples, quantiles, out)
+        if kernel_layout is None:
+            kernel_layout = layout(leaf_samples)
+        _quantiles.predict_quantiles(leaves, kernel_layout, quantiles, out)
     return out[:, 0] if scalar else out

@@ -143,7 +143,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         samples = leaf_samples.stored(self)
         with n_threads(self.n_jobs):
             leaves = self.tree_.apply(X)[:, None]
-            return leaf_samples.predict(samples, leaves, quantiles, scalar)
+            return leaf_samples.predict(samples, leaves, quantiles, scalar,
+                                        leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2."""
