@@ -66,46 +66,50 @@ def sorted_weighted_quantiles(values, weights, cumulative, quantiles, out):
 
 
 @jit
-def row_entries(leaves, layout):
-    """Entries of the leaves ``leaves`` of one row (those of leaves without a sample
-    excluded)."""
-    node_table = layout.node_table
+def row_entries(leaf_rows):
+    """Entries of one row's leaves (``leaf_rows``: their rows of the leaf table)."""
     n_entries = 0
-    for t in range(leaves.shape[0]):
-        node = leaves[t]
-        if node_table[node, 1] > node_table[node, 0] and node_table[node, 2] > 0.0:
-            n_entries += np.int64(node_table[node, 1] - node_table[node, 0])
+    for t in range(leaf_rows.shape[0]):
+        n_entries += np.int64(leaf_rows[t, 1])
     return n_entries
 
 
 @jit
-def row_quantiles(leaves, layout, quantiles, keys, weights, ranks, scratch, out):
-    """The quantiles of one row, ``leaves`` its leaf in each tree (node ids of the
-    :class:`~jitree.kernels.records.QuantileLayout` ``layout``), into ``out``; NaN when no
-    leaf holds a sample. ``keys`` (int64), ``weights``, ``ranks`` (int64) and ``scratch``
-    (float64): buffers of at least :func:`row_entries` entries. Serial: callable from users'
-    ``@njit`` code."""
-    node_table = layout.node_table
-    entries = layout.entries
+def row_quantiles(leaf_rows, entries, distinct_target, quantiles, buffers, out):
+    """The quantiles of one row into ``out``; NaN when none of its leaves holds a sample.
+
+    ``leaf_rows`` (n_trees, 4): the row of the :class:`~jitree.kernels.records.QuantileLayout`
+    leaf table of its leaf in each tree; ``entries`` and ``distinct_target``: the layout's.
+    ``buffers`` (4, n) float64 scratch with n at least :func:`row_entries`. Serial: callable
+    from users' ``@njit`` code."""
+    keys = buffers[0].view(np.int64)
+    weights = buffers[1]
+    ranks = buffers[2].view(np.int64)
+    merged = buffers[3]
     n_trees = 0
     draws = 0.0  # S(x)
-    for t in range(leaves.shape[0]):
-        node = leaves[t]
-        if node_table[node, 1] > node_table[node, 0] and node_table[node, 2] > 0.0:
+    for t in range(leaf_rows.shape[0]):
+        if leaf_rows[t, 1] > 0.0:
             n_trees += 1
-            draws += node_table[node, 3]
+            draws += leaf_rows[t, 2]
     if n_trees == 0:
         out[:] = np.nan
         return
     scale = draws / n_trees  # each tree's share of S(x)
     n_entries = 0
-    for t in range(leaves.shape[0]):
-        node = leaves[t]
-        start = np.int64(node_table[node, 0])
-        stop = np.int64(node_table[node, 1])
-        if stop > start and node_table[node, 2] > 0.0:
-            share = scale / node_table[node, 2]
-            for e in range(start, stop):
+    for t in range(leaf_rows.shape[0]):
+        length = np.int64(leaf_rows[t, 1])
+        if length == 1:  # the block's one sample, inline: weight share 1
+            keys[n_entries] = (np.int64(leaf_rows[t, 3]) << _INDEX_BITS) | n_entries
+            weights[n_entries] = scale
+            n_entries += 1
+        elif length > 1:
+            start = np.int64(leaf_rows[t, 0])
+            block_weight = 0.0
+            for e in range(start, start + length):
+                block_weight += entries[e, 1]
+            share = scale / block_weight
+            for e in range(start, start + length):
                 keys[n_entries] = (np.int64(entries[e, 0]) << _INDEX_BITS) | n_entries
                 weights[n_entries] = entries[e, 1] * share
                 n_entries += 1
@@ -118,44 +122,41 @@ def row_quantiles(leaves, layout, quantiles, keys, weights, ranks, scratch, out)
         rank = row_keys[k] >> _INDEX_BITS
         weight = weights[row_keys[k] & mask]
         if m > 0 and rank == ranks[m - 1]:
-            scratch[m - 1] += weight
+            merged[m - 1] += weight
         else:
             ranks[m] = rank
-            scratch[m] = weight
+            merged[m] = weight
             m += 1
     total = 0.0
     for k in range(m):  # weights[:m] is free again: the cumulative weights
-        total += scratch[k]
+        total += merged[k]
         weights[k] = total
-    target = layout.distinct_target
     for k in range(quantiles.shape[0]):
         j, step = quantile_position(weights, m, total, quantiles[k])
-        low = target[ranks[j]]
-        out[k] = low if step == 0.0 else low + step * (target[ranks[j + 1]] - low)
+        low = distinct_target[ranks[j]]
+        out[k] = low if step == 0.0 else low + step * (distinct_target[ranks[j + 1]] - low)
 
 
 @pjit
-def predict_quantiles(leaves, layout, quantiles, out):
-    """out[i, k] = the ``quantiles[k]``-quantile of row i, whose leaf in tree t is
-    ``leaves[i, t]`` (a node id of ``layout``, a
+def predict_quantiles(leaf_rows, layout, quantiles, out):
+    """out[i, k] = the ``quantiles[k]``-quantile of row i, whose leaf in tree t has the row
+    ``leaf_rows[i, t]`` of the leaf table of ``layout`` (a
     :class:`~jitree.kernels.records.QuantileLayout`), in parallel over chunks of rows, each
     with its own buffers.
 
-    The caller checks that every leaf id is a node of ``layout`` and that the quantiles are
-    in [0, 1].
+    The caller checks the leaf rows (blocks inside the entries, ranks inside the distinct
+    targets) and that the quantiles are in [0, 1].
     """
-    n_rows = leaves.shape[0]
+    entries = layout.entries
+    distinct_target = layout.distinct_target
+    n_rows = leaf_rows.shape[0]
     n_chunks = (n_rows + CHUNK_ROWS - 1) // CHUNK_ROWS
     for chunk in prange(n_chunks):
         first = chunk * CHUNK_ROWS
         last = min(n_rows, first + CHUNK_ROWS)
         longest = 1
         for i in range(first, last):
-            longest = max(longest, row_entries(leaves[i], layout))
-        keys = np.empty(longest, dtype=np.int64)
-        weights = np.empty(longest)
-        ranks = np.empty(longest, dtype=np.int64)
-        scratch = np.empty(longest)
+            longest = max(longest, row_entries(leaf_rows[i]))
+        buffers = np.empty((4, longest))
         for i in range(first, last):
-            row_quantiles(leaves[i], layout, quantiles, keys, weights, ranks, scratch,
-                          out[i])
+            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, buffers, out[i])

@@ -186,11 +186,13 @@ LeafSamples = namedtuple("LeafSamples", [
 ])
 
 QuantileLayout = namedtuple("QuantileLayout", [
-    # a LeafSamples as the quantile kernels read it (built at the first prediction): what one
-    # row reads of a node, then of an entry, side by side (one cache line each, not four)
-    "node_table",       # (n_nodes, 4) float64: start, stop, node_weight, node_count
+    # a LeafSamples as the quantile kernels read it (built at the first prediction)
+    "leaf_table",       # (n_nodes, 4) float64 per node: its block's start, length, draws and,
+                        # for a block of one sample, that sample's target rank (else -1);
+                        # predicted for each row and tree, so that a one-sample leaf (full
+                        # depth trees) costs no further memory access
     "entries",          # (n_entries, 2) float64: the rank of the entry's target among the
-                        # distinct training targets, the entry's weight
+                        # distinct training targets, its weight (> 0)
     "distinct_target",  # (n_distinct,) float64: the distinct training targets, increasing
 ])
 

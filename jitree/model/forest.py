@@ -846,12 +846,9 @@ class _ForestRegressor(BaseForest):
 
     def _predict_quantiles_validated(self, X, quantiles, scalar):
         samples = leaf_samples.stored(self)
-        leaves = np.empty((X.shape[0], len(self.estimators_)), dtype=np.int64)
         with n_threads(self.n_jobs):
-            for t, model in enumerate(self.estimators_):
-                leaves[:, t] = model.tree_.apply(X)
-            leaves += self._leaf_roots
-            return leaf_samples.predict(samples, leaves, quantiles, scalar,
+            return leaf_samples.predict(samples, [model.tree_ for model in self.estimators_],
+                                        X, quantiles, scalar,
                                         leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):

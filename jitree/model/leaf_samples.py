@@ -166,10 +166,15 @@ def layout(leaf_samples):
     if leaf_samples.target.shape[0] >= 2**31:
         raise ValueError("predict_quantiles supports fewer than 2**31 training rows")
     distinct, rank = np.unique(leaf_samples.target, return_inverse=True)
-    node_table = np.column_stack([leaf_samples.start, leaf_samples.stop,
-                                  leaf_samples.node_weight, leaf_samples.node_count])
-    entries = np.column_stack([rank[leaf_samples.sample], leaf_samples.weight])
-    return QuantileLayout(*read_only(np.ascontiguousarray(node_table, dtype=np.float64),
+    start = leaf_samples.start
+    length = leaf_samples.stop - start
+    entry_rank = rank[leaf_samples.sample].astype(np.float64)
+    single = np.full(start.shape[0], -1.0)
+    one = length == 1
+    single[one] = entry_rank[start[one]]
+    leaf_table = np.column_stack([start, length, leaf_samples.node_count, single])
+    entries = np.column_stack([entry_rank, leaf_samples.weight])
+    return QuantileLayout(*read_only(np.ascontiguousarray(leaf_table, dtype=np.float64),
                                      np.ascontiguousarray(entries, dtype=np.float64),
                                      np.ascontiguousarray(distinct, dtype=np.float64)))
 
@@ -184,16 +189,21 @@ def layout_of(model, samples):
     return cached[1]
 
 
-def predict(leaf_samples, leaves, quantiles, scalar, kernel_layout=None):
-    """The quantiles of each row whose leaves are ``leaves`` (n_rows, n_trees) node ids of
-    ``leaf_samples``: (n_rows, n_quantiles), or (n_rows,) when ``scalar``."""
-    n_nodes = leaf_samples.start.shape[0]
-    leaves = np.ascontiguousarray(leaves, dtype=np.int64)
-    if leaves.size and (leaves.min() < 0 or leaves.max() >= n_nodes):
-        raise ValueError("leaf ids outside the stored leaf samples")  # the kernel reads them
-    out = np.empty((leaves.shape[0], quantiles.shape[0]))
-    if leaves.shape[0]:
-        if kernel_layout is None:
-            kernel_layout = layout(leaf_samples)
-        _quantiles.predict_quantiles(leaves, kernel_layout, quantiles, out)
+def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None):
+    """The quantiles of each row of X (validated) from the leaves it reaches in ``trees``
+    (:class:`~jitree.Tree` objects whose nodes are those of ``leaf_samples`` one tree after
+    another): (n_rows, n_quantiles), or (n_rows,) when ``scalar``."""
+    if kernel_layout is None:
+        kernel_layout = layout(leaf_samples)
+    table = kernel_layout.leaf_table
+    if sum(tree.node_count for tree in trees) != table.shape[0]:
+        raise ValueError("leaf_samples_ does not fit the trees (another number of nodes)")
+    leaf_rows = np.empty((X.shape[0], len(trees), table.shape[1]))
+    root = 0
+    for t, tree in enumerate(trees):
+        leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count])
+        root += tree.node_count
+    out = np.empty((X.shape[0], quantiles.shape[0]))
+    if X.shape[0]:
+        _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, out)
     return out[:, 0] if scalar else out

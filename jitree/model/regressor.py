@@ -142,8 +142,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def _predict_quantiles_validated(self, X, quantiles, scalar):
         samples = leaf_samples.stored(self)
         with n_threads(self.n_jobs):
-            leaves = self.tree_.apply(X)[:, None]
-            return leaf_samples.predict(samples, leaves, quantiles, scalar,
+            return leaf_samples.predict(samples, [self.tree_], X, quantiles, scalar,
                                         leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
