@@ -31,6 +31,15 @@ import numpy as np
 from numba import prange
 
 from ._jit import jit, pjit
+from .checks import nonfinite_rows
+from .predict import (
+    BLOCK_ROWS,
+    _walk_block,
+    _walk_block_missing,
+    _walk_row,
+    _walk_row_missing,
+    infinite_rows,
+)
 
 CHUNK_ROWS = 256  # rows per parallel task: one set of scratch buffers each
 _INDEX_BITS = 32  # an entry's sort key: its target's rank above, its index in the row below
@@ -160,3 +169,72 @@ def predict_quantiles(leaf_rows, layout, quantiles, out):
         buffers = np.empty((4, longest))
         for i in range(first, last):
             row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, buffers, out[i])
+
+
+@jit
+def _chunk_leaf_rows(X, first, last, missing, flat, leaf_table, leaf_rows):
+    """leaf_rows[i - first, t] = leaf_table[leaf of row i in tree t] for rows first:last,
+    walking ``flat`` (a :class:`~jitree.kernels.records.FlatTrees`) tree by tree as
+    :func:`jitree.kernels.predict.predict_flat` does."""
+    nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    width = leaf_table.shape[1]
+    for t in range(flat.root.shape[0]):
+        root = flat.root[t]
+        depth = flat.depth[t]
+        i = first
+        while i + BLOCK_ROWS <= last:
+            if missing:
+                _walk_block_missing(X, i, feature, threshold, left, missing_right, depth,
+                                    nodes, root)
+            else:
+                _walk_block(X, i, feature, threshold, left, depth, nodes, root)
+            for r in range(BLOCK_ROWS):
+                for k in range(width):
+                    leaf_rows[i + r - first, t, k] = leaf_table[nodes[r], k]
+            i += BLOCK_ROWS
+        while i < last:
+            if missing:
+                leaf = _walk_row_missing(X, i, feature, threshold, left, missing_right, root)
+            else:
+                leaf = _walk_row(X, i, feature, threshold, left, root)
+            for k in range(width):
+                leaf_rows[i - first, t, k] = leaf_table[leaf, k]
+            i += 1
+
+
+@pjit
+def predict_quantiles_flat(X, X_bits, magnitude_mask, infinity, flat, leaf_table, layout,
+                           quantiles, chunk_rows, out):
+    """:func:`predict_quantiles` of the rows of X, walked down the trees of ``flat`` (their
+    flat layouts concatenated; ``leaf_table``: the layout's leaf table in flat order) in the
+    same parallel task, chunk by chunk: no per-tree pass, no array of every row's leaves.
+    ``X_bits``, ``magnitude_mask``, ``infinity``: as for
+    :func:`jitree.kernels.predict.predict_flat`; returns whether X holds an infinity (the
+    caller raises)."""
+    entries = layout.entries
+    distinct_target = layout.distinct_target
+    n_trees = flat.root.shape[0]
+    width = leaf_table.shape[1]
+    n_rows = X.shape[0]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        missing = nonfinite_rows(X_bits, first, last, infinity)
+        if missing:
+            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
+        leaf_rows = np.empty((last - first, n_trees, width))
+        _chunk_leaf_rows(X, first, last, missing, flat, leaf_table, leaf_rows)
+        longest = 1
+        for i in range(last - first):
+            longest = max(longest, row_entries(leaf_rows[i]))
+        buffers = np.empty((4, longest))
+        for i in range(last - first):
+            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, buffers,
+                          out[first + i])
+    return infinite.any()

@@ -18,11 +18,12 @@ takes its nearest ancestor's block, as its value is its ancestor's
 
 import numbers
 
+import numba
 import numpy as np
 
 from ..kernels import quantiles as _quantiles
-from ..kernels.records import LeafSamples, QuantileLayout
-from .tree import read_only
+from ..kernels.records import FlatTrees, LeafSamples, QuantileLayout
+from .tree import infinity_bits, raise_infinite, read_only
 
 
 def _preorder(tree, parent, levels):
@@ -180,30 +181,72 @@ def layout(leaf_samples):
 
 
 def layout_of(model, samples):
-    """:func:`layout` of ``samples`` (the model's ``leaf_samples_``), built at the first
-    prediction and kept on the model."""
+    """``(layout, cache)``: :func:`layout` of ``samples`` (the model's ``leaf_samples_``) and
+    a dict for the flat layouts :func:`predict` builds, made at the first prediction and
+    kept on the model."""
     cached = model.__dict__.get("_quantile_layout")
     if cached is None or cached[0] is not samples:
-        cached = (samples, layout(samples))
+        cached = (samples, layout(samples), {})
         model._quantile_layout = cached
-    return cached[1]
+    return cached[1], cached[2]
 
 
-def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None):
+QUANTILE_CHUNK_ROWS = 1024  # most rows per parallel task of predict_quantiles_flat
+
+
+def _flat_leaf_table(trees, table, dtype):
+    """The trees' flat layouts concatenated (a FlatTrees) and ``table`` (rows in the trees'
+    node order, one tree after another) in the same flat order."""
+    features, thresholds, lefts, missing, roots, depths, rows = [], [], [], [], [], [], []
+    offset = root = 0
+    for tree in trees:
+        feature, threshold, left, max_depth, node_of_flat = tree.flat(dtype)
+        features.append(feature)
+        thresholds.append(threshold)
+        lefts.append(left + offset)
+        missing.append(tree.flat_missing_right())
+        roots.append(offset)
+        depths.append(max_depth)
+        rows.append(table[root + node_of_flat])
+        offset += feature.shape[0]
+        root += tree.node_count
+    flat = FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
+                                np.concatenate(lefts).astype(np.int32),
+                                np.concatenate(missing)),
+                     np.array(roots, dtype=np.int64), np.array(depths, dtype=np.int64))
+    return flat, read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
+
+
+def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache=None):
     """The quantiles of each row of X (validated) from the leaves it reaches in ``trees``
     (:class:`~jitree.Tree` objects whose nodes are those of ``leaf_samples`` one tree after
-    another): (n_rows, n_quantiles), or (n_rows,) when ``scalar``."""
+    another): (n_rows, n_quantiles), or (n_rows,) when ``scalar``. ``cache``: a dict where
+    the flat layouts of the trees are kept by dtype."""
     if kernel_layout is None:
         kernel_layout = layout(leaf_samples)
     table = kernel_layout.leaf_table
     if sum(tree.node_count for tree in trees) != table.shape[0]:
         raise ValueError("leaf_samples_ does not fit the trees (another number of nodes)")
+    out = np.empty((X.shape[0], quantiles.shape[0]))
+    if X.shape[0] == 0:
+        return out[:, 0] if scalar else out
+    if all(tree.is_binary_threshold for tree in trees):
+        cache = {} if cache is None else cache
+        key = ("flat", np.dtype(X.dtype))
+        if key not in cache:
+            cache[key] = _flat_leaf_table(trees, table, X.dtype)
+        flat, flat_table = cache[key]
+        threads = numba.get_num_threads()
+        chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
+        if _quantiles.predict_quantiles_flat(X, *infinity_bits(X), flat, flat_table,
+                                             kernel_layout, quantiles, chunk_rows, out):
+            raise_infinite(X, "X")
+        return out[:, 0] if scalar else out
+    # trees with category tests: each tree's walk over the Tree arrays, then the quantiles
     leaf_rows = np.empty((X.shape[0], len(trees), table.shape[1]))
     root = 0
     for t, tree in enumerate(trees):
         leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count])
         root += tree.node_count
-    out = np.empty((X.shape[0], quantiles.shape[0]))
-    if X.shape[0]:
-        _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, out)
+    _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, out)
     return out[:, 0] if scalar else out

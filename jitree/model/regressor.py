@@ -143,7 +143,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         samples = leaf_samples.stored(self)
         with n_threads(self.n_jobs):
             return leaf_samples.predict(samples, [self.tree_], X, quantiles, scalar,
-                                        leaf_samples.layout_of(self, samples))
+                                        *leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2."""
