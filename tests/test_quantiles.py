@@ -282,3 +282,36 @@ def test_bad_models():
     # refitting without them drops them
     model.set_params(store_leaf_samples=False).fit(X, y)
     assert not hasattr(model, "leaf_samples_")
+
+
+def test_category_tests_and_missing_values():
+    X, y = _data()
+    rng = np.random.default_rng(4)
+    X[:, 3] = rng.integers(0, 6, X.shape[0])
+    y = y + X[:, 3]
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 3] = np.where(np.isnan(X[:, 3]), 0, X[:, 3])
+    X_new, _ = _data(50, seed=8)
+    X_new[:, 3] = rng.integers(0, 6, 50)
+    X_new[::7, 0] = np.nan
+    model = jitree.RandomForestRegressor(n_estimators=5, min_samples_leaf=3, random_state=1,
+                                         categorical_features=[3], store_leaf_samples=True)
+    model.fit(X, y)
+    assert not all(e.tree_.is_binary_threshold for e in model.estimators_)
+    weights = [np.bincount(bag, minlength=X.shape[0]).astype(float)
+               for bag in model.estimators_samples_]
+    trees = [estimator.tree_ for estimator in model.estimators_]
+    expected = naive_forest_quantiles(trees, weights, True, X, y, X_new, QUANTILES)
+    np.testing.assert_allclose(model.predict_quantiles(X_new, QUANTILES), expected,
+                               rtol=1e-9, atol=1e-9)
+    numeric = jitree.RandomForestRegressor(n_estimators=5, random_state=1,
+                                           store_leaf_samples=True).fit(X, y)
+    weights = [np.bincount(bag, minlength=X.shape[0]).astype(float)
+               for bag in numeric.estimators_samples_]
+    expected = naive_forest_quantiles([e.tree_ for e in numeric.estimators_], weights, True,
+                                      X, y, X_new, QUANTILES)
+    np.testing.assert_allclose(numeric.predict_quantiles(X_new, QUANTILES), expected,
+                               rtol=1e-9, atol=1e-9)
+    X_new[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        numeric.predict_quantiles(X_new, 0.5)
