@@ -315,3 +315,11 @@ def test_category_tests_and_missing_values():
     X_new[3, 1] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         numeric.predict_quantiles(X_new, 0.5)
+
+
+def test_reduced_error_pruning_drops_the_leaf_samples():
+    X, y = _data()
+    model = jitree.DecisionTreeRegressor(store_leaf_samples=True, random_state=0).fit(X, y)
+    model.prune_reduced_error(X[:100], y[:100])
+    with pytest.raises(ValueError, match="pruned since"):
+        model.predict_quantiles(X, 0.5)

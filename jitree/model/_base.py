@@ -392,7 +392,9 @@ class BaseDecisionTree(ParamsMixin):
 
         Bottom-up, every internal node whose replacement by a leaf (predicting its own training
         prediction) makes no more errors (classification: misclassified weight) or no larger
-        squared error (regression) on the pruning samples reaching it becomes a leaf.
+        squared error (regression) on the pruning samples reaching it becomes a leaf. A
+        regressor's ``leaf_samples_`` are dropped (its leaves change): fit again for
+        quantiles.
         """
         X_prune = self._validate_predict_X(X_prune)
         # checked as a fit checks X: NaN is a missing value, infinity an error (the pruning
@@ -406,6 +408,8 @@ class BaseDecisionTree(ParamsMixin):
             X_prune = X_prune.astype(np.float64)
         self.tree_ = pruning.reduced_error(self.tree_, X_prune, target, sample_weight,
                                            node_prediction, self._task == "regression")
+        # the pruned leaves are not those the leaf samples were gathered in
+        self.__dict__.pop("leaf_samples_", None)
         return self
 
     @classmethod

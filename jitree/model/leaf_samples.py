@@ -133,8 +133,9 @@ def stored(model):
     without them."""
     samples = getattr(model, "leaf_samples_", None)
     if samples is None:
-        raise ValueError(f"{type(model).__name__} was fitted without its leaf samples: set "
-                         "store_leaf_samples=True and fit again to predict quantiles")
+        raise ValueError(f"{type(model).__name__} has no leaf samples (fitted without them, "
+                         "or pruned since): set store_leaf_samples=True and fit again to "
+                         "predict quantiles")
     return samples
 
 
