@@ -942,6 +942,14 @@ max_subset_size
         Feature kinds and categorical tests, as for the trees.
     monotonic_cst, interaction_cst
         Monotonic and interaction constraints of every tree, as for the trees.
+    honest : bool, default=False
+        Honest trees (generalized random forests' honesty): each tree grows its structure on
+        a random ``honest_fraction`` of its bag's distinct rows (drawn from its seed) and
+        takes its leaf class counts from the other rows; a node that none of those reaches
+        takes its nearest such ancestor's counts (see :mod:`jitree.model.honest`).
+        ``estimators_[t]`` holds the honest tree; refitting it alone grows a plain one.
+    honest_fraction : float in (0, 1), default=0.5
+        The structure part's share of each tree's rows.
     verbose : int, default=0
         ``fit`` prints a line when its trees are grown (> 0) and one per tree (> 1).
     warm_start : bool, default=False
