@@ -247,7 +247,8 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
     leaf_rows = np.empty((X.shape[0], len(trees), table.shape[1]))
     root = 0
     for t, tree in enumerate(trees):
-        leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count])
+        # a writeable copy: the predict kernels' one table type (no read-only variant)
+        leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count].copy())
         root += tree.node_count
     _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, out)
     return out[:, 0] if scalar else out
