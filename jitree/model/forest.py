@@ -849,7 +849,8 @@ class _ForestRegressor(BaseForest):
         with n_threads(self.n_jobs):
             return leaf_samples.predict(samples, [model.tree_ for model in self.estimators_],
                                         X, quantiles, scalar,
-                                        *leaf_samples.layout_of(self, samples))
+                                        *leaf_samples.layout_of(self, samples),
+                                        flat_of=lambda dtype: self._layout(dtype)[0])
 
     def score(self, X, y, sample_weight=None):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)

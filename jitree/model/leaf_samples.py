@@ -195,34 +195,45 @@ def layout_of(model, samples):
 QUANTILE_CHUNK_ROWS = 1024  # most rows per parallel task of predict_quantiles_flat
 
 
-def _flat_leaf_table(trees, table, dtype):
-    """The trees' flat layouts concatenated (a FlatTrees) and ``table`` (rows in the trees'
-    node order, one tree after another) in the same flat order."""
-    features, thresholds, lefts, missing, roots, depths, rows = [], [], [], [], [], [], []
-    offset = root = 0
+def _flat_trees(trees, dtype):
+    """The trees' flat layouts concatenated (a FlatTrees), as forests lay them out for
+    prediction."""
+    features, thresholds, lefts, missing, roots, depths = [], [], [], [], [], []
+    offset = 0
     for tree in trees:
-        feature, threshold, left, max_depth, node_of_flat = tree.flat(dtype)
+        feature, threshold, left, max_depth, _ = tree.flat(dtype)
         features.append(feature)
         thresholds.append(threshold)
         lefts.append(left + offset)
         missing.append(tree.flat_missing_right())
         roots.append(offset)
         depths.append(max_depth)
-        rows.append(table[root + node_of_flat])
         offset += feature.shape[0]
-        root += tree.node_count
-    flat = FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
+    return FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
                                 np.concatenate(lefts).astype(np.int32),
                                 np.concatenate(missing)),
                      np.array(roots, dtype=np.int64), np.array(depths, dtype=np.int64))
-    return flat, read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
 
 
-def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache=None):
+def _flat_leaf_table(trees, table, dtype):
+    """``table`` (rows in the trees' node order, one tree after another) in the order of
+    their flat layouts concatenated."""
+    rows = []
+    root = 0
+    for tree in trees:
+        rows.append(table[root + tree.flat(dtype)[4]])
+        root += tree.node_count
+    return read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
+
+
+def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache=None,
+            flat_of=None):
     """The quantiles of each row of X (validated) from the leaves it reaches in ``trees``
     (:class:`~jitree.Tree` objects whose nodes are those of ``leaf_samples`` one tree after
     another): (n_rows, n_quantiles), or (n_rows,) when ``scalar``. ``cache``: a dict where
-    the flat layouts of the trees are kept by dtype."""
+    the flat leaf table is kept by dtype; ``flat_of(dtype)``: the trees' concatenated flat
+    layouts when the caller keeps them (a forest's prediction layout), else built here and
+    kept in ``cache`` too."""
     if kernel_layout is None:
         kernel_layout = layout(leaf_samples)
     table = kernel_layout.leaf_table
@@ -233,10 +244,16 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
         return out[:, 0] if scalar else out
     if all(tree.is_binary_threshold for tree in trees):
         cache = {} if cache is None else cache
-        key = ("flat", np.dtype(X.dtype))
-        if key not in cache:
-            cache[key] = _flat_leaf_table(trees, table, X.dtype)
-        flat, flat_table = cache[key]
+        dtype = np.dtype(X.dtype)
+        if ("table", dtype) not in cache:
+            cache[("table", dtype)] = _flat_leaf_table(trees, table, dtype)
+        flat_table = cache[("table", dtype)]
+        if flat_of is not None:
+            flat = flat_of(dtype)
+        else:
+            if ("flat", dtype) not in cache:
+                cache[("flat", dtype)] = _flat_trees(trees, dtype)
+            flat = cache[("flat", dtype)]
         threads = numba.get_num_threads()
         chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
         if _quantiles.predict_quantiles_flat(X, *infinity_bits(X), flat, flat_table,
