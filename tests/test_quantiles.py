@@ -323,3 +323,20 @@ def test_reduced_error_pruning_drops_the_leaf_samples():
     model.prune_reduced_error(X[:100], y[:100])
     with pytest.raises(ValueError, match="pruned since"):
         model.predict_quantiles(X, 0.5)
+
+
+def test_quantile_kernel_specialisations():
+    # one per type of X (as for predict_flat): the flat trees, leaf table, layout and
+    # quantiles always come with one type each
+    from jitree.kernels.quantiles import predict_quantiles_flat
+
+    X, y = _data()
+    for model in (jitree.DecisionTreeRegressor(max_depth=3, store_leaf_samples=True),
+                  jitree.RandomForestRegressor(n_estimators=2, max_depth=3,
+                                               store_leaf_samples=True)):
+        for dtype in (np.float32, np.float64):
+            model.fit(X.astype(dtype), y).predict_quantiles(X.astype(dtype), [0.1, 0.9])
+            model.predict_quantiles(X.astype(dtype), 0.5)
+    signatures = predict_quantiles_flat.signatures
+    assert {str(signature[0].dtype) for signature in signatures} <= {"float32", "float64"}
+    assert len({signature[4:] for signature in signatures}) <= 2, signatures
