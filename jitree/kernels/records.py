@@ -180,7 +180,6 @@ LeafSamples = namedtuple("LeafSamples", [
     "stop",         # (n_nodes,) int64   be shared by several nodes; empty at internal nodes)
     "sample",       # (n_entries,) int32: training row index, into ``target``
     "weight",       # (n_entries,) float64 > 0: the sample's weight in the tree
-    "node_weight",  # (n_nodes,) float64: sum of weight[start:stop]
     "node_count",   # (n_nodes,) float64: draws in the block (bootstrap multiplicities)
     "target",       # (n_train,) float64: the training targets
 ])

@@ -1057,7 +1057,7 @@ class RandomForestRegressor(_ForestRegressor):
         Keep, for every tree, the training rows of each leaf with their weight in the tree
         (bootstrap multiplicities, or ``sample_weight`` without bootstrap), and the training
         targets once: ``leaf_samples_``, about 12 bytes per row and tree (8 per row and tree
-        with bootstrap, whose bags hold ~63% of the rows) plus 32 per node (see
+        with bootstrap, whose bags hold ~63% of the rows) plus 24 per node (see
         :mod:`jitree.model.leaf_samples`). A ``warm_start`` fit stores them for every tree
         on its own data.
     honest : bool, default=False

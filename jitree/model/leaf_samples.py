@@ -4,9 +4,12 @@ forests), and the prediction itself.
 With ``store_leaf_samples=True`` a fit keeps a :class:`~jitree.kernels.records.LeafSamples`
 record (``leaf_samples_``): the training targets once (8 bytes per training row) and, per
 tree, the training rows each leaf holds with their weight in that tree (12 bytes per row and
-tree: a int32 row index and a float64 weight; a bootstrap tree holds its bag's distinct rows,
-about 63% of them, weighted by their multiplicities), plus 32 bytes per node. A 100-tree
-forest on 150k rows keeps about 115 MB; the default (False) keeps nothing.
+tree: an int32 row index and a float64 weight; a bootstrap tree holds its bag's distinct
+rows, about 63% of them, weighted by their multiplicities), plus 24 bytes per node (about a
+third of the tree's own arrays). A 100-tree forest on 150k rows stores about 9.5M rows
+(114 MB) plus its nodes; the default (False) keeps nothing. At the first
+``predict_quantiles`` the model derives the kernels' layout (:func:`layout`: 32 bytes per
+node, twice, 16 per stored row, 8 per distinct target), kept on the model, not saved.
 
 Which rows: those the tree's leaf values come from: its bag (bootstrap), all rows of positive
 ``sample_weight`` (no bootstrap; a tree), or with ``honest=True`` its estimation part. The
@@ -45,9 +48,9 @@ def _preorder(tree, parent, levels):
 
 
 def collect(tree, X, weight, count):
-    """The blocks of one tree: ``(start, stop, sample, entry_weight, node_weight,
-    node_count)`` for the rows of X of positive ``weight`` (their weight in the tree) and
-    ``count`` (their draws)."""
+    """The blocks of one tree: ``(start, stop, sample, entry_weight, node_count)`` for the
+    rows of X of positive ``weight`` (their weight in the tree) and ``count`` (their
+    draws)."""
     from .honest import _levels
 
     rows = np.flatnonzero(weight > 0)
@@ -72,14 +75,13 @@ def collect(tree, X, weight, count):
         empty = nodes[stop[nodes] <= start[nodes]]
         start[empty] = start[parent[empty]]
         stop[empty] = stop[parent[empty]]
-    node_weight, node_count = _block_totals(start, stop, entry_weight, count[sample])
-    return start, stop, sample, entry_weight, node_weight, node_count
+    return start, stop, sample, entry_weight, _block_draws(start, stop, count[sample])
 
 
-def _block_totals(start, stop, entry_weight, entry_count):
-    cumulative = np.concatenate([[0.0], np.cumsum(entry_weight)])
+def _block_draws(start, stop, entry_count):
+    """Draws in each node's block: the sum of ``entry_count`` over ``start:stop``."""
     draws = np.concatenate([[0.0], np.cumsum(entry_count, dtype=np.float64)])
-    return cumulative[stop] - cumulative[start], draws[stop] - draws[start]
+    return draws[stop] - draws[start]
 
 
 def assemble(blocks, target):
@@ -89,7 +91,7 @@ def assemble(blocks, target):
     roots = np.zeros(len(blocks), dtype=np.int64)
     starts, stops = [], []
     entries = 0
-    for t, (start, stop, sample, _, _, _) in enumerate(blocks):
+    for t, (start, stop, sample, _, _) in enumerate(blocks):
         if t + 1 < len(blocks):
             roots[t + 1] = roots[t] + start.shape[0]
         starts.append(start + entries)
@@ -100,7 +102,6 @@ def assemble(blocks, target):
         np.concatenate([block[2] for block in blocks]),
         np.concatenate([block[3] for block in blocks]),
         np.concatenate([block[4] for block in blocks]),
-        np.concatenate([block[5] for block in blocks]),
         np.ascontiguousarray(target, dtype=np.float64)))
     return record, roots
 
@@ -123,8 +124,8 @@ def from_arrays(start, stop, sample, weight, target):
         raise ValueError("leaf samples: weights must be positive and finite")
     if not np.isfinite(target).all():
         raise ValueError("leaf samples: training targets must be finite")
-    node_weight, node_count = _block_totals(start, stop, weight, np.ones(n_entries))
-    return LeafSamples(*read_only(start, stop, sample, weight, node_weight, node_count,
+    node_count = _block_draws(start, stop, np.ones(n_entries))
+    return LeafSamples(*read_only(start, stop, sample, weight, node_count,
                                   target))
 
 

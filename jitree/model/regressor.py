@@ -41,7 +41,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     store_leaf_samples : bool, default=False
         Keep the training rows of each leaf and the training targets (``leaf_samples_``)
         so that :meth:`predict_quantiles` works: 8 bytes per training row for the targets,
-        12 for the row's index and weight in its leaf, 32 per node (see
+        12 for the row's index and weight in its leaf, 24 per node (see
         :mod:`jitree.model.leaf_samples`). Saved and loaded with the model.
 
     Attributes
