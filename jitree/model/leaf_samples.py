@@ -17,6 +17,13 @@ rows of one tree are stored in the depth-first order of their leaves, so that ev
 rows are one block ``sample[start:stop]``: a leaf that none of the rows reaches (honest trees)
 takes its nearest ancestor's block, as its value is its ancestor's
 (:mod:`jitree.model.honest`).
+
+Against the ``quantile-forest`` package: it keeps, by default (``max_samples_leaf=1``), one
+training sample drawn at random per leaf and takes NumPy's quantile of the trees' samples; a
+jitree forest keeps every sample of every leaf (Meinshausen's estimator, quantile-forest's
+``max_samples_leaf=None, weighted_leaves=True``), each tree's weight spread over its leaf
+(:mod:`jitree.kernels.quantiles`). Both use each tree's bootstrap draws (multiplicities) and
+no out-of-bag row.
 """
 
 import numbers
