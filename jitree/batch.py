@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-_METHODS = ("predict", "predict_proba")
+_METHODS = ("predict", "predict_proba", "predict_quantiles")
 
 
 def _check_fitted(model, caller):
@@ -55,17 +55,29 @@ def _check_fitted(model, caller):
                         f"{type(model).__module__}.{type(model).__qualname__}")
 
 
-def _check_method(model, method):
+def _check_method(model, method, quantiles=None):
+    """The method's extra argument: ``(quantiles array, scalar)`` for predict_quantiles (see
+    :func:`jitree.model.leaf_samples.check_quantiles`), else None."""
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if method == "predict_proba" and not hasattr(model, "predict_proba"):
-        raise ValueError(f"{type(model).__name__} has no predict_proba")
+    if method != "predict" and not hasattr(model, method):
+        raise ValueError(f"{type(model).__name__} has no {method}")
+    if method != "predict_quantiles":
+        return None
+    from .model.leaf_samples import check_quantiles, stored
+
+    if quantiles is None:
+        raise ValueError("method='predict_quantiles' needs quantiles")
+    stored(model)
+    return check_quantiles(quantiles)
 
 
-def _predict_block(model, X, method, by_position=True):
+def _predict_block(model, X, method, by_position=True, quantiles=None):
     X = model._validate_predict_X(X, by_position=by_position)
     if method == "predict_proba":
         return model._predict_proba_validated(X)
+    if method == "predict_quantiles":
+        return model._predict_quantiles_validated(X, *quantiles)
     return model._predict_validated(X)
 
 
@@ -526,7 +538,13 @@ class _CsvWriter:
         self.file.close()
 
 
-def _output_layout(model, method):
+def _output_layout(model, method, quantiles=None):
+    if method == "predict_quantiles":
+        values, scalar = quantiles
+        if scalar:
+            return (), np.dtype(np.float64), [f"quantile_{values[0]:g}"]
+        return ((values.shape[0],), np.dtype(np.float64),
+                [f"quantile_{value:g}" for value in values])
     if method == "predict_proba":
         n_classes = model.classes_.shape[0]
         return (n_classes,), np.dtype(np.float64), [f"proba_{c}" for c in model.classes_]
@@ -551,7 +569,7 @@ def _check_not_the_input(path, out):
 
 
 def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
-                 progress=None):
+                 progress=None, quantiles=None):
     """Predict every row of a data file in chunks of ``chunk_rows`` rows.
 
     ``model``: a fitted jitree tree or forest. ``out``: a ``.npy`` or ``.csv`` path to write
@@ -559,9 +577,11 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
     model with categorical features reads each column as its feature needs (module
     docstring). ``progress(rows_done, rows_total)`` is called after each chunk. Memory stays
     bounded by one chunk of input and output (plus the returned array when ``out`` is None).
+    ``method``: "predict", "predict_proba" or "predict_quantiles" (with ``quantiles``, a
+    number or a sequence: one column per quantile, named ``quantile_0.05`` ... in a CSV).
     """
     _check_fitted(model, "predict_file")
-    _check_method(model, method)
+    quantiles = _check_method(model, method, quantiles)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
@@ -576,7 +596,7 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
         if reader.n_columns != model.n_features_in_:
             raise ValueError(f"{path}: {reader.n_columns} feature columns, the model expects "
                              f"{model.n_features_in_}")
-        row_shape, dtype, header = _output_layout(model, method)
+        row_shape, dtype, header = _output_layout(model, method, quantiles)
         if out is None:
             result = np.empty((reader.n_rows,) + row_shape, dtype=dtype)
         else:
@@ -588,7 +608,7 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
                     lambda: _NpyWriter(out, reader.n_rows, row_shape, dtype))
         done = 0
         for block in reader.blocks(int(chunk_rows)):
-            predictions = _predict_block(model, block, method)
+            predictions = _predict_block(model, block, method, quantiles=quantiles)
             if writer is None:
                 result[done:done + predictions.shape[0]] = predictions
             else:

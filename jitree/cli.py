@@ -202,6 +202,14 @@ def _fit(args):
                   n_jobs=args.n_jobs, categorical_split=args.categorical_split)
     if args.criterion:
         params["criterion"] = args.criterion
+    if args.honest:
+        params["honest"] = True
+    if args.random_state is not None:
+        params["random_state"] = args.random_state
+    if args.store_leaf_samples:
+        if not regression:
+            raise ValueError("--store-leaf-samples is for regression targets (quantiles)")
+        params["store_leaf_samples"] = True
     if table.categorical:
         params["categorical_features"] = table.categorical
     if table.ordinal:
@@ -247,6 +255,8 @@ def _predict(args):
     from jitree.model.persistence import load
 
     _check_not_the_input(args.data, args.output)  # before the progress bar (predict_file too)
+    if args.proba and args.quantiles is not None:
+        raise ValueError("--proba and --quantiles are exclusive: choose one")
     model = load(args.model)
     names = getattr(model, "feature_names_in_", None)
     reader = open_rows(args.data, None if names is None else list(names))
@@ -255,8 +265,11 @@ def _predict(args):
     update, bar = _progress_bar(total, not args.quiet)
     start = time.perf_counter()
     try:
+        method = "predict_proba" if args.proba else "predict"
+        if args.quantiles is not None:
+            method = "predict_quantiles"
         predict_file(model, args.data, args.output, chunk_rows=args.chunk_rows,
-                     method="predict_proba" if args.proba else "predict", progress=update)
+                     method=method, progress=update, quantiles=args.quantiles)
     finally:
         if bar is not None:
             bar.close()
@@ -357,6 +370,17 @@ def _column_list(text):
     return columns
 
 
+def _quantile_list(text):
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected Q[,Q...] numbers in [0, 1], got "
+                                         f"{text!r}") from None
+    if not all(0.0 <= value <= 1.0 for value in values):
+        raise argparse.ArgumentTypeError(f"quantiles must be in [0, 1], got {text!r}")
+    return values
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="jitree", description="Numba-JIT decision trees.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -389,6 +413,13 @@ def build_parser():
                      help="test on a categorical feature: x in a set of categories (subset), "
                           "x == one category (one_vs_rest), or one child per category "
                           "(multiway)")
+    fit.add_argument("--store-leaf-samples", action="store_true",
+                     help="regression: keep each leaf's training targets, for 'jitree "
+                          "predict --quantiles'")
+    fit.add_argument("--honest", action="store_true",
+                     help="honest tree: grow on half of the rows, estimate the leaves on the "
+                          "other half")
+    fit.add_argument("--random-state", type=int, help="seed (honest split, feature draws)")
     fit.set_defaults(run=_fit)
 
     predict = commands.add_parser("predict", help="predict a data file in chunks")
@@ -398,6 +429,9 @@ def build_parser():
                                       "model with string categories use .csv or .parquet")
     predict.add_argument("-o", "--output", required=True, help="predictions: .npy or .csv")
     predict.add_argument("--proba", action="store_true", help="class probabilities")
+    predict.add_argument("--quantiles", type=_quantile_list, metavar="Q[,Q...]",
+                         help="conditional quantiles in [0, 1], one column each (a regressor "
+                              "fitted with --store-leaf-samples)")
     predict.add_argument("--chunk-rows", type=_positive_int, default=1_000_000)
     predict.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     predict.set_defaults(run=_predict)

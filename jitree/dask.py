@@ -5,6 +5,7 @@ of a forest's trees on the workers of a ``dask.distributed`` cluster.
 
     labels = jitree.dask.predict(model, X)          # X: dask Array or dask DataFrame
     proba = jitree.dask.predict_proba(model, X)
+    bounds = jitree.dask.predict_quantiles(model, X, [0.05, 0.95])  # store_leaf_samples=True
     leaves = jitree.dask.apply(model, X)
     forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(random_state=0), X, y,
                                     client)         # X, y: in memory; see fit_forest
@@ -20,8 +21,9 @@ Input and output:
 
 * ``dask.array.Array`` (2-D, float or integer): chunked along rows; column chunks are merged
   into one. ``predict`` returns a 1-D array (``model.classes_.dtype`` for a classifier, float64
-  for a regressor), ``predict_proba`` a 2-D float64 array ``(n, n_classes)``, ``apply`` a 1-D
-  int64 array, all chunked along rows like ``X``.
+  for a regressor), ``predict_proba`` a 2-D float64 array ``(n, n_classes)``,
+  ``predict_quantiles`` a float64 array ``(n, n_quantiles)`` (``(n,)`` for one number),
+  ``apply`` a 1-D int64 array, all chunked along rows like ``X``.
 * ``dask.dataframe.DataFrame``: columns are matched by name, like the estimators do for pandas.
   For a model with categorical or ordinal features, each partition is passed to the model as a
   DataFrame, so that ``category`` (known or unknown categories), string and numeric columns are
@@ -30,7 +32,8 @@ Input and output:
   (``df["label"] = jitree.dask.predict(model, df[features])``): ``predict`` and ``apply``
   return a dask Series (dtype: pandas' own for ``model.classes_``, so ``str`` for string labels
   under pandas 3), ``predict_proba`` a dask DataFrame with one float64 column per class, named
-  by the class. ``.to_dask_array(lengths=True)`` turns them into arrays.
+  by the class, ``predict_quantiles`` one float64 column per quantile, named by the quantile
+  (a Series for one number). ``.to_dask_array(lengths=True)`` turns them into arrays.
 
 Errors come as early as the information allows: an unfitted model raises the estimator's
 ``NotFittedError`` and a column count or set of column names that does not fit the model a
@@ -62,7 +65,7 @@ from .model._base import BaseDecisionTree, _check_int
 from .model.forest import BaseForest, _grow_trees
 from .model.validation import check_is_fitted, check_X, feature_names_of, match_feature_names
 
-__all__ = ["apply", "fit_forest", "predict", "predict_proba"]
+__all__ = ["apply", "fit_forest", "predict", "predict_proba", "predict_quantiles"]
 
 
 def predict(model, X):
@@ -75,6 +78,21 @@ def predict_proba(model, X):
     if getattr(model, "_task", None) == "regression":
         raise AttributeError(f"{type(model).__name__} has no predict_proba: it is a regressor")
     return _map(model, X, "predict_proba")
+
+
+def predict_quantiles(model, X, quantiles=0.5):
+    """Lazy ``model.predict_quantiles(X, quantiles)`` for a dask Array or DataFrame ``X``
+    (regressors fitted with ``store_leaf_samples=True``; their leaf samples travel with the
+    model to the workers)."""
+    from .model.leaf_samples import check_quantiles, stored
+
+    if not hasattr(model, "predict_quantiles"):
+        raise AttributeError(f"{type(model).__name__} has no predict_quantiles: it is not a "
+                             "regressor")
+    values, scalar = check_quantiles(quantiles)
+    check_is_fitted(model, "estimators_" if isinstance(model, BaseForest) else "tree_")
+    stored(model)
+    return _map(model, X, "predict_quantiles", (values.tolist(), scalar))
 
 
 def apply(model, X):
@@ -172,7 +190,7 @@ def _dask_dataframe_type():
     return None if module is None else module.DataFrame
 
 
-def _map(model, X, method):
+def _map(model, X, method, quantiles=None):
     is_forest = isinstance(model, BaseForest)
     if not isinstance(model, BaseDecisionTree) and not is_forest:
         raise TypeError(f"jitree.dask.{method} expects a fitted jitree estimator, got "
@@ -198,6 +216,7 @@ def _map(model, X, method):
     # that its messages name the columns.)
     keep_names = not isinstance(X, da.Array) and _has_categories(model)
     shipped = copy.copy(model)
+    shipped.__dict__.pop("_quantile_layout", None)  # derived: rebuilt where it predicts
     if not keep_names:
         shipped.__dict__.pop("feature_names_in_", None)
     if is_forest:
@@ -209,8 +228,8 @@ def _map(model, X, method):
                 tree.__dict__.pop("feature_names_in_", None)
     model_key = dask.delayed(shipped, pure=True)
     if isinstance(X, da.Array):
-        return _map_array(model, X, model_key, method)
-    return _map_dataframe(model, X, model_key, method)
+        return _map_array(model, X, model_key, method, quantiles)
+    return _map_dataframe(model, X, model_key, method, quantiles)
 
 
 def _first_tree(model):
@@ -292,7 +311,7 @@ def _partition_columns(model):
 
 
 def _output_dtype(model, method):
-    if method == "predict_proba":
+    if method in ("predict_proba", "predict_quantiles"):
         return np.dtype(np.float64)
     if method == "apply":
         return np.dtype(np.int64)
@@ -301,8 +320,18 @@ def _output_dtype(model, method):
     return np.dtype(np.float64)
 
 
-def _map_array(model, X, model_key, method):
+def _map_array(model, X, model_key, method, quantiles=None):
     dtype = _output_dtype(model, method)
+    if method == "predict_quantiles":
+        values, scalar = quantiles
+        argument = values[0] if scalar else values
+        if scalar:
+            return da.map_blocks(_predict_block, X, model_key, method, dtype, None, argument,
+                                 drop_axis=1, chunks=(X.chunks[0],), dtype=dtype,
+                                 meta=np.empty((0,), dtype=dtype))
+        return da.map_blocks(_predict_block, X, model_key, method, dtype, len(values),
+                             argument, chunks=(X.chunks[0], (len(values),)), dtype=dtype,
+                             meta=np.empty((0, 0), dtype=dtype))
     if method == "predict_proba":
         n_classes = model.classes_.shape[0]
         return da.map_blocks(_predict_block, X, model_key, method, dtype, n_classes,
@@ -312,10 +341,16 @@ def _map_array(model, X, model_key, method):
                          chunks=(X.chunks[0],), dtype=dtype, meta=np.empty((0,), dtype=dtype))
 
 
-def _map_dataframe(model, X, model_key, method):
+def _map_dataframe(model, X, model_key, method, quantiles=None):
     import pandas as pd
 
     dtype = _output_dtype(model, method)
+    if method == "predict_quantiles" and not quantiles[1]:
+        columns = pd.Index(quantiles[0])
+        meta = pd.DataFrame(np.empty((0, columns.shape[0])), columns=columns,
+                            index=X._meta.index)
+        return X.map_partitions(_predict_partition_quantiles, model_key, columns,
+                                _partition_columns(model), meta=meta)
     if method == "predict_proba":
         # Built once here and used for the meta and every partition, so that they agree.
         columns = pd.Index(model.classes_)
@@ -329,18 +364,19 @@ def _map_dataframe(model, X, model_key, method):
         else np.empty(0, dtype=dtype)
     series_dtype = pd.Series(labels).dtype
     meta = pd.Series(np.empty(0, dtype=dtype), index=X._meta.index, dtype=series_dtype)
+    argument = () if quantiles is None else (quantiles[0][0],)
     return X.map_partitions(_predict_partition, model_key, method, dtype, series_dtype,
-                            _partition_columns(model), meta=meta)
+                            _partition_columns(model), argument, meta=meta)
 
 
 # -- on the workers ----------------------------------------------------------------------------
 
-def _predict_block(block, model, method, dtype, n_outputs):
+def _predict_block(block, model, method, dtype, n_outputs, *args):
     # Filtering leaves empty blocks behind, which the estimator refuses (no samples).
     if block.shape[0] == 0:
         shape = (0,) if n_outputs is None else (0, n_outputs)
         return np.empty(shape, dtype=dtype)
-    return getattr(model, method)(block)
+    return getattr(model, method)(block, *args)
 
 
 def _partition_block(partition, columns):
@@ -352,10 +388,12 @@ def _partition_block(partition, columns):
     return partition.set_axis(columns, axis=1)
 
 
-def _predict_partition(partition, model, method, dtype, series_dtype, columns=None):
+def _predict_partition(partition, model, method, dtype, series_dtype, columns=None,
+                       args=()):
     import pandas as pd
 
-    values = _predict_block(_partition_block(partition, columns), model, method, dtype, None)
+    values = _predict_block(_partition_block(partition, columns), model, method, dtype, None,
+                            *args)
     return pd.Series(values, index=partition.index, dtype=series_dtype)
 
 
@@ -365,3 +403,12 @@ def _predict_partition_proba(partition, model, class_columns, columns=None):
     values = _predict_block(_partition_block(partition, columns), model, "predict_proba",
                             np.float64, class_columns.shape[0])
     return pd.DataFrame(values, index=partition.index, columns=class_columns)
+
+
+def _predict_partition_quantiles(partition, model, quantile_columns, columns=None):
+    import pandas as pd
+
+    values = _predict_block(_partition_block(partition, columns), model, "predict_quantiles",
+                            np.float64, quantile_columns.shape[0],
+                            quantile_columns.to_numpy().tolist())
+    return pd.DataFrame(values, index=partition.index, columns=quantile_columns)

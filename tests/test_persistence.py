@@ -316,6 +316,7 @@ def _as_version_1(arrays, metadata):
     for name in set(arrays) - set(V1_ARRAYS):
         del arrays[name]
     del metadata["categories_"], metadata["missing_values_in_feature_mask_"]
+    del metadata["leaf_samples"]
     metadata["format_version"] = 1
 
 
@@ -584,7 +585,7 @@ CRAFTED = [
     ("missing array", _drop("impurity"), "missing"),
     ("extra member", _extra_member, "unexpected members"),
     ("other format", _meta("format", "sklearn"), "not a jitree model file"),
-    ("future version", _meta("format_version", 3), "unsupported format version 3"),
+    ("future version", _meta("format_version", 4), "unsupported format version 4"),
     ("version as text", _meta("format_version", "1"), "unsupported format version"),
     ("version as boolean", _meta("format_version", True), "unsupported format version"),
     ("unknown estimator", _meta("estimator", "RandomForestClassifier"), "unknown estimator"),

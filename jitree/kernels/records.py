@@ -184,6 +184,28 @@ FlatTrees = namedtuple("FlatTrees", [
     "depth",          # (n_trees,) int64: each tree's depth
 ])
 
+LeafSamples = namedtuple("LeafSamples", [
+    # the training samples behind each leaf, for quantile regression forests
+    # (jitree.kernels.quantiles); one tree or several trees' nodes numbered one after another
+    "start",        # (n_nodes,) int64: node's entries are sample[start:stop] (a block may
+    "stop",         # (n_nodes,) int64   be shared by several nodes; empty at internal nodes)
+    "sample",       # (n_entries,) int32: training row index, into ``target``
+    "weight",       # (n_entries,) float64 > 0: the sample's weight in the tree
+    "node_count",   # (n_nodes,) float64: draws in the block (bootstrap multiplicities)
+    "target",       # (n_train,) float64: the training targets
+])
+
+QuantileLayout = namedtuple("QuantileLayout", [
+    # a LeafSamples as the quantile kernels read it (built at the first prediction)
+    "leaf_table",       # (n_nodes, 4) float64 per node: its block's start, length, draws and,
+                        # for a block of one sample, that sample's target rank (else -1);
+                        # predicted for each row and tree, so that a one-sample leaf (full
+                        # depth trees) costs no further memory access
+    "entries",          # (n_entries, 2) float64: the rank of the entry's target among the
+                        # distinct training targets, its weight (> 0)
+    "distinct_target",  # (n_distinct,) float64: the distinct training targets, increasing
+])
+
 
 # -- typing the records that Python passes to the kernels ---------------------------------------
 # Numba types a tuple argument field by field at every call, building its type anew: 15-40 us
@@ -230,5 +252,6 @@ def _cached_typeof(record):
         return numba_type
 
 
-for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees):
+for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees,
+                LeafSamples, QuantileLayout):
     _cached_typeof(_record)

@@ -8,11 +8,12 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels.categorical import CATEGORICAL_SPLITS, MULTIWAY
-from . import pruning
+from . import leaf_samples, pruning
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .categories import FeatureEncoder
 from .criterion import criterion_of
+from .honest import reestimate, split_rows
 from .tree import FEATURE_CATEGORICAL
 from .validation import (
     check_encodable_names,
@@ -55,6 +56,23 @@ def _check_float(name, value, low, high, low_open=False, high_open=False):
         hi = ")" if high_open else "]"
         raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value}")
     return value
+
+
+def _check_honest(honest, honest_fraction):
+    """The validated ``(honest, honest_fraction)`` parameters (see :mod:`.honest`)."""
+    if not isinstance(honest, (bool, np.bool_)):
+        raise TypeError(f"honest must be True or False, got {honest!r}")
+    fraction = _check_float("honest_fraction", honest_fraction, 0.0, 1.0, low_open=True,
+                            high_open=True)
+    return bool(honest), fraction
+
+
+def _check_store_leaf_samples(model):
+    """``store_leaf_samples`` (regressors; False for estimators without it)."""
+    store = getattr(model, "store_leaf_samples", False)
+    if not isinstance(store, (bool, np.bool_)):
+        raise TypeError(f"store_leaf_samples must be True or False, got {store!r}")
+    return bool(store)
 
 
 def _columns_with_nan(X):
@@ -172,7 +190,7 @@ class BaseDecisionTree(ParamsMixin):
             member[g, sorted(group)] = 1
         return member
 
-    def _grow_params(self, n_samples, n_features, total_weight, n_classes=0):
+    def _grow_params(self, n_samples, n_features, total_weight, n_classes=0, seed=None):
         grown_criterion, criterion = criterion_of(self.criterion, self._task)
         if self.splitter not in ("best", "random"):
             raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
@@ -264,7 +282,7 @@ class BaseDecisionTree(ParamsMixin):
             criterion=grown_criterion,
             is_regression=self._task == "regression",
             random_splitter=self.splitter == "random",
-            seed=_seed_of(self.random_state),
+            seed=_seed_of(self.random_state) if seed is None else seed,
             max_depth=_MAX_DEPTH_UNLIMITED if max_depth is None else max_depth,
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -284,8 +302,40 @@ class BaseDecisionTree(ParamsMixin):
             quantile=quantile,
         )
 
+    def _order_quantile(self):
+        """The alpha of an order criterion (absolute_error: 0.5; quantile: ``quantile``),
+        None for the others (their nodes' values are means or class weights)."""
+        if isinstance(self.criterion, str) and self.criterion == "absolute_error":
+            return 0.5
+        if isinstance(self.criterion, str) and self.criterion == "quantile":
+            return float(self.quantile)
+        return None
+
     # -- fitting -----------------------------------------------------------------------------
     def _fit_tree(self, X, target, sample_weight, n_stats, n_classes):
+        honest, honest_fraction = _check_honest(getattr(self, "honest", False),
+                                                getattr(self, "honest_fraction", 0.5))
+        store = _check_store_leaf_samples(self)
+        seed = None
+        estimation_weight = sample_weight
+        if honest:
+            seed = _seed_of(self.random_state)
+            structure = split_rows(seed, sample_weight, honest_fraction)
+            estimation_weight = np.where(structure, 0.0, sample_weight)
+            sample_weight = np.where(structure, sample_weight, 0.0)
+        self._grow_tree(X, target, sample_weight, n_stats, n_classes, seed)
+        if honest:
+            self.tree_ = reestimate(self.tree_, X, target, estimation_weight,
+                                    self._order_quantile())
+        if store:
+            blocks = leaf_samples.collect(self.tree_, X, estimation_weight,
+                                          (estimation_weight > 0).astype(np.float64))
+            self.leaf_samples_ = leaf_samples.assemble([blocks], target)[0]
+        elif hasattr(self, "leaf_samples_"):
+            del self.leaf_samples_
+        return self
+
+    def _grow_tree(self, X, target, sample_weight, n_stats, n_classes, seed=None):
         n_features = X.shape[1]
         # Samples of weight 0 are left out of the growth (the presort keeps the others,
         # renumbered): they place no threshold and count in no node, so fitting with a zero
@@ -299,7 +349,7 @@ class BaseDecisionTree(ParamsMixin):
             sample_weight = sample_weight[keep]
         n_samples = sample_weight.shape[0]
         params = self._grow_params(n_samples, n_features, float(sample_weight.sum()),
-                                   n_classes)
+                                   n_classes, seed)
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         presorted = None
         # a small input's levels are searched faster than threads start on them
@@ -316,7 +366,6 @@ class BaseDecisionTree(ParamsMixin):
         self.n_features_in_ = n_features
         self.n_outputs_ = 1
         self.max_features_ = params.max_features
-        return self
 
     def _validate_fit_X(self, X):
         """X encoded for the kernels (categories to codes, missing values to NaN); learns
@@ -368,7 +417,9 @@ class BaseDecisionTree(ParamsMixin):
 
         Bottom-up, every internal node whose replacement by a leaf (predicting its own training
         prediction) makes no more errors (classification: misclassified weight) or no larger
-        squared error (regression) on the pruning samples reaching it becomes a leaf.
+        squared error (regression) on the pruning samples reaching it becomes a leaf. A
+        regressor's ``leaf_samples_`` are dropped (its leaves change): fit again for
+        quantiles.
         """
         X_prune = self._validate_predict_X(X_prune)
         # checked as a fit checks X: NaN is a missing value, infinity an error (the pruning
@@ -382,6 +433,8 @@ class BaseDecisionTree(ParamsMixin):
             X_prune = X_prune.astype(np.float64)
         self.tree_ = pruning.reduced_error(self.tree_, X_prune, target, sample_weight,
                                            node_prediction, self._task == "regression")
+        # the pruned leaves are not those the leaf samples were gathered in
+        self.__dict__.pop("leaf_samples_", None)
         return self
 
     @classmethod

@@ -109,6 +109,17 @@ class DecisionTreeClassifier(BaseDecisionTree):
         group, the groups open to a node being those that hold every feature split on above
         it. "no_interactions": each feature alone (a tree then splits on one feature);
         "pairwise": every pair.
+    honest : bool, default=False
+        Honest tree (generalized random forests' and YDF's honesty): the structure is grown
+        on a random part of the samples, ``value`` re-estimated on the others (see
+        :mod:`jitree.model.honest`: the part is drawn from ``random_state``; a node that no
+        estimation sample reaches takes its nearest such ancestor's value;
+        ``n_node_samples``, ``weighted_n_node_samples`` and ``impurity`` stay those of the
+        growth).
+    honest_fraction : float in (0, 1), default=0.5
+        Fraction of the samples (of positive weight) that grows the structure with
+        ``honest=True`` (generalized random forests' ``honesty.fraction``); the rest, at least
+        one sample, estimates the leaves.
 
     Missing values (NaN; None / pandas NA in categorical columns) are allowed: each split
     sends them to the side that scores best; where a node had none in training they go to the
@@ -138,7 +149,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  ccp_alpha=0.0, n_jobs=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, honest=False, honest_fraction=0.5):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -161,6 +172,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.max_subset_size = max_subset_size
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.honest = honest
+        self.honest_fraction = honest_fraction
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""

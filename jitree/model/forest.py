@@ -34,13 +34,23 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .._threading import n_threads, resolve_n_jobs
+from ..kernels import criteria
 from ..kernels import predict as _predict
 from ..kernels.records import FlatTrees, TreeWalk
-from . import pruning
-from ._base import BaseDecisionTree, _check_float, _check_int, _scipy_sparse, _seed_of
+from . import leaf_samples, pruning
+from ._base import (
+    BaseDecisionTree,
+    _check_float,
+    _check_honest,
+    _check_int,
+    _check_store_leaf_samples,
+    _scipy_sparse,
+    _seed_of,
+)
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
+from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite, read_only
 from .validation import (
@@ -93,6 +103,8 @@ class _ForestPlan:
     template: object  # the unfitted tree estimator: parameters and feature names of each tree
     verbose: int = 0
     estimator_name: str = "forest"
+    honest: bool = False
+    honest_fraction: float = 0.5
 
     @property
     def n_estimators(self):
@@ -168,6 +180,17 @@ def _tree_weight(plan, seed, sample_weight, target, probability):
     return _class_weighted(weight, target, plan.class_factors, plan.n_classes)
 
 
+def _tree_parts(plan, seed, sample_weight, target, probability):
+    """The weights tree ``seed`` grows its structure on and those its leaf values come from:
+    both its :func:`_tree_weight`, or with ``plan.honest`` the structure part and the
+    estimation part of them (:func:`jitree.model.honest.split_rows`)."""
+    weight = _tree_weight(plan, seed, sample_weight, target, probability)
+    if not plan.honest:
+        return weight, weight
+    structure = split_rows(seed, weight, plan.honest_fraction)
+    return np.where(structure, weight, 0.0), np.where(structure, 0.0, weight)
+
+
 class _Progress:
     """What a forest fit prints with ``verbose`` > 0: a line per tree grown (``verbose`` > 1)
     and one when all are grown."""
@@ -213,7 +236,8 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
 
     def grow(t):
         seed = plan.seeds[t]
-        weight = _tree_weight(plan, seed, sample_weight, target, probability)
+        weight, estimation_weight = _tree_parts(plan, seed, sample_weight, target,
+                                                probability)
         total = float(weight.sum())
         if not total > 0:  # only a class_weight of 0 can: drawn rows weigh > 0
             if not plan.bootstrap:
@@ -229,6 +253,11 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
                                                   plan.n_classes,
                                                   presorted.subset(bag, carry_labels))
         tree = pruning.cost_complexity(tree, plan.ccp_alpha)
+        if plan.honest:
+            order = isinstance(params.criterion, int) and params.criterion in \
+                criteria.ORDER_CRITERIA
+            tree = reestimate(tree, X, target, estimation_weight,
+                              params.quantile if order else None)
         progress.tree_grown(t)
         return tree
 
@@ -373,6 +402,8 @@ class BaseForest(ParamsMixin):
         n_samples, n_features = X.shape
         n_estimators = _check_int("n_estimators", self.n_estimators, 1)
         verbose = self._check_flags()
+        honest, honest_fraction = _check_honest(self.honest, self.honest_fraction)
+        _check_store_leaf_samples(self)
         n_kept = self._n_kept(n_estimators)
         sample_weight = check_sample_weight(sample_weight, n_samples)
         n_bootstrap = self._n_bootstrap(n_samples, float(sample_weight.sum()))
@@ -395,7 +426,8 @@ class BaseForest(ParamsMixin):
             n_samples=n_samples, n_features=n_features, n_stats=n_stats, n_classes=n_classes,
             classes=classes, class_factors=class_factors, grow_params=params,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf, ccp_alpha=ccp_alpha,
-            template=template, verbose=verbose, estimator_name=type(self).__name__)
+            template=template, verbose=verbose, estimator_name=type(self).__name__,
+            honest=honest, honest_fraction=honest_fraction)
         return plan, X, target, sample_weight
 
     def _finish_fit(self, plan, trees, X, target, sample_weight):
@@ -428,6 +460,7 @@ class BaseForest(ParamsMixin):
                                dtype=np.int64)
         self.estimator_ = template
         self._layouts = {}
+        self._store_leaf_samples(plan, X, target, sample_weight)
         if self.oob_score and (len(new_trees) > 0 or not hasattr(self, "oob_score_")):
             self._compute_oob(X, target)
         return self
@@ -458,6 +491,23 @@ class BaseForest(ParamsMixin):
 
     def _class_factors(self, classes, target, sample_weight):
         return None
+
+    def _store_leaf_samples(self, plan, X, target, sample_weight):
+        """``leaf_samples_`` of every tree (regressors with ``store_leaf_samples=True``), on
+        this fit's data: each tree's bag, or its estimation part, drawn again from its
+        seed."""
+        self.__dict__.pop("leaf_samples_", None)
+        self.__dict__.pop("_leaf_roots", None)
+        if not _check_store_leaf_samples(self):
+            return
+        probability = _draw_probability(sample_weight) if plan.weighted_draw else None
+        blocks = []
+        for seed, model in zip(self._seeds, self.estimators_, strict=True):
+            _, weight = _tree_parts(plan, seed, sample_weight, target, probability)
+            # a bootstrap tree's weights are its draws; otherwise each row is drawn once
+            count = weight if plan.bootstrap else (weight > 0).astype(np.float64)
+            blocks.append(leaf_samples.collect(model.tree_, X, weight, count))
+        self.leaf_samples_, self._leaf_roots = leaf_samples.assemble(blocks, target)
 
     # -- prediction --------------------------------------------------------------------------
     def _layout(self, dtype):
@@ -778,6 +828,36 @@ class _ForestRegressor(BaseForest):
     def _predict_validated(self, X):
         return self._predict_mean_validated(X)[:, 0]
 
+    def predict_quantiles(self, X, quantiles=0.5):
+        """Conditional quantiles of the target (quantile regression forest, Meinshausen 2006):
+        weighted quantiles of the training targets in the leaves each row reaches, each tree
+        spreading a weight 1 over its leaf's samples in proportion to their weight in it
+        (see :mod:`jitree.kernels.quantiles` for the weights and the interpolation). Needs a
+        fit with ``store_leaf_samples=True``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), or an iterator of
+            such chunks
+        quantiles : float or sequence of floats in [0, 1], default=0.5
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for one number, else (n_samples, n_quantiles)
+        """
+        quantiles, scalar = leaf_samples.check_quantiles(quantiles)
+        return self._predict_quantiles_any(X, quantiles, scalar)
+
+    _predict_quantiles_any = DecisionTreeRegressor._predict_quantiles_any
+
+    def _predict_quantiles_validated(self, X, quantiles, scalar):
+        samples = leaf_samples.stored(self)
+        with n_threads(self.n_jobs):
+            return leaf_samples.predict(samples, [model.tree_ for model in self.estimators_],
+                                        X, quantiles, scalar,
+                                        *leaf_samples.layout_of(self, samples),
+                                        flat_of=lambda dtype: self._layout(dtype)[0])
+
     def score(self, X, y, sample_weight=None):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)
 
@@ -804,7 +884,7 @@ def _categorical_init(self, categorical_features, ordinal_features, categorical_
 def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
                  bootstrap, oob_score, n_jobs, random_state, ccp_alpha, max_samples, verbose,
-                 warm_start):
+                 warm_start, honest, honest_fraction):
     self.n_estimators = n_estimators
     self.criterion = criterion
     self.max_depth = max_depth
@@ -822,6 +902,8 @@ def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, mi
     self.max_samples = max_samples
     self.verbose = verbose
     self.warm_start = warm_start
+    self.honest = honest
+    self.honest_fraction = honest_fraction
 
 
 class RandomForestClassifier(_ForestClassifier):
@@ -867,6 +949,14 @@ max_subset_size
         Feature kinds and categorical tests, as for the trees.
     monotonic_cst, interaction_cst
         Monotonic and interaction constraints of every tree, as for the trees.
+    honest : bool, default=False
+        Honest trees (generalized random forests' honesty): each tree grows its structure on
+        a random ``honest_fraction`` of its bag's distinct rows (drawn from its seed) and
+        takes its leaf class counts from the other rows; a node that none of those reaches
+        takes its nearest such ancestor's counts (see :mod:`jitree.model.honest`).
+        ``estimators_[t]`` holds the honest tree; refitting it alone grows a plain one.
+    honest_fraction : float in (0, 1), default=0.5
+        The structure part's share of each tree's rows.
     verbose : int, default=0
         ``fit`` prints a line when its trees are grown (> 0) and one per tree (> 1).
     warm_start : bool, default=False
@@ -912,11 +1002,11 @@ max_subset_size
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples, verbose, warm_start)
+                     ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
@@ -943,11 +1033,11 @@ class ExtraTreesClassifier(_ForestClassifier):
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples, verbose, warm_start)
+                     ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
@@ -964,6 +1054,25 @@ class RandomForestRegressor(_ForestRegressor):
     ``criterion="squared_error"`` and ``max_features=1.0`` (all features, scikit-learn's
     default) by default; ``oob_score_`` is the out-of-bag R² and ``oob_prediction_`` holds
     the out-of-bag predictions (with ``oob_score=True``).
+
+    Two more parameters make it a quantile regression forest (:meth:`predict_quantiles`):
+
+    Parameters
+    ----------
+    store_leaf_samples : bool, default=False
+        Keep, for every tree, the training rows of each leaf with their weight in the tree
+        (bootstrap multiplicities, or ``sample_weight`` without bootstrap), and the training
+        targets once: ``leaf_samples_``, about 12 bytes per row and tree (8 per row and tree
+        with bootstrap, whose bags hold ~63% of the rows) plus 24 per node (see
+        :mod:`jitree.model.leaf_samples`). A ``warm_start`` fit stores them for every tree
+        on its own data.
+    honest : bool, default=False
+        Honest trees: each tree grows its structure on a random ``honest_fraction`` of its
+        bag's distinct rows and takes its leaf means (and, for :meth:`predict_quantiles`,
+        its leaf samples) from the other rows (see :mod:`jitree.model.honest`). Also on the
+        classifiers, where the leaves' class counts are re-estimated.
+    honest_fraction : float in (0, 1), default=0.5
+        The structure part's share of each tree's rows.
     """
 
     def __init__(self, n_estimators=100, criterion="squared_error", max_depth=None,
@@ -974,16 +1083,18 @@ class RandomForestRegressor(_ForestRegressor):
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None, quantile=None):
+                 interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
+                 store_leaf_samples=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples, verbose, warm_start)
+                     ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
+        self.store_leaf_samples = store_leaf_samples
 
 
 class ExtraTreesRegressor(_ForestRegressor):
@@ -1003,13 +1114,15 @@ class ExtraTreesRegressor(_ForestRegressor):
                  ordinal_features=None, categorical_split="subset",
                  max_exhaustive_categories=10, max_subset_size=None, verbose=0,
                  warm_start=False, monotonic_cst=None,
-                 interaction_cst=None, quantile=None):
+                 interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
+                 store_leaf_samples=False):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
-                     ccp_alpha, max_samples, verbose, warm_start)
+                     ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
+        self.store_leaf_samples = store_leaf_samples

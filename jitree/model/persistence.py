@@ -6,7 +6,7 @@
 crafted), so that a loaded model can never make the prediction kernels read out of bounds or
 loop. No Python object is ever unpickled.
 
-Format ``"jitree"``, version 2
+Format ``"jitree"``, version 3
 ------------------------------
 A zip archive as written by ``numpy.savez``: every member is a ``.npy`` array stored
 uncompressed (a compressed member is refused).
@@ -31,6 +31,19 @@ member                               dtype     shape
 ``n_categories.npy``                 int32     (n_features_in_,)
 ``feature_kind.npy``                 int8      (n_features_in_,)
 ===================================  ========  ==================================================
+
+A regressor fitted with ``store_leaf_samples=True`` adds its ``leaf_samples_`` (see
+:mod:`jitree.model.leaf_samples`), as five more members:
+
+===================================  ========  ==================================================
+``leaf_start.npy``                   int64     (n_nodes,): first entry of each node's block
+``leaf_stop.npy``                    int64     (n_nodes,): end of each node's block
+``leaf_sample.npy``                  int32     (n_entries,): training row of each entry
+``leaf_weight.npy``                  float64   (n_entries,): its weight (> 0) in the tree
+``train_target.npy``                 float64   (n_train,): the training targets
+===================================  ========  ==================================================
+
+Blocks must lie inside the entries, rows inside the targets, weights be positive and finite.
 
 The arrays are those of :class:`jitree.Tree` (see its docstring for their meaning) and must
 satisfy :func:`jitree.model.tree_check.check_tree` (among others: split kinds and feature kinds
@@ -66,10 +79,13 @@ The metadata object has exactly these keys:
 ``missing_values_in_feature_mask_`` : null, or a list of n_features_in_ booleans: the features
     the model saw missing values of in training (shown by the exports).
 
-Version 1 files are still read: they lack the members from ``split_kind.npy`` on and the
-metadata keys ``categories_`` and ``missing_values_in_feature_mask_``; their trees are all
-threshold tests on numeric features (the :class:`jitree.Tree` defaults, missing values going
-to the heavier child).
+``leaf_samples`` : null, or ``{"n_entries": int >= 0, "n_train": int >= 1}`` when the leaf
+    sample members are present (a regressor only).
+
+Version 2 files (without ``leaf_samples``) and version 1 files are still read. Version 1
+files lack the members from ``split_kind.npy`` on and the metadata keys ``categories_`` and
+``missing_values_in_feature_mask_``; their trees are all threshold tests on numeric features
+(the :class:`jitree.Tree` defaults, missing values going to the heavier child).
 """
 
 import json
@@ -83,6 +99,7 @@ import zlib
 import numpy as np
 
 from .._threading import resolve_n_jobs
+from . import leaf_samples
 from .classifier import DecisionTreeClassifier
 from .criterion import Criterion
 from .export import MISSING_SEEN_ATTRIBUTE
@@ -92,8 +109,8 @@ from .tree_check import check_tree
 from .validation import check_is_fitted
 
 FORMAT_NAME = "jitree"
-FORMAT_VERSION = 2
-_READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+_READABLE_VERSIONS = (1, 2, 3)
 
 _ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)}
 _METADATA = "metadata"
@@ -105,6 +122,7 @@ _METADATA_KEYS = {
     1: _METADATA_KEYS_V1,
     2: _METADATA_KEYS_V1 | {"categories_", MISSING_SEEN_ATTRIBUTE},
 }
+_METADATA_KEYS[3] = _METADATA_KEYS[2] | {"leaf_samples"}
 # (name, dtype, what its length counts) of every array member, by format version
 _V1_NAMES = ("feature", "threshold", "children_left", "children_right", "value", "impurity",
              "n_node_samples", "weighted_n_node_samples")
@@ -114,8 +132,14 @@ _LAYOUT = {
     + tuple((name, dtype, "features") for name, dtype in _FEATURE_ARRAYS),
 }
 _LAYOUT[1] = tuple(entry for entry in _LAYOUT[2] if entry[0] in _V1_NAMES)
+_LAYOUT[3] = _LAYOUT[2]
+# (member, dtype, what its length counts) of the optional leaf samples (version 3)
+_LEAF_LAYOUT = (("leaf_start", np.int64, "nodes"), ("leaf_stop", np.int64, "nodes"),
+                ("leaf_sample", np.int32, "n_entries"), ("leaf_weight", np.float64, "n_entries"),
+                ("train_target", np.float64, "n_train"))
 _MEMBERS = {version: frozenset([f"{_METADATA}.npy"] + [f"{name}.npy" for name, _, _ in layout])
             for version, layout in _LAYOUT.items()}
+_MEMBERS[3] = _MEMBERS[3] | {f"{name}.npy" for name, _, _ in _LEAF_LAYOUT}
 _ZIP_MAGIC = b"PK\x03\x04"
 _LABEL_KINDS = "biufUSO"
 _CATEGORY_KINDS = "biufUO"  # str, int, float and bool categories (no bytes)
@@ -331,7 +355,18 @@ def save(model, path):
                                                                  for feature in feature_names],
         "categories_": _encode_categories(model, tree),
         MISSING_SEEN_ATTRIBUTE: _encode_missing_seen(model, tree),
+        "leaf_samples": None,
     }
+    leaf_arrays = {}
+    samples = getattr(model, "leaf_samples_", None)
+    if samples is not None and not is_classifier:
+        if samples.start.shape[0] != tree.node_count:
+            raise ValueError("leaf_samples_ does not fit tree_ (another number of nodes)")
+        metadata["leaf_samples"] = {"n_entries": int(samples.sample.shape[0]),
+                                    "n_train": int(samples.target.shape[0])}
+        leaf_arrays = {"leaf_start": samples.start, "leaf_stop": samples.stop,
+                       "leaf_sample": samples.sample, "leaf_weight": samples.weight,
+                       "train_target": samples.target}
     text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
     try:
         encoded = text.encode("utf-8")
@@ -345,7 +380,7 @@ def save(model, path):
     temporary = f"{path}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
     try:
         with open(temporary, "xb") as file:
-            np.savez(file, **{_METADATA: metadata_bytes}, **tree.arrays())
+            np.savez(file, **{_METADATA: metadata_bytes}, **tree.arrays(), **leaf_arrays)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
@@ -629,7 +664,36 @@ def _read_model(archive, file_size):
         model.categories_ = categories
     if missing_seen is not None:
         setattr(model, MISSING_SEEN_ATTRIBUTE, np.array(missing_seen, dtype=bool))
+    if version >= 3:
+        _read_leaf_samples(archive, metadata, model, members, file_size)
     return model
+
+
+def _read_leaf_samples(archive, metadata, model, members, file_size):
+    """Set ``model.leaf_samples_`` from the optional members the metadata announces."""
+    entry = metadata["leaf_samples"]
+    present = {f"{name}.npy" for name, _, _ in _LEAF_LAYOUT} & members
+    if entry is None:
+        if present:
+            raise _FormatError("leaf sample arrays are present but metadata 'leaf_samples' "
+                               "is null")
+        return
+    if not (isinstance(entry, dict) and set(entry) == {"n_entries", "n_train"}
+            and _is_int(entry["n_entries"]) and entry["n_entries"] >= 0
+            and _is_int(entry["n_train"]) and entry["n_train"] >= 1):
+        raise _FormatError("metadata 'leaf_samples' must be null or {\"n_entries\": int >= 0, "
+                           f"\"n_train\": int >= 1}}, got {_short(entry)}")
+    if model._task != "regression":
+        raise _FormatError("leaf samples are stored for regressors only")
+    length = {"nodes": model.tree_.node_count, **entry}
+    arrays = {name: _read_array(archive, name, dtype, (length[counted],), file_size)
+              for name, dtype, counted in _LEAF_LAYOUT}
+    try:
+        model.leaf_samples_ = leaf_samples.from_arrays(
+            arrays["leaf_start"], arrays["leaf_stop"], arrays["leaf_sample"],
+            arrays["leaf_weight"], arrays["train_target"])
+    except ValueError as error:
+        raise _FormatError(f"invalid leaf samples: {error}") from None
 
 
 def load(path):

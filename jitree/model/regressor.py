@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._threading import n_threads
+from . import leaf_samples
 from ._base import BaseDecisionTree
 from .validation import check_poisson_target, check_sample_weight, check_y, is_chunk_iterator
 
@@ -49,12 +50,27 @@ class DecisionTreeRegressor(BaseDecisionTree):
     ``quantile``: float in (0, 1), the quantile ``criterion="quantile"`` estimates (the
     other criteria ignore it).
 
+    ``honest`` and ``honest_fraction``: an honest tree, whose leaf values are those of the
+    samples it did not grow on (see :class:`jitree.DecisionTreeClassifier`). One more:
+
+    Parameters
+    ----------
+    store_leaf_samples : bool, default=False
+        Keep the training rows of each leaf and the training targets (``leaf_samples_``)
+        so that :meth:`predict_quantiles` works: 8 bytes per training row for the targets,
+        12 for the row's index and weight in its leaf, 24 per node (see
+        :mod:`jitree.model.leaf_samples`). Saved and loaded with the model.
+
     Attributes
     ----------
-    tree_ : jitree.Tree (``value`` holds each node's weighted mean target)
+    tree_ : jitree.Tree (``value`` holds each node's weighted mean target; under
+        ``absolute_error`` and ``quantile``, its weighted median or quantile)
     n_features_in_, feature_names_in_, feature_importances_, max_features_
     n_outputs_ : int
         Number of outputs of the target: always 1 (one column of real values).
+    leaf_samples_ : jitree.kernels.records.LeafSamples (with ``store_leaf_samples=True``)
+        The training rows behind each leaf (the estimation rows of an honest tree), their
+        weights and the training targets.
     """
 
     _task = "regression"
@@ -66,7 +82,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  n_jobs=None, categorical_features=None, ordinal_features=None,
                  categorical_split="subset", max_exhaustive_categories=10,
                  max_subset_size=None, monotonic_cst=None, interaction_cst=None,
-                 quantile=None):
+                 quantile=None, honest=False, honest_fraction=0.5,
+                 store_leaf_samples=False):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -88,6 +105,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
+        self.honest = honest
+        self.honest_fraction = honest_fraction
+        self.store_leaf_samples = store_leaf_samples
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and real targets y."""
@@ -111,6 +131,39 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def _predict_validated(self, X):
         with n_threads(self.n_jobs):
             return self.tree_.predict_table(X, self.tree_.value)[:, 0]
+
+    def predict_quantiles(self, X, quantiles=0.5):
+        """Conditional quantiles of the target: the weighted quantiles of the training targets
+        in the leaf each row reaches (a quantile regression tree; see
+        :mod:`jitree.kernels.quantiles` for the interpolation). Needs a fit with
+        ``store_leaf_samples=True``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), or an iterator of
+            such chunks
+        quantiles : float or sequence of floats in [0, 1], default=0.5
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for one number, else (n_samples, n_quantiles)
+        """
+        quantiles, scalar = leaf_samples.check_quantiles(quantiles)
+        return self._predict_quantiles_any(X, quantiles, scalar)
+
+    def _predict_quantiles_any(self, X, quantiles, scalar):
+        def predict(validated):
+            return self._predict_quantiles_validated(validated, quantiles, scalar)
+
+        if is_chunk_iterator(X):
+            return self._predict_chunks(X, predict)
+        return predict(self._validate_predict_X(X))
+
+    def _predict_quantiles_validated(self, X, quantiles, scalar):
+        samples = leaf_samples.stored(self)
+        with n_threads(self.n_jobs):
+            return leaf_samples.predict(samples, [self.tree_], X, quantiles, scalar,
+                                        *leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2."""
