@@ -117,12 +117,16 @@ def _params(estimator, cls, is_classifier):
 
 
 def from_sklearn(estimator):
-    """A jitree estimator predicting exactly as a fitted scikit-learn decision tree.
+    """A jitree estimator predicting exactly as a fitted scikit-learn decision tree or forest.
 
     Parameters
     ----------
     estimator : sklearn.tree.DecisionTreeClassifier or sklearn.tree.DecisionTreeRegressor
         Fitted, single output (subclasses such as ``ExtraTreeClassifier`` are accepted).
+        Also a fitted ``sklearn.ensemble`` ``RandomForestClassifier``,
+        ``RandomForestRegressor``, ``ExtraTreesClassifier`` or ``ExtraTreesRegressor``: the
+        jitree forest of the same class holds its trees, each converted as above
+        (:func:`_forest_from_sklearn`).
 
     Returns
     -------
@@ -145,6 +149,9 @@ def from_sklearn(estimator):
     ValueError
         ``estimator`` has several outputs, or its tree is malformed.
     """
+    forest_class = _jitree_forest_class(estimator)
+    if forest_class is not None:
+        return _forest_from_sklearn(estimator, forest_class)
     sklearn_classifier, sklearn_regressor = _sklearn_tree_classes()
     if sklearn_classifier is not None and isinstance(estimator, sklearn_classifier):
         cls = DecisionTreeClassifier
@@ -206,3 +213,55 @@ def from_sklearn(estimator):
     if isinstance(max_features, (int, np.integer)) and 1 <= max_features <= n_features:
         model.max_features_ = int(max_features)
     return model
+
+
+_FOREST_CLASSES = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+                   "ExtraTreesRegressor")
+
+
+def _jitree_forest_class(estimator):
+    """The jitree forest class of a scikit-learn forest (or a subclass), else None."""
+    module = sys.modules.get("sklearn.ensemble")
+    if module is None:
+        return None
+    from . import forest
+
+    for name in _FOREST_CLASSES:
+        sklearn_class = getattr(module, name, None)
+        if sklearn_class is not None and isinstance(estimator, sklearn_class):
+            return getattr(forest, name)
+    return None
+
+
+def _forest_from_sklearn(estimator, cls):
+    """A jitree forest of class ``cls`` holding the converted trees of a fitted scikit-learn
+    forest: same predictions (each tree predicts as scikit-learn's, and both average the
+    trees' class probabilities or means). The bootstrap draws are not known, so
+    ``estimators_samples_`` and the out-of-bag attributes are not available."""
+    name = type(estimator).__name__
+    if not hasattr(estimator, "estimators_"):
+        raise compatible(NotFittedError)(
+            f"This {name} instance is not fitted yet: fit it before converting it")
+    if estimator.n_outputs_ != 1:
+        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree trees have a "
+                         "single output")
+    is_classifier = hasattr(estimator, "classes_")
+    forest = cls(**_params(estimator, cls, is_classifier))
+    trees = [from_sklearn(tree) for tree in estimator.estimators_]
+    names = getattr(estimator, "feature_names_in_", None)
+    if is_classifier:
+        # scikit-learn's trees know the forest's classes by index: take its labels
+        forest.classes_ = np.array(estimator.classes_, copy=True)
+        forest.n_classes_ = forest.classes_.shape[0]
+        for tree in trees:
+            tree.classes_ = forest.classes_
+    for tree in trees:
+        if names is not None:
+            tree.feature_names_in_ = np.asarray(names, dtype=object)
+    forest.estimators_ = trees
+    forest.n_features_in_ = int(estimator.n_features_in_)
+    forest.n_outputs_ = 1
+    if names is not None:
+        forest.feature_names_in_ = np.asarray(names, dtype=object)
+    forest._layouts = {}
+    return forest
