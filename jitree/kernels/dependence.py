@@ -12,12 +12,25 @@ others; at a node testing another feature, the child's share of the node's train
 ``method="recursion"``, Friedman 2001). A forest's is the sum over its trees (the caller
 divides by their number).
 
-A subtree in which no node tests a feature of S contributes the same for every grid point:
-``mean[node]``, its leaves' tables weighted by those shares, is computed once per call
-(:func:`subtree_means`), and the walk of each grid point stops there
-(:func:`recursion_partial_dependence`). The sums are those of the plain recursion, grouped
-differently (equal to rounding).
+A subtree in which no node tests a feature of S contributes ``mean[node]`` to every grid
+point that reaches it: its leaves' tables weighted by the shares on the way, which does not
+depend on S (:func:`node_shares`, once per model). The walks stop there, so they visit only
+the nodes above the tests of S (the features tested under each node:
+:func:`features_below`). Two walks:
+
+- :func:`recursion_partial_dependence`, any node kind and any grid: one walk per grid point,
+  in parallel over the grid points;
+- :func:`sweep_partial_dependence`, when every test of a feature of S is a threshold test
+  and the grid holds no NaN: one walk per tree carries, instead of a grid point, the
+  rectangle of the (sorted) grid that reaches the node; a threshold test cuts it in two by a
+  binary search, and a subtree without tests of S adds its contribution to the whole
+  rectangle at once (four corners of a difference table). The work no longer grows with
+  the grid's size. Parallel over blocks of trees.
+
+Both compute the sums of the plain recursion, grouped differently (equal to rounding).
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import prange
@@ -25,62 +38,122 @@ from numba import prange
 from ._jit import jit, pjit
 from .predict import SPLIT_MULTIWAY, TREE_LEAF, child_of
 
+NodeShares = namedtuple("NodeShares", [
+    # what a walk reads at each node of one or several concatenated trees
+    "fraction",  # (n_nodes,) float64: the node's share of its parent's training weight
+    "mean",      # (n_nodes, width) float64: the weighted mean table of its subtree's leaves
+    "below",     # (n_nodes, n_words) uint64: the features tested in the node's subtree, as
+                 # bits (see features_below)
+])
+
+Targets = namedtuple("Targets", [
+    # the target features of one call
+    "slot",  # (n_features,) int64: feature f is the grid's column slot[f], or -1
+    "word",  # (n_targets,) int64: target s is bit ``bit[s]`` of word ``word[s]`` of below
+    "bit",   # (n_targets,) uint64
+])
+
+
+@jit(inline="always")
+def _has_target(below, node, targets):
+    """Whether the subtree of ``node`` tests a target feature."""
+    found = False
+    for s in range(targets.word.shape[0]):
+        found |= (below[node, targets.word[s]] & targets.bit[s]) != 0
+    return found
+
+
+@jit(inline="always")
+def _child(tree, node, c, multiway):
+    """Child ``c`` of an internal node (binary: 0 left, 1 right; multiway: slot c)."""
+    if multiway:
+        return tree.children_left[node] + c
+    return tree.children_left[node] if c == 0 else tree.children_right[node]
+
+
+@jit(inline="always")
+def _n_children(tree, node, multiway):
+    return tree.children_right[node] - tree.children_left[node] + 1 if multiway else 2
+
 
 @jit
-def subtree_means(tree, node_weight, target_slot, table, fraction, has_target, mean):
+def node_shares(tree, node_weight, table, fraction, mean):
     """Bottom-up over the nodes of one or several concatenated trees (children are numbered
     after their parent): ``fraction[child]`` its share of its parent's training weight
-    (equal shares under a parent of weight 0), ``has_target[node]`` whether the node's
-    subtree tests a feature f with ``target_slot[f] >= 0``, and ``mean[node, :]`` the
-    weighted mean of the tables of its subtree's leaves (sum over leaves of the product of
-    the shares on the way times ``table[leaf, :]``).
+    (equal shares under a parent of weight 0; 1 at a root) and
+    ``mean[node, :] = sum over children c of fraction[c] * mean[c, :]``, ``table[leaf, :]``
+    at a leaf.
 
     ``tree``: a :class:`~jitree.kernels.records.TreeWalk`; ``node_weight``: the trees'
     ``weighted_n_node_samples`` concatenated like its arrays."""
-    feature = tree.feature
-    children_left = tree.children_left
-    children_right = tree.children_right
     split_kind = tree.split_kind
     width = table.shape[1]
+    for node in range(node_weight.shape[0]):
+        fraction[node] = 1.0
     for node in range(node_weight.shape[0] - 1, -1, -1):
-        left = children_left[node]
-        if left == TREE_LEAF:
-            has_target[node] = 0
+        if tree.children_left[node] == TREE_LEAF:
             for k in range(width):
                 mean[node, k] = table[node, k]
             continue
-        right = children_right[node]
         multiway = split_kind[node] == SPLIT_MULTIWAY
-        n_children = right - left + 1 if multiway else 2
+        n_children = _n_children(tree, node, multiway)
         total = node_weight[node]
-        found = target_slot[feature[node]] >= 0
         for k in range(width):
             mean[node, k] = 0.0
         for c in range(n_children):
-            child = left + c if multiway else (left if c == 0 else right)
+            child = _child(tree, node, c, multiway)
             share = node_weight[child] / total if total > 0.0 else 1.0 / n_children
             fraction[child] = share
-            found |= has_target[child] != 0
             for k in range(width):
                 mean[node, k] += share * mean[child, k]
-        has_target[node] = found
 
 
 @pjit
-def recursion_partial_dependence(grid, target_slot, tree, tree_root, fraction, has_target,
-                                 mean, stack_size, out):
-    """out[g, :] = sum over trees t of PD_t(grid[g]) (module docstring), in parallel over the
-    grid points.
-
-    ``grid``: (n_points, n_targets) float64, column ``target_slot[f]`` the value of feature
-    f; ``tree``, ``tree_root``: concatenated trees as in
-    :func:`jitree.kernels.predict.predict_nodes`; ``fraction``, ``has_target``, ``mean``:
-    from :func:`subtree_means` for the same ``target_slot``; ``stack_size``: at least the
-    node count of the largest tree (each node is pushed at most once per walk)."""
+def features_below(tree, tree_root, feature_word, feature_bit, below):
+    """below[node, :] = the bits ``feature_bit[f]`` at word ``feature_word[f]`` of every
+    feature f tested at the node or under it (0 at leaves), in parallel over the trees (tree
+    t: nodes ``tree_root[t]`` up to the next root). With a word per 64 features and one bit
+    each, once per model; with one word and the bit of the target features only, per call
+    (models of many features)."""
     feature = tree.feature
     children_left = tree.children_left
-    children_right = tree.children_right
     split_kind = tree.split_kind
+    n_trees = tree_root.shape[0]
+    n_nodes = below.shape[0]
+    n_words = below.shape[1]
+    for t in prange(n_trees):
+        first = tree_root[t]
+        end = tree_root[t + 1] if t + 1 < n_trees else n_nodes
+        for node in range(end - 1, first - 1, -1):
+            for w in range(n_words):
+                below[node, w] = 0
+            if children_left[node] == TREE_LEAF:
+                continue
+            multiway = split_kind[node] == SPLIT_MULTIWAY
+            for c in range(_n_children(tree, node, multiway)):
+                child = _child(tree, node, c, multiway)
+                for w in range(n_words):
+                    below[node, w] |= below[child, w]
+            f = feature[node]
+            below[node, feature_word[f]] |= feature_bit[f]
+
+
+@pjit
+def recursion_partial_dependence(grid, targets, tree, tree_root, shares, stack_size, out):
+    """out[g, :] = sum over trees t of PD_t(grid[g]) (module docstring), in parallel over the
+    grid points; any node kind, NaN in the grid routed as missing.
+
+    ``grid``: (n_points, n_targets) float64, column ``targets.slot[f]`` the value of feature
+    f; ``targets``: a :class:`Targets`; ``tree``, ``tree_root``: concatenated trees as in
+    :func:`jitree.kernels.predict.predict_nodes`; ``shares``: a :class:`NodeShares`;
+    ``stack_size``: at least the node count of the largest tree (each
+    node is pushed at most once per walk)."""
+    feature = tree.feature
+    split_kind = tree.split_kind
+    fraction = shares.fraction
+    mean = shares.mean
+    below = shares.below
+    target_slot = targets.slot
     width = mean.shape[1]
     for g in prange(grid.shape[0]):
         stack_node = np.empty(stack_size, dtype=np.int64)
@@ -95,7 +168,8 @@ def recursion_partial_dependence(grid, target_slot, tree, tree_root, fraction, h
                 top -= 1
                 node = stack_node[top]
                 weight = stack_weight[top]
-                if has_target[node] == 0:  # a leaf, or a subtree that ignores the grid
+                if not _has_target(below, node, targets):  # a leaf, or a subtree that
+                    # ignores the grid
                     for k in range(width):
                         out[g, k] += weight * mean[node, k]
                     continue
@@ -105,12 +179,150 @@ def recursion_partial_dependence(grid, target_slot, tree, tree_root, fraction, h
                     stack_weight[top] = weight
                     top += 1
                     continue
-                left = children_left[node]
-                right = children_right[node]
                 multiway = split_kind[node] == SPLIT_MULTIWAY
-                n_children = right - left + 1 if multiway else 2
-                for c in range(n_children):
-                    child = left + c if multiway else (left if c == 0 else right)
+                for c in range(_n_children(tree, node, multiway)):
+                    child = _child(tree, node, c, multiway)
                     stack_node[top] = child
                     stack_weight[top] = weight * fraction[child]
                     top += 1
+
+
+@jit
+def _first_above(axis, first, end, threshold):
+    """The first index i in first:end with axis[i] > threshold (``end`` if none); ``axis``
+    increasing."""
+    low = first
+    high = end
+    while low < high:
+        middle = (low + high) // 2
+        if axis[middle] <= threshold:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@jit
+def _sweep_tree(axes, targets, tree, root, shares, stack, stack_weight, diff):
+    """Add one tree's contributions to the difference table ``diff`` (see
+    :func:`sweep_partial_dependence`). ``stack``: (stack_size, 5) int64 scratch (node and the
+    rectangle ``[a0, b0) x [a1, b1)``)."""
+    feature = tree.feature
+    threshold = tree.threshold
+    split_kind = tree.split_kind
+    fraction = shares.fraction
+    mean = shares.mean
+    below = shares.below
+    target_slot = targets.slot
+    width = mean.shape[1]
+    stack[0, 0] = root
+    stack[0, 1] = 0
+    stack[0, 2] = diff.shape[0] - 1
+    stack[0, 3] = 0
+    stack[0, 4] = diff.shape[1] - 1
+    stack_weight[0] = 1.0
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top, 0]
+        a0 = stack[top, 1]
+        b0 = stack[top, 2]
+        a1 = stack[top, 3]
+        b1 = stack[top, 4]
+        weight = stack_weight[top]
+        if not _has_target(below, node, targets):
+            for k in range(width):
+                value = weight * mean[node, k]
+                diff[a0, a1, k] += value
+                diff[a0, b1, k] -= value
+                diff[b0, a1, k] -= value
+                diff[b0, b1, k] += value
+            continue
+        slot = target_slot[feature[node]]
+        if slot >= 0:  # a threshold test: x <= threshold goes left
+            first = a0 if slot == 0 else a1
+            end = b0 if slot == 0 else b1
+            cut = _first_above(axes[slot], first, end, threshold[node])
+            for side in range(2):
+                low = first if side == 0 else cut
+                high = cut if side == 0 else end
+                if low == high:
+                    continue  # no grid point goes there
+                stack[top, 0] = tree.children_left[node] if side == 0 \
+                    else tree.children_right[node]
+                stack[top, 1] = low if slot == 0 else a0
+                stack[top, 2] = high if slot == 0 else b0
+                stack[top, 3] = low if slot == 1 else a1
+                stack[top, 4] = high if slot == 1 else b1
+                stack_weight[top] = weight
+                top += 1
+            continue
+        multiway = split_kind[node] == SPLIT_MULTIWAY
+        for c in range(_n_children(tree, node, multiway)):
+            child = _child(tree, node, c, multiway)
+            stack[top, 0] = child
+            stack[top, 1] = a0
+            stack[top, 2] = b0
+            stack[top, 3] = a1
+            stack[top, 4] = b1
+            stack_weight[top] = weight * fraction[child]
+            top += 1
+
+
+@pjit
+def sweep_partial_dependence(axes, targets, tree, tree_root, shares, stack_size,
+                             trees_per_block, out):
+    """out[block, i, j, :] = sum over the trees t of the block of PD_t at the grid point
+    (axes[0][i], axes[1][j]), for trees whose tests of the target features are all
+    threshold tests and a grid without NaN; in parallel over blocks of ``trees_per_block``
+    trees (fixed blocks: the sums do not depend on the number of threads).
+
+    ``axes``: (2, n) float64, row s the increasing grid of the feature with
+    ``targets.slot[f] == s``, its first ``out.shape[1 + s]`` entries (one target feature:
+    ``out.shape[2] == 1`` and row 1 unused). A subtree without target tests adds its
+    ``weight * mean`` to the rectangle of grid points that reach it through the
+    inclusion-exclusion corners of a difference table; each tree's table is summed up
+    (2-D prefix sums) before it is added to ``out``, so rounding does not build up over
+    the trees. Other arguments as in :func:`recursion_partial_dependence`."""
+    n_trees = tree_root.shape[0]
+    n_blocks = out.shape[0]
+    size0 = out.shape[1]
+    size1 = out.shape[2]
+    width = out.shape[3]
+    for block in prange(n_blocks):
+        stack = np.empty((stack_size, 5), dtype=np.int64)
+        stack_weight = np.empty(stack_size, dtype=np.float64)
+        diff = np.empty((size0 + 1, size1 + 1, width), dtype=np.float64)
+        for i in range(size0):
+            for j in range(size1):
+                for k in range(width):
+                    out[block, i, j, k] = 0.0
+        for t in range(block * trees_per_block, min(n_trees, (block + 1) * trees_per_block)):
+            diff[:] = 0.0
+            _sweep_tree(axes, targets, tree, tree_root[t], shares, stack, stack_weight, diff)
+            # 2-D prefix sums in place: diff[i, j] becomes the sum of diff[:i + 1, :j + 1]
+            for i in range(size0):
+                for j in range(size1):
+                    for k in range(width):
+                        value = diff[i, j, k]
+                        if i > 0:
+                            value += diff[i - 1, j, k]
+                        if j > 0:
+                            value += diff[i, j - 1, k]
+                        if i > 0 and j > 0:
+                            value -= diff[i - 1, j - 1, k]
+                        diff[i, j, k] = value
+                        out[block, i, j, k] += value
+
+
+@jit
+def distinct_count(values, limit):
+    """The number of distinct values (at least one, no NaN), counted up to ``limit``: a
+    grid's test of whether a feature has fewer distinct values than grid points, which stops
+    after the first few values of a continuous feature instead of sorting them all."""
+    seen = {values[0]}
+    for i in range(1, values.shape[0]):
+        if len(seen) >= limit:
+            break
+        seen.add(values[i])
+    return len(seen)
