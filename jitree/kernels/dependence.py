@@ -24,7 +24,7 @@ the nodes above the tests of S (the features tested under each node:
   and the grid holds no NaN: one walk per tree carries, instead of a grid point, the
   rectangle of the (sorted) grid that reaches the node; a threshold test cuts it in two by a
   binary search, and a subtree without tests of S adds its contribution to the whole
-  rectangle at once (four corners of a difference table). The work no longer grows with
+  rectangle at once (four corners of a difference table). The walk no longer grows with
   the grid's size. Parallel over blocks of trees.
 
 Both compute the sums of the plain recursion, grouped differently (equal to rounding).
@@ -38,12 +38,16 @@ from numba import prange
 from ._jit import jit, pjit
 from .predict import SPLIT_MULTIWAY, TREE_LEAF, child_of
 
-NodeShares = namedtuple("NodeShares", [
-    # what a walk reads at each node of one or several concatenated trees
-    "fraction",  # (n_nodes,) float64: the node's share of its parent's training weight
-    "mean",      # (n_nodes, width) float64: the weighted mean table of its subtree's leaves
-    "below",     # (n_nodes, n_words) uint64: the features tested in the node's subtree, as
-                 # bits (see features_below)
+PackedNodes = namedtuple("PackedNodes", [
+    # what the walks read at each node of one or several concatenated trees, packed row by
+    # row so that a visit loads a row of each array instead of an entry of eight arrays
+    "links",  # (n_nodes, 4) int32: children_left, children_right, feature, split_kind
+    "reals",  # (n_nodes, 2 + width + n_words) float64: threshold, the node's share of its
+              # parent's training weight (node_shares), the weighted mean table of its
+              # subtree's leaves (width entries), then the words of ``below``
+    "bits",   # ``reals`` viewed as uint64 (the same memory): column 2 + width + w is word w
+              # of the features tested in the node's subtree, as bits (features_below)
+    "width",  # int64: entries of the mean table
 ])
 
 Targets = namedtuple("Targets", [
@@ -53,14 +57,32 @@ Targets = namedtuple("Targets", [
     "bit",   # (n_targets,) uint64
 ])
 
+LEFT, RIGHT, FEATURE, KIND = 0, 1, 2, 3  # columns of PackedNodes.links
+THRESHOLD, FRACTION, MEAN = 0, 1, 2  # columns of PackedNodes.reals
+
 
 @jit(inline="always")
-def _has_target(below, node, targets):
+def _has_target(bits, below_column, node, targets):
     """Whether the subtree of ``node`` tests a target feature."""
     found = False
     for s in range(targets.word.shape[0]):
-        found |= (below[node, targets.word[s]] & targets.bit[s]) != 0
+        found |= (bits[node, below_column + targets.word[s]] & targets.bit[s]) != 0
     return found
+
+
+@jit(inline="always")
+def _packed_child(links, node, c):
+    """Child ``c`` of an internal node (binary: 0 left, 1 right; multiway: slot c)."""
+    if links[node, KIND] == SPLIT_MULTIWAY:
+        return links[node, LEFT] + c
+    return links[node, LEFT] if c == 0 else links[node, RIGHT]
+
+
+@jit(inline="always")
+def _packed_n_children(links, node):
+    if links[node, KIND] == SPLIT_MULTIWAY:
+        return links[node, RIGHT] - links[node, LEFT] + 1
+    return 2
 
 
 @jit(inline="always")
@@ -139,22 +161,21 @@ def features_below(tree, tree_root, feature_word, feature_bit, below):
 
 
 @pjit
-def recursion_partial_dependence(grid, targets, tree, tree_root, shares, stack_size, out):
+def recursion_partial_dependence(grid, targets, tree, tree_root, nodes, stack_size, out):
     """out[g, :] = sum over trees t of PD_t(grid[g]) (module docstring), in parallel over the
     grid points; any node kind, NaN in the grid routed as missing.
 
     ``grid``: (n_points, n_targets) float64, column ``targets.slot[f]`` the value of feature
     f; ``targets``: a :class:`Targets`; ``tree``, ``tree_root``: concatenated trees as in
-    :func:`jitree.kernels.predict.predict_nodes`; ``shares``: a :class:`NodeShares`;
-    ``stack_size``: at least the node count of the largest tree (each
-    node is pushed at most once per walk)."""
-    feature = tree.feature
-    split_kind = tree.split_kind
-    fraction = shares.fraction
-    mean = shares.mean
-    below = shares.below
+    :func:`jitree.kernels.predict.predict_nodes` (for the tests of the target features);
+    ``nodes``: the same nodes packed (:class:`PackedNodes`); ``stack_size``: at least the
+    node count of the largest tree (each node is pushed at most once per walk)."""
+    links = nodes.links
+    reals = nodes.reals
+    bits = nodes.bits
+    width = nodes.width
+    below_column = MEAN + width
     target_slot = targets.slot
-    width = mean.shape[1]
     for g in prange(grid.shape[0]):
         stack_node = np.empty(stack_size, dtype=np.int64)
         stack_weight = np.empty(stack_size, dtype=np.float64)
@@ -168,58 +189,75 @@ def recursion_partial_dependence(grid, targets, tree, tree_root, shares, stack_s
                 top -= 1
                 node = stack_node[top]
                 weight = stack_weight[top]
-                if not _has_target(below, node, targets):  # a leaf, or a subtree that
-                    # ignores the grid
+                if not _has_target(bits, below_column, node, targets):
+                    # a leaf, or a subtree that ignores the grid
                     for k in range(width):
-                        out[g, k] += weight * mean[node, k]
+                        out[g, k] += weight * reals[node, MEAN + k]
                     continue
-                slot = target_slot[feature[node]]
+                slot = target_slot[links[node, FEATURE]]
                 if slot >= 0:  # the grid value's child alone, with the whole weight
                     stack_node[top] = child_of(grid[g, slot], node, tree)
                     stack_weight[top] = weight
                     top += 1
                     continue
-                multiway = split_kind[node] == SPLIT_MULTIWAY
-                for c in range(_n_children(tree, node, multiway)):
-                    child = _child(tree, node, c, multiway)
+                for c in range(_packed_n_children(links, node)):
+                    child = _packed_child(links, node, c)
                     stack_node[top] = child
-                    stack_weight[top] = weight * fraction[child]
+                    stack_weight[top] = weight * reals[child, FRACTION]
                     top += 1
 
 
-@jit
+@jit(inline="always")
 def _first_above(axis, first, end, threshold):
     """The first index i in first:end with axis[i] > threshold (``end`` if none); ``axis``
-    increasing."""
-    low = first
-    high = end
-    while low < high:
-        middle = (low + high) // 2
-        if axis[middle] <= threshold:
-            low = middle + 1
-        else:
-            high = middle
-    return low
+    increasing. Branch-free halving (a select per step): each tree node is cut once, so
+    the branches of a plain binary search would be mispredicted about every other step."""
+    if first == end:
+        return first
+    base = first
+    n = end - first
+    while n > 1:
+        half = n >> 1
+        base = base + half if axis[base + half - 1] <= threshold else base
+        n -= half
+    return base + (1 if axis[base] <= threshold else 0)
+
+
+@jit(inline="always")
+def _add_rectangle(diff, a0, b0, a1, b1, reals, node, weight, width):
+    """Add ``weight * mean[node]`` to the grid points of ``[a0, b0) x [a1, b1)``: the four
+    corners of the difference table."""
+    for k in range(width):
+        value = weight * reals[node, MEAN + k]
+        diff[a0, a1, k] += value
+        diff[a0, b1, k] -= value
+        diff[b0, a1, k] -= value
+        diff[b0, b1, k] += value
 
 
 @jit
-def _sweep_tree(axes, targets, tree, root, shares, stack, stack_weight, diff):
+def _sweep_tree(axes, targets, nodes, root, stack, stack_weight, diff):
     """Add one tree's contributions to the difference table ``diff`` (see
-    :func:`sweep_partial_dependence`). ``stack``: (stack_size, 5) int64 scratch (node and the
-    rectangle ``[a0, b0) x [a1, b1)``)."""
-    feature = tree.feature
-    threshold = tree.threshold
-    split_kind = tree.split_kind
-    fraction = shares.fraction
-    mean = shares.mean
-    below = shares.below
+    :func:`sweep_partial_dependence`). ``stack``: (stack_size, 5) int64 scratch: the nodes
+    to visit (their subtrees test a target feature) and the rectangle of grid points
+    ``[a0, b0) x [a1, b1)`` that reaches each; a child whose subtree does not is added to
+    ``diff`` as its parent is visited."""
+    links = nodes.links
+    reals = nodes.reals
+    bits = nodes.bits
+    width = nodes.width
+    below_column = MEAN + width
     target_slot = targets.slot
-    width = mean.shape[1]
+    size0 = diff.shape[0] - 1
+    size1 = diff.shape[1] - 1
+    if not _has_target(bits, below_column, root, targets):
+        _add_rectangle(diff, 0, size0, 0, size1, reals, root, 1.0, width)
+        return
     stack[0, 0] = root
     stack[0, 1] = 0
-    stack[0, 2] = diff.shape[0] - 1
+    stack[0, 2] = size0
     stack[0, 3] = 0
-    stack[0, 4] = diff.shape[1] - 1
+    stack[0, 4] = size1
     stack_weight[0] = 1.0
     top = 1
     while top > 0:
@@ -230,60 +268,62 @@ def _sweep_tree(axes, targets, tree, root, shares, stack, stack_weight, diff):
         a1 = stack[top, 3]
         b1 = stack[top, 4]
         weight = stack_weight[top]
-        if not _has_target(below, node, targets):
-            for k in range(width):
-                value = weight * mean[node, k]
-                diff[a0, a1, k] += value
-                diff[a0, b1, k] -= value
-                diff[b0, a1, k] -= value
-                diff[b0, b1, k] += value
-            continue
-        slot = target_slot[feature[node]]
+        slot = target_slot[links[node, FEATURE]]
         if slot >= 0:  # a threshold test: x <= threshold goes left
             first = a0 if slot == 0 else a1
             end = b0 if slot == 0 else b1
-            cut = _first_above(axes[slot], first, end, threshold[node])
+            middle = _first_above(axes[slot], first, end, reals[node, THRESHOLD])
             for side in range(2):
-                low = first if side == 0 else cut
-                high = cut if side == 0 else end
+                low = first if side == 0 else middle
+                high = middle if side == 0 else end
                 if low == high:
                     continue  # no grid point goes there
-                stack[top, 0] = tree.children_left[node] if side == 0 \
-                    else tree.children_right[node]
-                stack[top, 1] = low if slot == 0 else a0
-                stack[top, 2] = high if slot == 0 else b0
-                stack[top, 3] = low if slot == 1 else a1
-                stack[top, 4] = high if slot == 1 else b1
+                child = links[node, LEFT] if side == 0 else links[node, RIGHT]
+                c0 = low if slot == 0 else a0
+                d0 = high if slot == 0 else b0
+                c1 = low if slot == 1 else a1
+                d1 = high if slot == 1 else b1
+                if not _has_target(bits, below_column, child, targets):
+                    _add_rectangle(diff, c0, d0, c1, d1, reals, child, weight, width)
+                    continue
+                stack[top, 0] = child
+                stack[top, 1] = c0
+                stack[top, 2] = d0
+                stack[top, 3] = c1
+                stack[top, 4] = d1
                 stack_weight[top] = weight
                 top += 1
             continue
-        multiway = split_kind[node] == SPLIT_MULTIWAY
-        for c in range(_n_children(tree, node, multiway)):
-            child = _child(tree, node, c, multiway)
+        for c in range(_packed_n_children(links, node)):
+            child = _packed_child(links, node, c)
+            child_weight = weight * reals[child, FRACTION]
+            if not _has_target(bits, below_column, child, targets):
+                _add_rectangle(diff, a0, b0, a1, b1, reals, child, child_weight, width)
+                continue
             stack[top, 0] = child
             stack[top, 1] = a0
             stack[top, 2] = b0
             stack[top, 3] = a1
             stack[top, 4] = b1
-            stack_weight[top] = weight * fraction[child]
+            stack_weight[top] = child_weight
             top += 1
 
 
 @pjit
-def sweep_partial_dependence(axes, targets, tree, tree_root, shares, stack_size,
-                             trees_per_block, out):
+def sweep_partial_dependence(axes, targets, nodes, tree_root, stack_size, trees_per_block,
+                             out):
     """out[block, i, j, :] = sum over the trees t of the block of PD_t at the grid point
-    (axes[0][i], axes[1][j]), for trees whose tests of the target features are all
+    (i, j) of increasing grids of the target features (slot 0 and slot 1; one target
+    feature: ``out.shape[2] == 1``), for trees whose tests of the target features are all
     threshold tests and a grid without NaN; in parallel over blocks of ``trees_per_block``
     trees (fixed blocks: the sums do not depend on the number of threads).
 
     ``axes``: (2, n) float64, row s the increasing grid of the feature with
-    ``targets.slot[f] == s``, its first ``out.shape[1 + s]`` entries (one target feature:
-    ``out.shape[2] == 1`` and row 1 unused). A subtree without target tests adds its
-    ``weight * mean`` to the rectangle of grid points that reach it through the
-    inclusion-exclusion corners of a difference table; each tree's table is summed up
-    (2-D prefix sums) before it is added to ``out``, so rounding does not build up over
-    the trees. Other arguments as in :func:`recursion_partial_dependence`."""
+    ``targets.slot[f] == s`` in its first ``out.shape[1 + s]`` entries. A subtree without
+    target tests adds its ``weight * mean`` to the rectangle of grid points that reach it
+    through the inclusion-exclusion corners of a difference table, which is summed up (2-D
+    prefix sums) once per block, so rounding does not build up over more than a block of
+    trees. Other arguments as in :func:`recursion_partial_dependence`."""
     n_trees = tree_root.shape[0]
     n_blocks = out.shape[0]
     size0 = out.shape[1]
@@ -293,26 +333,21 @@ def sweep_partial_dependence(axes, targets, tree, tree_root, shares, stack_size,
         stack = np.empty((stack_size, 5), dtype=np.int64)
         stack_weight = np.empty(stack_size, dtype=np.float64)
         diff = np.empty((size0 + 1, size1 + 1, width), dtype=np.float64)
+        diff[:] = 0.0
+        for t in range(block * trees_per_block, min(n_trees, (block + 1) * trees_per_block)):
+            _sweep_tree(axes, targets, nodes, tree_root[t], stack, stack_weight, diff)
+        # 2-D prefix sums: out[block, i, j] = the sum of diff[:i + 1, :j + 1]
         for i in range(size0):
             for j in range(size1):
                 for k in range(width):
-                    out[block, i, j, k] = 0.0
-        for t in range(block * trees_per_block, min(n_trees, (block + 1) * trees_per_block)):
-            diff[:] = 0.0
-            _sweep_tree(axes, targets, tree, tree_root[t], shares, stack, stack_weight, diff)
-            # 2-D prefix sums in place: diff[i, j] becomes the sum of diff[:i + 1, :j + 1]
-            for i in range(size0):
-                for j in range(size1):
-                    for k in range(width):
-                        value = diff[i, j, k]
-                        if i > 0:
-                            value += diff[i - 1, j, k]
-                        if j > 0:
-                            value += diff[i, j - 1, k]
-                        if i > 0 and j > 0:
-                            value -= diff[i - 1, j - 1, k]
-                        diff[i, j, k] = value
-                        out[block, i, j, k] += value
+                    value = diff[i, j, k]
+                    if i > 0:
+                        value += out[block, i - 1, j, k]
+                    if j > 0:
+                        value += out[block, i, j - 1, k]
+                    if i > 0 and j > 0:
+                        value -= out[block, i - 1, j - 1, k]
+                    out[block, i, j, k] = value
 
 
 @jit

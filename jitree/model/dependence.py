@@ -228,10 +228,11 @@ _MAX_FEATURE_WORDS = 4
 
 class _Layout:
     """What the recursion reads of a model, built once per model: the trees' arrays (a
-    TreeWalk, concatenated for a forest), their roots, each node's share of its parent's
-    weight and subtree mean table (:func:`jitree.kernels.dependence.node_shares`), the
-    largest tree's node count, the number of trees and the features some tree tests other
-    than by a threshold (category tests)."""
+    TreeWalk, concatenated for a forest), their roots, the nodes packed for the walks
+    (:class:`jitree.kernels.dependence.PackedNodes`: shares of the parent's weight and
+    subtree means from :func:`~jitree.kernels.dependence.node_shares`, and for models of at
+    most 256 features the features tested under each node), the largest tree's node count,
+    the number of trees and the features some tree tests other than by a threshold."""
 
     def __init__(self, model, is_forest, is_classifier):
         if is_forest:
@@ -242,29 +243,59 @@ class _Layout:
             walk, roots = tree.walk_arrays(), np.zeros(1, dtype=np.int64)
             table = model._node_proba() if is_classifier else tree.value
             trees = [tree]
-        # own copies: one compiled specialisation whatever the flags of the model's arrays
         table = np.array(table, dtype=np.float64, order="C")
         weight = np.concatenate([tree.weighted_n_node_samples for tree in trees])
+        n_nodes, width = table.shape
+        fraction = np.empty(n_nodes)
+        mean = np.empty((n_nodes, width))
+        _dependence.node_shares(walk, weight, table, fraction, mean)
         self.walk = walk
         self.roots = np.ascontiguousarray(roots, dtype=np.int64)
-        self.fraction = np.empty(weight.shape[0])
-        self.mean = np.empty((weight.shape[0], table.shape[1]))
-        _dependence.node_shares(walk, weight, table, self.fraction, self.mean)
         self.n_features = trees[0].n_features
         n_words = -(-self.n_features // 64)
-        self.below = None
-        if n_words <= _MAX_FEATURE_WORDS:
+        self.per_call = n_words > _MAX_FEATURE_WORDS
+        reals = np.empty((n_nodes, _dependence.MEAN + width + (1 if self.per_call
+                                                              else n_words)))
+        reals[:, _dependence.THRESHOLD] = walk.threshold
+        reals[:, _dependence.FRACTION] = fraction
+        reals[:, _dependence.MEAN:_dependence.MEAN + width] = mean
+        if not self.per_call:
             features = np.arange(self.n_features)
-            self.below = np.empty((weight.shape[0], n_words), dtype=np.uint64)
+            below = np.empty((n_nodes, n_words), dtype=np.uint64)
             _dependence.features_below(walk, self.roots, features // 64,
                                        np.left_shift(np.uint64(1),
                                                      (features % 64).astype(np.uint64)),
-                                       self.below)
+                                       below)
+            reals.view(np.uint64)[:, _dependence.MEAN + width:] = below
+        links = np.column_stack([walk.children_left, walk.children_right, walk.feature,
+                                 walk.split_kind]).astype(np.int32)
+        self.links, self.reals, self.width = links, reals, width
         self.stack_size = max(tree.node_count for tree in trees)
         self.n_trees = len(trees)
         internal = walk.children_left != TREE_LEAF
         self.category_tested = set(
             np.unique(walk.feature[internal & (walk.split_kind != SPLIT_THRESHOLD)]).tolist())
+
+    def nodes(self, target_slot):
+        """The PackedNodes of a call: the layout's own, or for a model of many features a
+        copy with one bit per node, set when its subtree tests a target feature."""
+        reals = self.reals
+        if self.per_call:
+            below = np.empty((reals.shape[0], 1), dtype=np.uint64)
+            _dependence.features_below(self.walk, self.roots,
+                                       np.zeros(target_slot.shape[0], dtype=np.int64),
+                                       (target_slot >= 0).astype(np.uint64), below)
+            reals = reals.copy()
+            reals.view(np.uint64)[:, _dependence.MEAN + self.width] = below[:, 0]
+        return _dependence.PackedNodes(self.links, reals, reals.view(np.uint64), self.width)
+
+    def targets(self, target_slot, features):
+        if self.per_call:
+            return _dependence.Targets(target_slot, np.zeros_like(features),
+                                       np.ones(features.shape[0], dtype=np.uint64))
+        return _dependence.Targets(target_slot, features // 64,
+                                   np.left_shift(np.uint64(1),
+                                                 (features % 64).astype(np.uint64)))
 
     @classmethod
     def of(cls, model, is_forest, is_classifier):
@@ -284,23 +315,12 @@ def _recursion(model, is_forest, is_classifier, axes, features, n_features):
     features = np.array(features, dtype=np.int64)
     target_slot = np.full(n_features, -1, dtype=np.int64)
     target_slot[features] = np.arange(features.shape[0])
-    width = layout.mean.shape[1]
+    width = layout.width
     sweep = not any(np.isnan(axis).any() for axis in axes) and \
         not layout.category_tested.intersection(features.tolist())
+    targets = layout.targets(target_slot, features)
     with n_threads(model.n_jobs):
-        below = layout.below
-        if below is None:  # one bit: the node's subtree tests a target feature
-            below = np.empty((layout.fraction.shape[0], 1), dtype=np.uint64)
-            _dependence.features_below(layout.walk, layout.roots,
-                                       np.zeros(n_features, dtype=np.int64),
-                                       (target_slot >= 0).astype(np.uint64), below)
-            targets = _dependence.Targets(target_slot, np.zeros_like(features),
-                                          np.ones(features.shape[0], dtype=np.uint64))
-        else:
-            targets = _dependence.Targets(
-                target_slot, features // 64,
-                np.left_shift(np.uint64(1), (features % 64).astype(np.uint64)))
-        shares = _dependence.NodeShares(layout.fraction, layout.mean, below)
+        nodes = layout.nodes(target_slot)
         if sweep:
             orders = [np.argsort(axis, kind="stable") for axis in axes]
             shape = [axis.shape[0] for axis in axes] + [1] * (2 - len(axes))
@@ -309,9 +329,8 @@ def _recursion(model, is_forest, is_classifier, axes, features, n_features):
                 sorted_axes[s, :axis.shape[0]] = axis[order]
             n_blocks = -(-layout.n_trees // _TREES_PER_BLOCK)
             blocks = np.empty((n_blocks, shape[0], shape[1], width))
-            _dependence.sweep_partial_dependence(sorted_axes, targets, layout.walk,
-                                                 layout.roots, shares, layout.stack_size,
-                                                 _TREES_PER_BLOCK, blocks)
+            _dependence.sweep_partial_dependence(sorted_axes, targets, nodes, layout.roots,
+                                                 layout.stack_size, _TREES_PER_BLOCK, blocks)
             out = blocks.sum(axis=0)
             # back to the grid's own order
             inverse = [np.argsort(order) for order in orders]
@@ -323,7 +342,7 @@ def _recursion(model, is_forest, is_classifier, axes, features, n_features):
                 np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes)))
             out = np.empty((points.shape[0], width))
             _dependence.recursion_partial_dependence(points, targets, layout.walk,
-                                                     layout.roots, shares, layout.stack_size,
+                                                     layout.roots, nodes, layout.stack_size,
                                                      out)
     out /= layout.n_trees
     return out
