@@ -241,7 +241,9 @@ def _sweep_tree(axes, targets, nodes, root, stack, stack_weight, diff):
     :func:`sweep_partial_dependence`). ``stack``: (stack_size, 5) int64 scratch: the nodes
     to visit (their subtrees test a target feature) and the rectangle of grid points
     ``[a0, b0) x [a1, b1)`` that reaches each; a child whose subtree does not is added to
-    ``diff`` as its parent is visited."""
+    ``diff`` as its parent is visited. The stack holds at most a tree's node count: each
+    node is written to it once (the top entry is written and dropped, never read, when the
+    child is not kept)."""
     links = nodes.links
     reals = nodes.reals
     bits = nodes.bits
@@ -268,6 +270,10 @@ def _sweep_tree(axes, targets, nodes, root, stack, stack_weight, diff):
         a1 = stack[top, 3]
         b1 = stack[top, 4]
         weight = stack_weight[top]
+        # Each child is added to diff with a zero weight when it is visited later or not
+        # reached, and written to the stack top, kept only when it is visited later: the
+        # choices are selects, not branches (they follow the data, and a branch would be
+        # mispredicted about every other child).
         slot = target_slot[links[node, FEATURE]]
         if slot >= 0:  # a threshold test: x <= threshold goes left
             first = a0 if slot == 0 else a1
@@ -276,37 +282,36 @@ def _sweep_tree(axes, targets, nodes, root, stack, stack_weight, diff):
             for side in range(2):
                 low = first if side == 0 else middle
                 high = middle if side == 0 else end
-                if low == high:
-                    continue  # no grid point goes there
                 child = links[node, LEFT] if side == 0 else links[node, RIGHT]
                 c0 = low if slot == 0 else a0
                 d0 = high if slot == 0 else b0
                 c1 = low if slot == 1 else a1
                 d1 = high if slot == 1 else b1
-                if not _has_target(bits, below_column, child, targets):
-                    _add_rectangle(diff, c0, d0, c1, d1, reals, child, weight, width)
-                    continue
+                below = _has_target(bits, below_column, child, targets)
+                reached = low < high
+                _add_rectangle(diff, c0, d0, c1, d1, reals, child,
+                               weight if reached and not below else 0.0, width)
                 stack[top, 0] = child
                 stack[top, 1] = c0
                 stack[top, 2] = d0
                 stack[top, 3] = c1
                 stack[top, 4] = d1
                 stack_weight[top] = weight
-                top += 1
+                top += 1 if reached and below else 0
             continue
         for c in range(_packed_n_children(links, node)):
             child = _packed_child(links, node, c)
             child_weight = weight * reals[child, FRACTION]
-            if not _has_target(bits, below_column, child, targets):
-                _add_rectangle(diff, a0, b0, a1, b1, reals, child, child_weight, width)
-                continue
+            below = _has_target(bits, below_column, child, targets)
+            _add_rectangle(diff, a0, b0, a1, b1, reals, child,
+                           0.0 if below else child_weight, width)
             stack[top, 0] = child
             stack[top, 1] = a0
             stack[top, 2] = b0
             stack[top, 3] = a1
             stack[top, 4] = b1
             stack_weight[top] = child_weight
-            top += 1
+            top += 1 if below else 0
 
 
 @pjit

@@ -143,7 +143,8 @@ def from_sklearn(estimator):
     Raises
     ------
     TypeError
-        ``estimator`` is not a scikit-learn decision tree classifier or regressor.
+        ``estimator`` is not a scikit-learn decision tree classifier or regressor, nor one of
+        the four forests.
     NotFittedError
         (a ValueError) ``estimator`` is not fitted.
     ValueError
@@ -160,7 +161,8 @@ def from_sklearn(estimator):
     else:
         kind = type(estimator)
         raise TypeError("from_sklearn expects a scikit-learn DecisionTreeClassifier or "
-                        f"DecisionTreeRegressor, got {kind.__module__}.{kind.__qualname__}")
+                        "DecisionTreeRegressor (or a RandomForest* / ExtraTrees* forest of "
+                        f"them), got {kind.__module__}.{kind.__qualname__}")
     is_classifier = cls is DecisionTreeClassifier
     name = type(estimator).__name__
     if not hasattr(estimator, "tree_"):
