@@ -386,13 +386,16 @@ def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
     theirs = ensemble.RandomForestRegressor(n_estimators=n_estimators, max_depth=10,
                                             random_state=0, n_jobs=jobs).fit(X, y)
     ours = jitree.from_sklearn(theirs)
-    ours.n_jobs = jobs
     for label, features, resolution in (("one feature, 100 points", 0, 100),
                                         ("two features, 20 x 20", (0, 1), 20)):
         print(f"  {label}:")
-        seconds = _median_seconds(lambda f=features, r=resolution: jitree.partial_dependence(
-            ours, X, f, grid_resolution=r), repeat)
-        report.add("pdp", "jitree", jobs, seconds)
+        seconds = {}
+        for t in threads:
+            ours.n_jobs = t
+            seconds[t] = _median_seconds(
+                lambda f=features, r=resolution: jitree.partial_dependence(
+                    ours, X, f, grid_resolution=r), repeat)
+            report.add("pdp", "jitree", t, seconds[t])
         peer_seconds = _median_seconds(
             lambda f=features, r=resolution: sklearn_partial_dependence(
                 theirs, X, [f], method="recursion", grid_resolution=r), repeat)
@@ -402,7 +405,11 @@ def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
             - sklearn_partial_dependence(theirs, X, [features], method="recursion",
                                          grid_resolution=resolution)["average"]).max()
         print(f"  largest difference to scikit-learn: {difference:.1e}")
-        report.ratio(f"speed-up over scikit-learn ({label})", peer_seconds, seconds, 10)
+        if len(threads) > 1:
+            report.ratio(f"speed-up over scikit-learn ({label}), 1 thread", peer_seconds,
+                         seconds[threads[0]])
+        report.ratio(f"speed-up over scikit-learn ({label}), {threads[-1]} threads",
+                     peer_seconds, seconds[threads[-1]], 10)
 
 
 _BATCH_PEAK_PROBE = r"""

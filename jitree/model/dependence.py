@@ -144,9 +144,16 @@ def _resolve_features(features, n_features, names):
     return tuple(columns)
 
 
+def _order_statistics(values, k):
+    """The (k - 1)-th and k-th smallest of ``values`` (0-based, 1 <= k < n) and the values
+    partitioned at k: two linear passes instead of a sort."""
+    part = np.partition(values, k)
+    return part[:k].max(), part[k], part
+
+
 def _mquantiles(values, probabilities):
-    """``scipy.stats.mstats.mquantiles`` (alphap = betap = 0.4) of finite values, as
-    scikit-learn's grid takes them."""
+    """``scipy.stats.mstats.mquantiles`` (alphap = betap = 0.4) of finite values at two
+    increasing probabilities, as scikit-learn's grid takes them."""
     n = values.shape[0]
     p = np.asarray(probabilities, dtype=np.float64)
     if n == 1:
@@ -154,8 +161,12 @@ def _mquantiles(values, probabilities):
     aleph = n * p + (_ALPHAP + p * (1.0 - _ALPHAP - _BETAP))
     k = np.floor(np.clip(aleph, 1, n - 1)).astype(np.intp)
     gamma = np.clip(aleph - k, 0.0, 1.0)
-    ordered = np.sort(values)  # SIMD: faster than a partition at four ranks
-    return (1.0 - gamma) * ordered[k - 1] + gamma * ordered[k]
+    below_high, high, part = _order_statistics(values, int(k[1]))
+    if k[0] == k[1]:
+        below_low, low = below_high, high
+    else:  # the k[1] smallest values hold the k[0]-th
+        below_low, low, _ = _order_statistics(part[:k[1]], int(k[0]))
+    return (1.0 - gamma) * np.array([below_low, below_high]) + gamma * np.array([low, high])
 
 
 def _category_grid(custom, categories, n_categories, label):
@@ -200,7 +211,7 @@ def _numeric_grid(column, custom, grid_resolution, percentiles, label):
         uniques = np.unique(finite)
         return uniques, uniques
     low, high = _mquantiles(finite, percentiles)
-    if np.allclose(low, high):
+    if abs(high - low) <= 1e-8 + 1e-5 * abs(high):  # np.allclose(low, high), as scikit-learn
         raise ValueError(f"the percentiles {percentiles} of feature {label} are too close to "
                          "each other to build a grid; choose percentiles further apart")
     values = np.linspace(low, high, num=grid_resolution, endpoint=True)
