@@ -487,3 +487,22 @@ def test_import_jitree_does_not_import_matplotlib():
     code = ("import sys, jitree; jitree.partial_dependence; "
             "sys.exit(int('matplotlib' in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_one_specialisation_per_kernel():
+    """Trees and forests, classifiers and regressors, one feature or two, categorical
+    features, float32 or float64 X: each dependence kernel compiles once (the layout's own
+    copies fix the arrays' types and flags)."""
+    from jitree.kernels import dependence as kernels
+
+    X, y = _data(6, 80, 0.1)
+    for model in (jitree.DecisionTreeRegressor(max_depth=4, categorical_features=[2]),
+                  jitree.RandomForestClassifier(n_estimators=2, max_depth=3,
+                                                categorical_features=[2], random_state=0)):
+        model.fit(X, y if not hasattr(model, "n_estimators") else _labels(y, "clf", 3))
+        for features in (0, (1, 0), 2, (2, 0)):
+            for rows in (X, X.astype(np.float32)):
+                jitree.partial_dependence(model, rows, features, grid_resolution=4)
+    for kernel in (kernels.node_shares, kernels.features_below, kernels.sweep_partial_dependence,
+                   kernels.recursion_partial_dependence, kernels.distinct_count):
+        assert len(kernel.signatures) == 1, (kernel.__name__, kernel.signatures)

@@ -28,6 +28,12 @@ the nodes above the tests of S (the features tested under each node:
   the grid's size. Parallel over blocks of trees.
 
 Both compute the sums of the plain recursion, grouped differently (equal to rounding).
+
+Specialisations: one per kernel. The Python layer (:mod:`jitree.model.dependence`) passes
+the trees' read-only arrays (a fitted model's, or a forest's concatenated layout), its own
+float64 / int64 copies and records of fixed field types, whatever the model (tree or forest,
+classifier or regressor), X's dtype or the number of target features
+(``tests/test_partial_dependence.py`` checks it).
 """
 
 from collections import namedtuple
