@@ -506,3 +506,23 @@ def test_one_specialisation_per_kernel():
     for kernel in (kernels.node_shares, kernels.features_below, kernels.sweep_partial_dependence,
                    kernels.recursion_partial_dependence, kernels.distinct_count):
         assert len(kernel.signatures) == 1, (kernel.__name__, kernel.signatures)
+
+
+def test_many_features():
+    """Models of more than 256 features find the nodes above the target features' tests at
+    each call (instead of keeping every node's tested features): same results."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 300))
+    y = X[:, 3] - 2 * (X[:, 290] > 0) + X[:, 150] * X[:, 3]
+    X[rng.random(X.shape) < 0.05] = np.nan
+    model = jitree.ExtraTreesRegressor(n_estimators=3, max_depth=6, random_state=0,
+                                       max_features=0.5).fit(X, y)
+    for features in (3, (290, 3), 150):
+        result = jitree.partial_dependence(model, X, features, grid_resolution=6)
+        np.testing.assert_allclose(result.average, naive_average(model, result), rtol=1e-12,
+                                   atol=1e-12)
+    assert model._layouts["dependence"].per_call  # the path under test
+    # a missing grid value: the per-point walk
+    walked = jitree.partial_dependence(model, X, 290, grid=[-1.0, np.nan, 1.0])
+    np.testing.assert_allclose(walked.average, naive_average(model, walked), rtol=1e-12,
+                               atol=1e-12)
