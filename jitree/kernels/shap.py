@@ -25,10 +25,12 @@ Every factor is positive, so no sum cancels (the extend / unwind recursions of t
 algorithm divide and subtract in turn). Features off the path get nothing from the leaf, and
 the values of a row sum to its output minus the expected value (sum of v * prod z over leaves).
 
-A row walks each tree depth first (:func:`explain_tree`), keeping the path's features with their
-z and o; a level's change is undone on the way back up, so a row costs O(nodes) for the walk
-plus O(d^2 / 2) per leaf (O(d^3 / 2) for interactions) and O(max_depth) memory. A branch of
-zero training weight that x does not take is skipped: every term of its leaves is zero.
+A block of rows walks each tree depth first (:func:`explain_block`), keeping the path's
+features with their z (the same for every row) and o (per row); a level's change is undone on
+the way back up. A row costs O(nodes / BLOCK_ROWS) for the walk plus O(d^2 / 2) per leaf
+(O(d^3 / 2) for interactions), with the block's rows side by side in the inner loops, and
+O(max_depth) memory. A branch of zero training weight that no row takes is skipped: every term
+of its leaves is zero.
 
 Callable from users' ``@njit`` code: ``walk, trees = jitree.shap_trees(model)`` (a
 :class:`~jitree.kernels.records.TreeWalk` and a :class:`~jitree.kernels.records.ShapTrees`),
@@ -42,24 +44,28 @@ import numpy as np
 from numba import prange
 
 from ._jit import jit, pjit
-from .predict import SPLIT_MULTIWAY, TREE_LEAF, child_of
+from .predict import SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF, child_of
+
+BLOCK_ROWS = 16  # rows walking a tree together
 
 ShapWork = namedtuple("ShapWork", [
-    # one thread's state of the depth-first walk of a tree (built by new_work)
+    # one thread's state of the depth-first walk of a tree by a block of rows (new_work);
+    # per-row entries of path entry (or level) a and row r at a * BLOCK_ROWS + r
     "feature",        # (max_depth + 1,) int64: the path's distinct features, in path order
     "zero",           # (max_depth + 1,) float64: their z (weight fraction along the path)
-    "one",            # (max_depth + 1,) float64: their o (1.0 when x follows the path)
+    "one",            # (rows x (max_depth + 1),) float64: their o per row (1.0: x follows)
     "position",       # (n_features,) int64: a feature's index in ``feature``, -1 off the path
     "node",           # (max_depth + 1,) int64: the node at each level of the walk
     "child",          # (max_depth + 1,) int64: the next child to visit at that level
-    "hot",            # (max_depth + 1,) int64: the child x goes to at that level
+    "hot",            # (rows x (max_depth + 1),) int64: the child each row goes to there
     "undo_position",  # (max_depth + 1,) int64: the path entry the level changed, -1: added
     "undo_zero",      # (max_depth + 1,) float64: its z and o before the change
-    "undo_one",       # (max_depth + 1,) float64
+    "undo_one",       # (rows x (max_depth + 1),) float64
     "undo",           # (max_depth + 1,) uint8: 1 while the level's change is in place
-    "factor",         # (max_depth + 1,) float64: h_a(u) of each path feature a at one u
-    "before",         # (max_depth + 1,) float64: prod_{k < a} h_k(u)
-    "total",          # (max_depth + 1,) float64: sum_m w_m prod_{k != a} h_k(u_m)
+    "factor",         # (rows x (max_depth + 1),) float64: h_a(u) of path entry a at one u
+    "before",         # (rows x (max_depth + 1),) float64: prod_{k < a} h_k(u)
+    "total",          # (rows x (max_depth + 1),) float64: sum_m w_m prod_{k != a} h_k(u_m)
+    "run",            # (rows,) float64: a running product per row
     "integral",       # (n_gauss,) float64: prod_k h_k(u_m)
 ])
 
@@ -68,13 +74,13 @@ ShapWork = namedtuple("ShapWork", [
 def new_work(trees, n_features):
     """A :class:`ShapWork` for rows of ``n_features`` features and the trees of ``trees``."""
     size = trees.max_depth + 1
-    n_gauss = trees.gauss_u.shape[1]
-    return ShapWork(np.zeros(size, dtype=np.int64),
-                    np.zeros(size), np.zeros(size), np.full(n_features, -1, dtype=np.int64),
-                    np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
-                    np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
-                    np.zeros(size), np.zeros(size), np.zeros(size, dtype=np.uint8),
-                    np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(n_gauss))
+    rows = BLOCK_ROWS * size
+    return ShapWork(np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(rows),
+                    np.full(n_features, -1, dtype=np.int64), np.zeros(size, dtype=np.int64),
+                    np.zeros(size, dtype=np.int64), np.zeros(rows, dtype=np.int64),
+                    np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(rows),
+                    np.zeros(size, dtype=np.uint8), np.zeros(rows), np.zeros(rows),
+                    np.zeros(rows), np.zeros(BLOCK_ROWS), np.zeros(trees.gauss_u.shape[1]))
 
 
 @jit
@@ -93,16 +99,68 @@ def _child(walk, node, k):
 
 
 @jit
-def explain_tree(X, i, walk, trees, t, work, phi, phi_pairs, interactions):
-    """Add the SHAP values of row ``i`` of X in tree ``t`` to ``phi`` (n_features,
-    n_outputs), or with ``interactions`` its interaction values to ``phi_pairs``
-    (n_features, n_features, n_outputs; ``phi`` is then not used).
+def _hot_children(X, first, n_block, walk, node, hot, offset):
+    """hot[offset + r] = the child of ``node`` that row first + r goes to; a threshold test
+    without a branch per row (whether x goes right is as good as random)."""
+    feature = walk.feature[node]
+    if walk.split_kind[node] != SPLIT_THRESHOLD:
+        for r in range(n_block):
+            hot[offset + r] = child_of(X[first + r, feature], node, walk)
+        return
+    threshold = walk.threshold[node]
+    left = walk.children_left[node]
+    right = walk.children_right[node]
+    missing_right = walk.missing_left[node] == 0
+    for r in range(n_block):
+        x = X[first + r, feature]
+        goes_right = (x > threshold) | ((x != x) & missing_right)
+        hot[offset + r] = right if goes_right else left
 
-    One function: the walk and the leaves' sums share their arrays as locals (a call per node
-    or per leaf passing the records cost more than the arithmetic). The walk keeps, per
-    level, the node, the next child to visit, the child x goes to, and the change it made to
-    the path (undone when it moves on to the next child or back up).
-    """
+
+@jit
+def _leaf_totals(one, zero, n_path, n_block, gauss_u, gauss_w, n_nodes, factor, before, run,
+                 total):
+    """total[a * BLOCK_ROWS + r] = sum_m w_m prod_{k != a} h_k(u_m) for row r of a block at a
+    leaf: the products of the factors before and after a on the path (no division). The rows
+    side by side in the inner loops: independent products that vectorise (inside
+    :func:`explain_block` they did not; one call per leaf and block)."""
+    stride = BLOCK_ROWS
+    for a in range(n_path):
+        for r in range(n_block):
+            total[a * stride + r] = 0.0
+    for m in range(n_nodes):
+        u = gauss_u[m]
+        for r in range(n_block):
+            run[r] = 1.0
+        for a in range(n_path):
+            z = zero[a]
+            base = a * stride
+            for r in range(n_block):
+                h = z + u * (one[base + r] - z)
+                factor[base + r] = h
+                before[base + r] = run[r]
+                run[r] *= h
+        weight = gauss_w[m]
+        for r in range(n_block):
+            run[r] = weight
+        for a in range(n_path - 1, -1, -1):
+            base = a * stride
+            for r in range(n_block):
+                total[base + r] += before[base + r] * run[r]
+                run[r] *= factor[base + r]
+
+
+@jit
+def explain_block(X, first, n_block, walk, trees, t, work, values, pairs, interactions):
+    """Add the SHAP values of rows first .. first + n_block - 1 of X (n_block <= BLOCK_ROWS)
+    in tree ``t`` to ``values[row]`` (n_features, n_outputs), or with ``interactions`` their
+    interaction values to ``pairs[row]`` (n_features, n_features, n_outputs; ``values`` is
+    then not used).
+
+    The rows walk the tree together: the walk (every node, whatever the row) and z are the
+    same for all of them, only o and the leaf sums are per row. The walk keeps its arrays as
+    locals: a call per node and row passing the records cost more than the arithmetic (the
+    helpers here are called once per node or leaf for the whole block)."""
     children_left = walk.children_left
     children_right = walk.children_right
     split_kind = walk.split_kind
@@ -126,7 +184,9 @@ def explain_tree(X, i, walk, trees, t, work, phi, phi_pairs, interactions):
     factor = work.factor
     before = work.before
     total = work.total
+    run = work.run
     integral = work.integral
+    stride = BLOCK_ROWS
 
     root = trees.root[t]
     if children_left[root] == TREE_LEAF:
@@ -136,14 +196,15 @@ def explain_tree(X, i, walk, trees, t, work, phi, phi_pairs, interactions):
     level_node[0] = root
     level_child[0] = 0
     undo[0] = 0
-    level_hot[0] = child_of(X[i, node_feature[root]], root, walk)
+    _hot_children(X, first, n_block, walk, root, level_hot, 0)
     while level >= 0:
         if undo[level]:
             undo[level] = 0
             p = undo_position[level]
             if p >= 0:
                 zero[p] = undo_zero[level]
-                one[p] = undo_one[level]
+                for r in range(n_block):
+                    one[p * stride + r] = undo_one[level * stride + r]
             else:
                 n_path -= 1
                 position[path_feature[n_path]] = -1
@@ -159,117 +220,113 @@ def explain_tree(X, i, walk, trees, t, work, phi, phi_pairs, interactions):
             level -= 1
             continue
         level_child[level] = k + 1
-        follows = child == level_hot[level]
         share = fraction[child]
-        if not follows and share == 0.0:
-            continue  # every term of the leaves below is zero
+        if share == 0.0:
+            followed = False
+            for r in range(n_block):
+                followed |= level_hot[level * stride + r] == child
+            if not followed:
+                continue  # every term of the leaves below is zero
         feature = node_feature[node]
         p = position[feature]
         undo_position[level] = p
         if p >= 0:  # the feature was tested above: merge into its entry
             undo_zero[level] = zero[p]
-            undo_one[level] = one[p]
             zero[p] *= share
-            if not follows:
-                one[p] = 0.0
+            for r in range(n_block):
+                old = one[p * stride + r]
+                undo_one[level * stride + r] = old
+                one[p * stride + r] = old if level_hot[level * stride + r] == child else 0.0
         else:
-            path_feature[n_path] = feature
-            zero[n_path] = share
-            one[n_path] = 1.0 if follows else 0.0
-            position[feature] = n_path
+            p = n_path
+            path_feature[p] = feature
+            zero[p] = share
+            position[feature] = p
             n_path += 1
+            for r in range(n_block):
+                one[p * stride + r] = 1.0 if level_hot[level * stride + r] == child else 0.0
         undo[level] = 1
         if children_left[child] != TREE_LEAF:
             level += 1
             level_node[level] = child
             level_child[level] = 0
             undo[level] = 0
-            level_hot[level] = child_of(X[i, node_feature[child]], child, walk)
+            _hot_children(X, first, n_block, walk, child, level_hot, level * stride)
             continue
 
         # a leaf: see the module docstring for phi_a and phi_ab
         n_nodes = (n_path + 1) // 2  # quadrature nodes
         if not interactions:
-            # total[a] = sum_m w_m prod_{k != a} h_k(u_m), the products of the factors before
-            # and after a on the path (no division)
-            for a in range(n_path):
-                total[a] = 0.0
-            for m in range(n_nodes):
-                u = gauss_u[n_nodes, m]
-                running = 1.0
+            _leaf_totals(one, zero, n_path, n_block, gauss_u[n_nodes], gauss_w[n_nodes],
+                         n_nodes, factor, before, run, total)
+            for r in range(n_block):
+                phi = values[first + r]
                 for a in range(n_path):
-                    h = one[a] * u + (1.0 - u) * zero[a]
-                    factor[a] = h
-                    before[a] = running
-                    running *= h
-                weight = gauss_w[n_nodes, m]
-                running = weight
-                for a in range(n_path - 1, -1, -1):
-                    total[a] += before[a] * running
-                    running *= factor[a]
-            for a in range(n_path):
-                value_a = (one[a] - zero[a]) * total[a]
-                feature_a = path_feature[a]
-                for c in range(n_outputs):
-                    phi[feature_a, c] += value_a * table[child, c]
+                    value_a = (one[a * stride + r] - zero[a]) * total[a * stride + r]
+                    feature_a = path_feature[a]
+                    for c in range(n_outputs):
+                        phi[feature_a, c] += value_a * table[child, c]
             continue
-        # interactions: integral[m] = prod_k h_k(u_m), divided by the excluded factors (all
-        # positive where a term is not zero)
-        for m in range(n_nodes):
-            u = gauss_u[n_nodes, m]
-            product = 1.0
-            for a in range(n_path):
-                product *= one[a] * u + (1.0 - u) * zero[a]
-            integral[m] = product
-        for a in range(n_path):
-            one_a = one[a]
-            zero_a = zero[a]
-            gap_a = one_a - zero_a
-            if gap_a == 0.0:
-                continue  # no term of a (and a factor h_a of zero makes every gap zero)
-            value_a = 0.0
+        # interactions: integral[m] = prod_k h_k(u_m), divided by the excluded factors (each
+        # positive where its term is not zero)
+        for r in range(n_block):
+            phi_pairs = pairs[first + r]
             for m in range(n_nodes):
                 u = gauss_u[n_nodes, m]
-                value_a += gauss_w[n_nodes, m] * integral[m] / (one_a * u + (1.0 - u) * zero_a)
-            value_a *= gap_a  # phi_a, less its interactions below: the diagonal
-            feature_a = path_feature[a]
-            for b in range(n_path):
-                one_b = one[b]
-                zero_b = zero[b]
-                gap_b = one_b - zero_b
-                if b == a or gap_b == 0.0:
-                    continue
-                pair = 0.0
+                product = 1.0
+                for a in range(n_path):
+                    product *= zero[a] + u * (one[a * stride + r] - zero[a])
+                integral[m] = product
+            for a in range(n_path):
+                zero_a = zero[a]
+                gap_a = one[a * stride + r] - zero_a
+                if gap_a == 0.0:
+                    continue  # no term of a (a zero factor h_a makes every term zero)
+                value_a = 0.0
                 for m in range(n_nodes):
-                    u = gauss_u[n_nodes, m]
-                    pair += (gauss_w[n_nodes, m] * integral[m]
-                             / ((one_a * u + (1.0 - u) * zero_a)
-                                * (one_b * u + (1.0 - u) * zero_b)))
-                pair *= 0.5 * gap_a * gap_b
-                value_a -= pair
-                feature_b = path_feature[b]
+                    value_a += (gauss_w[n_nodes, m] * integral[m]
+                                / (zero_a + gauss_u[n_nodes, m] * gap_a))
+                value_a *= gap_a  # phi_a, less its interactions below: the diagonal
+                feature_a = path_feature[a]
+                for b in range(n_path):
+                    zero_b = zero[b]
+                    gap_b = one[b * stride + r] - zero_b
+                    if b == a or gap_b == 0.0:
+                        continue
+                    pair = 0.0
+                    for m in range(n_nodes):
+                        u = gauss_u[n_nodes, m]
+                        pair += (gauss_w[n_nodes, m] * integral[m]
+                                 / ((zero_a + u * gap_a) * (zero_b + u * gap_b)))
+                    pair *= 0.5 * gap_a * gap_b
+                    value_a -= pair
+                    feature_b = path_feature[b]
+                    for c in range(n_outputs):
+                        phi_pairs[feature_a, feature_b, c] += pair * table[child, c]
                 for c in range(n_outputs):
-                    phi_pairs[feature_a, feature_b, c] += pair * table[child, c]
-            for c in range(n_outputs):
-                phi_pairs[feature_a, feature_a, c] += value_a * table[child, c]
+                    phi_pairs[feature_a, feature_a, c] += value_a * table[child, c]
 
 
 @jit
 def shap_row(X, i, walk, trees, work, phi):
     """phi[j, c] += the Shapley value of feature j for output c of row ``i`` of X, summed
     over the trees of ``trees``; ``phi`` of shape (n_features, n_outputs)."""
-    no_pairs = np.zeros((0, 0, 0))
+    values = phi.reshape((1,) + phi.shape)
+    no_pairs = np.zeros((0, 0, 0, 0))
+    rows = X[i:i + 1]
     for t in range(trees.root.shape[0]):
-        explain_tree(X, i, walk, trees, t, work, phi, no_pairs, False)
+        explain_block(rows, 0, 1, walk, trees, t, work, values, no_pairs, False)
 
 
 @jit
 def shap_interaction_row(X, i, walk, trees, work, phi):
     """phi[j, k, c] += the SHAP interaction value of features j and k for output c of row
     ``i`` of X; ``phi`` of shape (n_features, n_features, n_outputs)."""
-    no_values = np.zeros((0, 0))
+    pairs = phi.reshape((1,) + phi.shape)
+    no_values = np.zeros((0, 0, 0))
+    rows = X[i:i + 1]
     for t in range(trees.root.shape[0]):
-        explain_tree(X, i, walk, trees, t, work, no_values, phi, True)
+        explain_block(rows, 0, 1, walk, trees, t, work, no_values, pairs, True)
 
 
 @pjit
@@ -280,12 +337,12 @@ def shap_values(X, walk, trees, chunk_rows, out):
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     for chunk in prange(n_chunks):
         work = new_work(trees, X.shape[1])
-        no_pairs = np.zeros((0, 0, 0))
-        first = chunk * chunk_rows
-        last = min(n_rows, first + chunk_rows)
+        no_pairs = np.zeros((0, 0, 0, 0))
+        last = min(n_rows, (chunk + 1) * chunk_rows)
         for t in range(trees.root.shape[0]):  # one tree for the whole chunk: it stays cached
-            for i in range(first, last):
-                explain_tree(X, i, walk, trees, t, work, out[i], no_pairs, False)
+            for first in range(chunk * chunk_rows, last, BLOCK_ROWS):
+                explain_block(X, first, min(BLOCK_ROWS, last - first), walk, trees, t, work,
+                              out, no_pairs, False)
 
 
 @pjit
@@ -297,12 +354,12 @@ def shap_interaction_values(X, walk, trees, chunk_rows, out):
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     for chunk in prange(n_chunks):
         work = new_work(trees, X.shape[1])
-        no_values = np.zeros((0, 0))
-        first = chunk * chunk_rows
-        last = min(n_rows, first + chunk_rows)
+        no_values = np.zeros((0, 0, 0))
+        last = min(n_rows, (chunk + 1) * chunk_rows)
         for t in range(trees.root.shape[0]):
-            for i in range(first, last):
-                explain_tree(X, i, walk, trees, t, work, no_values, out[i], True)
+            for first in range(chunk * chunk_rows, last, BLOCK_ROWS):
+                explain_block(X, first, min(BLOCK_ROWS, last - first), walk, trees, t, work,
+                              no_values, out, True)
 
 
 @jit

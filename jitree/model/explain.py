@@ -18,7 +18,7 @@ from ..kernels import shap as _shap
 from ..kernels.records import ShapTrees
 from .tree import raise_infinite, read_only
 
-SHAP_CHUNK_ROWS = 16  # rows per parallel task: a row costs a pass over every tree
+SHAP_CHUNK_ROWS = 64  # rows per parallel task (blocks of BLOCK_ROWS walk each tree together)
 
 ShapValues = namedtuple("ShapValues", ["values", "expected_value"])
 ShapValues.__doc__ = """SHAP values and the expected value they are relative to.
