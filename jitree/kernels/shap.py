@@ -63,7 +63,6 @@ ShapWork = namedtuple("ShapWork", [
     "undo_one",       # (rows x (max_depth + 1),) float64
     "undo",           # (max_depth + 1,) uint8: 1 while the level's change is in place
     "factor",         # (rows x (max_depth + 1),) float64: h_a(u) of path entry a at one u
-    "before",         # (rows x (max_depth + 1),) float64: prod_{k < a} h_k(u)
     "total",          # (rows x (max_depth + 1),) float64: sum_m w_m prod_{k != a} h_k(u_m)
     "run",            # (rows,) float64: a running product per row
     "integral",       # (n_gauss,) float64: prod_k h_k(u_m)
@@ -80,7 +79,7 @@ def new_work(trees, n_features):
                     np.zeros(size, dtype=np.int64), np.zeros(rows, dtype=np.int64),
                     np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(rows),
                     np.zeros(size, dtype=np.uint8), np.zeros(rows), np.zeros(rows),
-                    np.zeros(rows), np.zeros(BLOCK_ROWS), np.zeros(trees.gauss_u.shape[1]))
+                    np.zeros(BLOCK_ROWS), np.zeros(trees.gauss_u.shape[1]))
 
 
 @jit
@@ -118,36 +117,34 @@ def _hot_children(X, first, n_block, walk, node, hot, offset):
 
 
 @jit
-def _leaf_totals(one, zero, n_path, n_block, gauss_u, gauss_w, n_nodes, factor, before, run,
-                 total):
+def _leaf_totals(one, zero, n_path, n_block, gauss_u, gauss_w, n_nodes, factor, run, total):
     """total[a * BLOCK_ROWS + r] = sum_m w_m prod_{k != a} h_k(u_m) for row r of a block at a
-    leaf: the products of the factors before and after a on the path (no division). The rows
-    side by side in the inner loops: independent products that vectorise (inside
-    :func:`explain_block` they did not; one call per leaf and block)."""
+    leaf, as the whole product over the path divided by h_a(u_m) (positive factors: nothing
+    cancels; a zero factor h_a has o_a = z_a = 0, so its own term is zero and every other
+    total zero too). The rows side by side in the inner loops: independent products that
+    vectorise (inside :func:`explain_block` they did not; one call per leaf and block).
+    Measured faster than prefix and suffix products (fewer stores)."""
     stride = BLOCK_ROWS
     for a in range(n_path):
         for r in range(n_block):
             total[a * stride + r] = 0.0
     for m in range(n_nodes):
         u = gauss_u[m]
+        weight = gauss_w[m]
         for r in range(n_block):
-            run[r] = 1.0
+            run[r] = weight
         for a in range(n_path):
             z = zero[a]
             base = a * stride
             for r in range(n_block):
                 h = z + u * (one[base + r] - z)
                 factor[base + r] = h
-                before[base + r] = run[r]
                 run[r] *= h
-        weight = gauss_w[m]
-        for r in range(n_block):
-            run[r] = weight
-        for a in range(n_path - 1, -1, -1):
+        for a in range(n_path):
             base = a * stride
             for r in range(n_block):
-                total[base + r] += before[base + r] * run[r]
-                run[r] *= factor[base + r]
+                h = factor[base + r]
+                total[base + r] += run[r] / h if h != 0.0 else 0.0
 
 
 @jit
@@ -182,7 +179,6 @@ def explain_block(X, first, n_block, walk, trees, t, work, values, pairs, intera
     undo_one = work.undo_one
     undo = work.undo
     factor = work.factor
-    before = work.before
     total = work.total
     run = work.run
     integral = work.integral
@@ -258,7 +254,7 @@ def explain_block(X, first, n_block, walk, trees, t, work, values, pairs, intera
         n_nodes = (n_path + 1) // 2  # quadrature nodes
         if not interactions:
             _leaf_totals(one, zero, n_path, n_block, gauss_u[n_nodes], gauss_w[n_nodes],
-                         n_nodes, factor, before, run, total)
+                         n_nodes, factor, run, total)
             for r in range(n_block):
                 phi = values[first + r]
                 for a in range(n_path):
