@@ -267,3 +267,14 @@ def test_bad_input():
         jitree.shap_interaction_values(model, bad)
     with pytest.raises(ValueError, match="0 sample"):  # as predict
         jitree.shap_values(model, X[:0])
+
+
+def test_loaded_tree_explains_as_the_fitted_one(tmp_path):
+    X, y = _mixed_data(7, n=300, missing=True)
+    model = jitree.DecisionTreeClassifier(max_depth=6, categorical_features=[2],
+                                          random_state=0).fit(X, np.digitize(y, [0.0]))
+    jitree.save(model, tmp_path / "tree.jitree")
+    loaded = jitree.load(tmp_path / "tree.jitree")
+    ours, theirs = jitree.shap_values(model, X[:50]), jitree.shap_values(loaded, X[:50])
+    np.testing.assert_array_equal(ours.values, theirs.values)
+    np.testing.assert_array_equal(ours.expected_value, theirs.expected_value)
