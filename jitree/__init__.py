@@ -10,6 +10,7 @@ from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
 from .model.criterion import Criterion  # noqa: E402
 from .model.dependence import partial_dependence, plot_partial_dependence  # noqa: E402
+from .model.explain import ShapValues, shap_interaction_values, shap_trees, shap_values  # noqa: E402
 from .model.export import export_graphviz, export_text  # noqa: E402
 from .model.forest import (  # noqa: E402
     ExtraTreesClassifier,
@@ -38,6 +39,7 @@ __all__ = [
     "RandomForestClassifier",
     "RandomForestRegressor",
     "Rule",
+    "ShapValues",
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
@@ -54,5 +56,8 @@ __all__ = [
     "rules",
     "rules_to_text",
     "save",
+    "shap_interaction_values",
+    "shap_trees",
+    "shap_values",
     "split_gain",
 ]

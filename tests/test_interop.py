@@ -12,8 +12,8 @@ from jitree.model.tree import TREE_LEAF, Tree
 from jitree.model.tree_check import check_tree
 
 sklearn = pytest.importorskip("sklearn")
+from sklearn import ensemble  # noqa: E402
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
-from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier as SkClassifier  # noqa: E402
 from sklearn.tree import DecisionTreeRegressor as SkRegressor  # noqa: E402
 from sklearn.tree import ExtraTreeClassifier as SkExtraClassifier  # noqa: E402
@@ -242,37 +242,37 @@ def test_refusals():
         from_sklearn(SkClassifier())
     assert isinstance(error.value, jitree.NotFittedError)
     assert isinstance(error.value, sklearn.exceptions.NotFittedError)
+    boosting = ensemble.GradientBoostingClassifier(n_estimators=2).fit(X_CLASS, Y_CLASS)
     native = jitree.DecisionTreeClassifier(max_depth=2).fit(X_CLASS, Y_CLASS)
-    for other in (native, "tree", None, np.zeros(3)):
+    for other in (boosting, native, "tree", None, np.zeros(3)):
         with pytest.raises(TypeError, match="scikit-learn DecisionTreeClassifier"):
             from_sklearn(other)
-    with pytest.raises(jitree.NotFittedError):
-        from_sklearn(RandomForestClassifier())
-    with pytest.raises(ValueError, match="2 outputs"):
-        from_sklearn(RandomForestClassifier(n_estimators=2).fit(
-            X_CLASS, np.column_stack([Y_CLASS, Y_CLASS])))
 
 
 @pytest.mark.parametrize("name", ["RandomForestClassifier", "RandomForestRegressor",
                                   "ExtraTreesClassifier", "ExtraTreesRegressor"])
 def test_forests(name):
-    """A scikit-learn forest becomes the jitree forest of the same class, its trees
-    converted one by one: the same predictions (and probabilities to rounding)."""
-    from sklearn import ensemble
-
+    sklearn_forest = getattr(ensemble, name)(n_estimators=5, max_depth=6, random_state=0)
     classifier = name.endswith("Classifier")
-    X, y = (X_CLASS, np.array(["a", "b", "c"])[Y_CLASS]) if classifier else (X_REG, Y_REG)
-    fitted = getattr(ensemble, name)(n_estimators=5, max_depth=6, random_state=0).fit(X, y)
-    model = from_sklearn(fitted)
-    assert type(model) is getattr(jitree, name)
-    assert len(model) == 5 and model.n_features_in_ == 8
+    X, y = (X_CLASS, Y_CLASS) if classifier else (X_REG, Y_REG)
+    sklearn_forest.fit(X, y)
+    model = from_sklearn(sklearn_forest)
+    assert type(model).__name__ == name and len(model) == 5
+    assert model.n_features_in_ == sklearn_forest.n_features_in_
+    np.testing.assert_array_equal(model.predict(X), sklearn_forest.predict(X))
+    np.testing.assert_array_equal(model.apply(X), sklearn_forest.apply(X))
     if classifier:
-        np.testing.assert_array_equal(model.classes_, fitted.classes_)
-        np.testing.assert_array_equal(model.predict(X), fitted.predict(X))
-        np.testing.assert_allclose(model.predict_proba(X), fitted.predict_proba(X),
-                                   rtol=1e-12, atol=1e-15)
-    else:
-        np.testing.assert_allclose(model.predict(X), fitted.predict(X), rtol=1e-12)
+        np.testing.assert_allclose(model.predict_proba(X), sklearn_forest.predict_proba(X),
+                                   atol=1e-12)
+        np.testing.assert_array_equal(model.classes_, sklearn_forest.classes_)
+    with pytest.raises(AttributeError, match="from_sklearn"):
+        getattr(model, "estimators_samples_")  # noqa: B009
+    with pytest.raises(ValueError, match="not fitted") as error:
+        from_sklearn(getattr(ensemble, name)())
+    assert isinstance(error.value, jitree.NotFittedError)
+    with pytest.raises(ValueError, match="2 outputs"):
+        from_sklearn(getattr(ensemble, name)(n_estimators=2).fit(
+            X, np.column_stack([y, y])))
 
 
 # -- the threshold transform itself --------------------------------------------------------------

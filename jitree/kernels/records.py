@@ -184,6 +184,18 @@ FlatTrees = namedtuple("FlatTrees", [
     "depth",          # (n_trees,) int64: each tree's depth
 ])
 
+ShapTrees = namedtuple("ShapTrees", [
+    # one tree or a forest as TreeSHAP reads it (jitree.kernels.shap), beside the TreeWalk
+    # of the trees' nodes (numbered one tree after another, as for predict_nodes)
+    "root",       # (n_trees,) int64: each tree's root
+    "fraction",   # (n_nodes,) float64: a node's share of its parent's training weight
+                  # (its weighted_n_node_samples over the sum of its siblings'; 1 at a root)
+    "table",      # (n_nodes, n_outputs) float64: what a leaf adds to the output (scaled)
+    "max_depth",  # int64: the deepest tree's depth
+    "gauss_u",    # (n + 1, n) float64: row m holds the m Gauss-Legendre nodes on [0, 1]
+    "gauss_w",    # (n + 1, n) float64: and their weights, for m = 1 .. n = ceil(max_depth / 2)
+])
+
 LeafSamples = namedtuple("LeafSamples", [
     # the training samples behind each leaf, for quantile regression forests
     # (jitree.kernels.quantiles); one tree or several trees' nodes numbered one after another
@@ -253,5 +265,5 @@ def _cached_typeof(record):
 
 
 for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees,
-                LeafSamples, QuantileLayout):
+                ShapTrees, LeafSamples, QuantileLayout):
     _cached_typeof(_record)

@@ -692,7 +692,10 @@ class BaseForest(ParamsMixin):
         minlength=n_samples)`` is the sample weight the tree grew on (times the class
         weights). Redrawn from the trees' seeds at each access, on the last fit's data."""
         check_is_fitted(self, "estimators_")
-        n_samples = self._n_samples
+        n_samples = getattr(self, "_n_samples", None)
+        if n_samples is None:
+            raise AttributeError("estimators_samples_ is not known for a forest converted by "
+                                 "from_sklearn (its bags were drawn by scikit-learn)")
         if not self.bootstrap:
             return [np.arange(n_samples) for _ in self.estimators_]
         return [np.repeat(np.arange(n_samples), self._bag_counts(seed))

@@ -116,21 +116,86 @@ def _params(estimator, cls, is_classifier):
     return params
 
 
+_SKLEARN_FORESTS = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+                    "ExtraTreesRegressor")
+
+
+def _sklearn_forest_name(estimator):
+    """The name of the scikit-learn forest class ``estimator`` is an instance of, or None."""
+    module = sys.modules.get("sklearn.ensemble")
+    if module is None:
+        return None
+    for name in _SKLEARN_FORESTS:
+        cls = getattr(module, name, None)
+        if cls is not None and isinstance(estimator, cls):
+            return name
+    return None
+
+
+def _forest_from_sklearn(estimator, name):
+    """A jitree forest of the same kind holding the converted trees of ``estimator``."""
+    from . import forest as jitree_forests
+
+    cls = getattr(jitree_forests, name)
+    if not hasattr(estimator, "estimators_"):
+        raise compatible(NotFittedError)(
+            f"This {name} instance is not fitted yet: fit it before converting it")
+    if estimator.n_outputs_ != 1:
+        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree forests have a "
+                         "single output")
+    sklearn_params = estimator.get_params(deep=False)
+    names = set(cls._param_names()) - {"criterion", "random_state", "class_weight", "n_jobs",
+                                       "oob_score", "warm_start", "verbose"}
+    params = {key: value for key, value in sklearn_params.items() if key in names}
+    params.update({key: value for key, value in
+                   _params(estimator.estimators_[0], cls._tree_class,
+                           cls._tree_class is DecisionTreeClassifier).items()
+                   if key in ("criterion", "class_weight")})
+    random_state = sklearn_params.get("random_state")
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        params["random_state"] = int(random_state)
+    model = cls(**params)
+    feature_names = getattr(estimator, "feature_names_in_", None)
+    trees = []
+    for sklearn_tree in estimator.estimators_:
+        tree = from_sklearn(sklearn_tree)
+        if feature_names is not None:
+            tree.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        if cls._tree_class is DecisionTreeClassifier:
+            tree.classes_ = np.array(estimator.classes_, copy=True)
+            tree.n_classes_ = tree.classes_.shape[0]
+        trees.append(tree)
+    model.estimators_ = trees
+    model.estimator_ = trees[0]
+    model._seeds = np.array([tree.random_state if isinstance(tree.random_state, int) else 0
+                             for tree in trees], dtype=np.int64)
+    model._layouts = {}
+    model.n_features_in_ = int(estimator.n_features_in_)
+    model.n_outputs_ = 1
+    if feature_names is not None:
+        model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    if cls._tree_class is DecisionTreeClassifier:
+        model.classes_ = np.array(estimator.classes_, copy=True)
+        model.n_classes_ = model.classes_.shape[0]
+    return model
+
+
 def from_sklearn(estimator):
     """A jitree estimator predicting exactly as a fitted scikit-learn decision tree or forest.
 
     Parameters
     ----------
-    estimator : sklearn.tree.DecisionTreeClassifier or sklearn.tree.DecisionTreeRegressor
-        Fitted, single output (subclasses such as ``ExtraTreeClassifier`` are accepted).
-        Also a fitted ``sklearn.ensemble`` ``RandomForestClassifier``,
-        ``RandomForestRegressor``, ``ExtraTreesClassifier`` or ``ExtraTreesRegressor``: the
-        jitree forest of the same class holds its trees, each converted as above
-        (:func:`_forest_from_sklearn`).
+    estimator : scikit-learn decision tree or forest
+        ``sklearn.tree.DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (or a subclass
+        such as ``ExtraTreeClassifier``), or ``sklearn.ensemble.RandomForestClassifier``,
+        ``RandomForestRegressor``, ``ExtraTreesClassifier`` or ``ExtraTreesRegressor``;
+        fitted, single output. A forest becomes the jitree forest of the same name holding
+        the converted trees (its bags are not known: ``estimators_samples_`` and the
+        out-of-bag estimate are not available).
 
     Returns
     -------
-    model : jitree.DecisionTreeClassifier or jitree.DecisionTreeRegressor
+    model : jitree.DecisionTreeClassifier, jitree.DecisionTreeRegressor or a jitree forest
         Same node numbering (``apply`` agrees), ``classes_``, ``n_features_in_`` and
         ``feature_names_in_``. ``predict`` and ``apply`` agree with scikit-learn's on float32
         and float64 X; ``predict_proba`` agrees to rounding (jitree stores weighted class counts,
@@ -143,16 +208,15 @@ def from_sklearn(estimator):
     Raises
     ------
     TypeError
-        ``estimator`` is not a scikit-learn decision tree classifier or regressor, nor one of
-        the four forests.
+        ``estimator`` is not a scikit-learn decision tree or forest of those kinds.
     NotFittedError
         (a ValueError) ``estimator`` is not fitted.
     ValueError
         ``estimator`` has several outputs, or its tree is malformed.
     """
-    forest_class = _jitree_forest_class(estimator)
-    if forest_class is not None:
-        return _forest_from_sklearn(estimator, forest_class)
+    forest_name = _sklearn_forest_name(estimator)
+    if forest_name is not None:
+        return _forest_from_sklearn(estimator, forest_name)
     sklearn_classifier, sklearn_regressor = _sklearn_tree_classes()
     if sklearn_classifier is not None and isinstance(estimator, sklearn_classifier):
         cls = DecisionTreeClassifier
@@ -160,9 +224,9 @@ def from_sklearn(estimator):
         cls = DecisionTreeRegressor
     else:
         kind = type(estimator)
-        raise TypeError("from_sklearn expects a scikit-learn DecisionTreeClassifier or "
-                        "DecisionTreeRegressor (or a RandomForest* / ExtraTrees* forest of "
-                        f"them), got {kind.__module__}.{kind.__qualname__}")
+        raise TypeError("from_sklearn expects a scikit-learn DecisionTreeClassifier, "
+                        "DecisionTreeRegressor or one of the four forests of sklearn.ensemble, "
+                        f"got {kind.__module__}.{kind.__qualname__}")
     is_classifier = cls is DecisionTreeClassifier
     name = type(estimator).__name__
     if not hasattr(estimator, "tree_"):
@@ -215,55 +279,3 @@ def from_sklearn(estimator):
     if isinstance(max_features, (int, np.integer)) and 1 <= max_features <= n_features:
         model.max_features_ = int(max_features)
     return model
-
-
-_FOREST_CLASSES = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-                   "ExtraTreesRegressor")
-
-
-def _jitree_forest_class(estimator):
-    """The jitree forest class of a scikit-learn forest (or a subclass), else None."""
-    module = sys.modules.get("sklearn.ensemble")
-    if module is None:
-        return None
-    from . import forest
-
-    for name in _FOREST_CLASSES:
-        sklearn_class = getattr(module, name, None)
-        if sklearn_class is not None and isinstance(estimator, sklearn_class):
-            return getattr(forest, name)
-    return None
-
-
-def _forest_from_sklearn(estimator, cls):
-    """A jitree forest of class ``cls`` holding the converted trees of a fitted scikit-learn
-    forest: same predictions (each tree predicts as scikit-learn's, and both average the
-    trees' class probabilities or means). The bootstrap draws are not known, so
-    ``estimators_samples_`` and the out-of-bag attributes are not available."""
-    name = type(estimator).__name__
-    if not hasattr(estimator, "estimators_"):
-        raise compatible(NotFittedError)(
-            f"This {name} instance is not fitted yet: fit it before converting it")
-    if estimator.n_outputs_ != 1:
-        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree trees have a "
-                         "single output")
-    is_classifier = hasattr(estimator, "classes_")
-    forest = cls(**_params(estimator, cls, is_classifier))
-    trees = [from_sklearn(tree) for tree in estimator.estimators_]
-    names = getattr(estimator, "feature_names_in_", None)
-    if is_classifier:
-        # scikit-learn's trees know the forest's classes by index: take its labels
-        forest.classes_ = np.array(estimator.classes_, copy=True)
-        forest.n_classes_ = forest.classes_.shape[0]
-        for tree in trees:
-            tree.classes_ = forest.classes_
-    for tree in trees:
-        if names is not None:
-            tree.feature_names_in_ = np.asarray(names, dtype=object)
-    forest.estimators_ = trees
-    forest.n_features_in_ = int(estimator.n_features_in_)
-    forest.n_outputs_ = 1
-    if names is not None:
-        forest.feature_names_in_ = np.asarray(names, dtype=object)
-    forest._layouts = {}
-    return forest
