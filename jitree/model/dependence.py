@@ -319,6 +319,12 @@ class _Layout:
                                   lambda: cls(model, False, is_classifier))
 
 
+def _grid_points(axes):
+    """The grid's points, one row each, in C order of ``axes[0] x axes[1] ...``."""
+    return np.ascontiguousarray(
+        np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes)))
+
+
 def _recursion(model, is_forest, is_classifier, axes, features, n_features):
     """Partial dependence of every column of the model's node table at the grid
     ``axes[0] x axes[1] ...``, shape (n_points, width), points in the grid's C order."""
@@ -349,8 +355,7 @@ def _recursion(model, is_forest, is_classifier, axes, features, n_features):
                 else out[inverse[0], 0, :]
             out = unsorted.reshape(-1, width)
         else:
-            points = np.ascontiguousarray(
-                np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes)))
+            points = _grid_points(axes)
             out = np.empty((points.shape[0], width))
             _dependence.recursion_partial_dependence(points, targets, layout.walk,
                                                      layout.roots, nodes, layout.stack_size,
@@ -467,8 +472,6 @@ def partial_dependence(model, X, features, grid=None, grid_resolution=100,
         categorical.append(bool(by_category))
         labels.append(str(names[feature]) if names is not None else f"x{feature}")
     grid_shape = tuple(axis.shape[0] for axis in axes)
-    points = np.ascontiguousarray(
-        np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes)))
 
     if is_classifier:
         n_classes = len(model.classes_)
@@ -482,7 +485,7 @@ def partial_dependence(model, X, features, grid=None, grid_resolution=100,
                                output_names=output_names)
     brute = method == "brute" or (method == "auto" and kind != "average")
     if brute:
-        individual = _individual(model, is_classifier, X_encoded, points, columns)
+        individual = _individual(model, is_classifier, X_encoded, _grid_points(axes), columns)
         individual = individual[:, :, outputs]  # (n_rows, n_points, n_outputs)
         if kind != "average":
             result["individual"] = np.ascontiguousarray(
