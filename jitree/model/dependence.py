@@ -204,6 +204,10 @@ def _numeric_grid(column, custom, grid_resolution, percentiles, label):
             raise ValueError(f"the grid of feature {label} holds infinity")
         return values, values
     finite = column[~np.isnan(column)].astype(np.float64)
+    # X enters the recursion only through its grid columns, checked here (the predictions
+    # of ICE check the whole of X; a categorical column's codes are finite)
+    if np.isinf(finite).any():
+        raise_infinite(column, "X")
     if not finite.shape[0]:
         raise ValueError(f"feature {label} has only missing values in X: no grid to build; "
                          "pass one with grid=")
@@ -452,9 +456,6 @@ def partial_dependence(model, X, features, grid=None, grid_resolution=100,
     if names is None:
         names = feature_names_of(X)
     columns = _resolve_features(features, n_features, names)
-    # the grid's columns (the predictions of ICE check the others)
-    if np.isinf(X_encoded[:, list(columns)]).any():
-        raise_infinite(X_encoded, "X")
     encoder = model._feature_encoder()
     feature_kind = np.asarray(encoder.feature_kind_)
     axes, grid_values, categorical, labels = [], [], [], []
