@@ -1,5 +1,6 @@
-"""jitree.to_onnx: the exported model, run by onnxruntime, reaches jitree's leaves on float32
-X (thresholds rounded down to float32, missing values routed as jitree routes them)."""
+"""jitree.to_onnx and jitree.to_treelite: the exported models, run by onnxruntime and by
+Treelite's GTIL, reach jitree's leaves (ONNX on float32 X: thresholds rounded down to float32)
+with missing values and unseen categories routed as jitree routes them."""
 
 import sys
 
@@ -8,11 +9,9 @@ import pytest
 
 import jitree
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
-
 
 def _run(model, X):
+    ort = pytest.importorskip("onnxruntime")
     session = ort.InferenceSession(jitree.to_onnx(model).SerializeToString(),
                                    providers=["CPUExecutionProvider"])
     return session.run(None, {"X": X})
@@ -70,6 +69,7 @@ def test_classifiers(labels):
 
 
 def test_refusals(monkeypatch):
+    pytest.importorskip("onnx")
     X, y = _data(4, n=300)
     X[:, 3] = np.abs(np.round(X[:, 3] * 2)) % 4
     categorical = jitree.DecisionTreeRegressor(categorical_features=[3], random_state=0)
@@ -82,3 +82,52 @@ def test_refusals(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ImportError, match=r"jitree\[onnx\]"):
         jitree.to_onnx(jitree.DecisionTreeRegressor(max_depth=2).fit(X, y))
+
+
+# -- Treelite ---------------------------------------------------------------------------------
+
+
+def _categorical_data(seed, n=3000):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n),
+                         rng.integers(0, 6, size=n).astype(float)])
+    y = X[:, 0] + (X[:, 2] % 3) * X[:, 1] + (X[:, 2] == 4)
+    X[rng.random(n) < 0.1, 1] = np.nan
+    X[rng.random(n) < 0.05, 2] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("split", ["subset", "one_vs_rest"])
+def test_treelite_predicts_as_jitree(split):
+    treelite = pytest.importorskip("treelite")
+    X, y = _categorical_data(5)
+    rows = X.copy()
+    rows[:100, 2] = 9.0  # a category the fit never saw: jitree's missing-value side
+    label = np.digitize(y, [0.0, 1.0])
+    sent_left = set()
+    for model in (jitree.DecisionTreeRegressor(max_depth=8),
+                  jitree.RandomForestRegressor(n_estimators=5, max_depth=8, random_state=0),
+                  jitree.DecisionTreeClassifier(max_depth=8),
+                  jitree.ExtraTreesClassifier(n_estimators=5, random_state=0)):
+        model.set_params(categorical_features=[2], categorical_split=split)
+        classifier = hasattr(model, "class_weight")
+        model.fit(X, label if classifier else y)
+        for estimator in getattr(model, "estimators_", [model]):
+            tree = estimator.tree_
+            sent_left.update(tree.missing_left[tree.split_kind == 1].tolist())
+        out = treelite.gtil.predict(jitree.to_treelite(model), rows)
+        expected = model.predict_proba(rows) if classifier else model.predict(rows)[:, None]
+        np.testing.assert_array_equal(out.reshape(expected.shape), expected)
+    assert sent_left == {0, 1}  # category tests routing missing values both ways were met
+
+
+def test_treelite_refusals(monkeypatch):
+    pytest.importorskip("treelite")
+    X, y = _categorical_data(6, n=400)
+    multiway = jitree.DecisionTreeRegressor(categorical_features=[2], categorical_split="multiway",
+                                            max_depth=3).fit(X, y)
+    with pytest.raises(ValueError, match="multiway"):
+        jitree.to_treelite(multiway)
+    monkeypatch.setitem(sys.modules, "treelite", None)
+    with pytest.raises(ImportError, match=r"jitree\[treelite\]"):
+        jitree.to_treelite(jitree.DecisionTreeRegressor(max_depth=2).fit(X, y))

@@ -1,5 +1,19 @@
-"""Export for serving: jitree trees and forests as ONNX models.
+"""Export for serving: jitree trees and forests as ONNX and Treelite models.
 
+Treelite
+--------
+:func:`to_treelite` builds a ``treelite.Model`` (Treelite 4's model builder), which reaches
+Treelite's ecosystem (TL2cgen compiled predictors, RAPIDS FIL, Triton's FIL backend). Threshold
+tests keep their float64 thresholds (``x <= t``, NaN to ``missing_left``'s side); category
+subset and one-vs-rest tests become Treelite category tests: the listed categories go to one
+child and every other value (a category outside the fitted codes included) to the side jitree
+sends missing values and unseen categories, NaN included. Multiway nodes (several children)
+have no Treelite form and are refused. Treelite reads a non-integral category value by its
+integer part, where jitree treats it as unseen. Leaves hold the tree's values (class
+probabilities, or the prediction), averaged over a forest's trees.
+
+ONNX
+----
 :func:`to_onnx` writes the ``ai.onnx.ml`` TreeEnsembleRegressor / TreeEnsembleClassifier
 operators, which onnxruntime (and any ONNX runtime with the ML domain) runs. Those operators
 compare in float32: the exported model takes float32 X, and each float64 threshold t becomes
@@ -14,7 +28,7 @@ jitree's routing of unseen categories: a tree holding one is refused with a Valu
 
 import numpy as np
 
-from .tree import SPLIT_THRESHOLD, TREE_LEAF
+from .tree import SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF
 
 _ML_OPSET = 3
 _ONNX_OPSET = 17
@@ -166,3 +180,92 @@ def to_onnx(model, name="jitree"):
     exported.ir_version = min(exported.ir_version, 8)
     onnx.checker.check_model(exported)
     return exported
+
+
+def _treelite_builder():
+    try:
+        from treelite import model_builder
+    except ImportError as error:
+        raise ImportError("to_treelite needs the treelite package (4.x): pip install "
+                          "'jitree[treelite]'") from error
+    return model_builder
+
+
+def _subset_codes(tree, node):
+    """The category codes 0 .. m - 1 a subset node sends left."""
+    m = int(tree.n_categories[tree.feature[node]])
+    words = tree.category_bits[tree.category_offset[node]:tree.category_offset[node]
+                               + (m + 63) // 64]
+    bits = np.unpackbits(words.astype("<u8").view(np.uint8), bitorder="little")[:m]
+    return np.flatnonzero(bits)
+
+
+def to_treelite(model):
+    """The Treelite model of a fitted jitree tree or forest (see the module docstring).
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier, DecisionTreeRegressor or a jitree forest
+        Fitted; threshold, category subset and one-vs-rest nodes (not multiway).
+
+    Returns
+    -------
+    treelite.Model
+        A classifier's model predicts the class probabilities (``treelite.gtil.predict``
+        gives shape (n_samples, 1, n_classes)), a regressor's the prediction ((n_samples, 1,
+        1)); a forest averages its trees.
+
+    Raises
+    ------
+    ImportError
+        treelite is missing (extra ``jitree[treelite]``).
+    ValueError
+        A tree has a multiway node.
+    """
+    builder_module = _treelite_builder()
+    estimators, classifier = _estimators(model)
+    n_trees = len(estimators)
+    first = estimators[0].tree_
+    n_outputs = first.value.shape[1]
+    metadata = builder_module.Metadata(
+        num_feature=first.n_features, task_type="kMultiClf" if classifier else "kRegressor",
+        average_tree_output=n_trees > 1, num_target=1,
+        num_class=[n_outputs if classifier else 1], leaf_vector_shape=(1, n_outputs))
+    annotation = builder_module.TreeAnnotation(
+        num_tree=n_trees, target_id=[0] * n_trees, class_id=[-1 if classifier else 0] * n_trees)
+    postprocessor = builder_module.PostProcessorFunc(
+        name="identity_multiclass" if classifier else "identity")
+    builder = builder_module.ModelBuilder(
+        threshold_type="float64", leaf_output_type="float64", metadata=metadata,
+        tree_annotation=annotation, postprocessor=postprocessor, base_scores=[0.0] * n_outputs)
+    for t, estimator in enumerate(estimators):
+        tree = estimator.tree_
+        if (tree.split_kind == SPLIT_MULTIWAY).any():
+            raise ValueError(f"tree {t} has multiway nodes (one child per category): Treelite's "
+                             "trees are binary; fit with categorical_split='subset' or "
+                             "'one_vs_rest' to export")
+        table = estimator._node_proba() if classifier else tree.value
+        builder.start_tree()
+        for node in range(tree.node_count):
+            builder.start_node(node)
+            left, right = int(tree.children_left[node]), int(tree.children_right[node])
+            if left == TREE_LEAF:
+                row = table[node]
+                builder.leaf([float(v) for v in row] if classifier else float(row[0]))
+            elif tree.split_kind[node] == SPLIT_THRESHOLD:
+                builder.numerical_test(int(tree.feature[node]), float(tree.threshold[node]),
+                                       default_left=bool(tree.missing_left[node]), opname="<=",
+                                       left_child_key=left, right_child_key=right)
+            else:
+                codes = _subset_codes(tree, node)
+                missing_left = bool(tree.missing_left[node])
+                if missing_left:  # list what goes right: every other value goes left
+                    m = int(tree.n_categories[tree.feature[node]])
+                    codes = np.setdiff1d(np.arange(m), codes)
+                builder.categorical_test(int(tree.feature[node]), default_left=missing_left,
+                                         category_list=[int(c) for c in codes],
+                                         category_list_right_child=missing_left,
+                                         left_child_key=left, right_child_key=right)
+            builder.end_node()
+        builder.end_tree()
+    return builder.commit()
