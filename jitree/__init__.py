@@ -23,6 +23,7 @@ from .model.persistence import load, save  # noqa: E402
 from .model.plot import plot_tree  # noqa: E402
 from .model.regressor import DecisionTreeRegressor  # noqa: E402
 from .model.rules import Condition, Rule, format_rules, rules, rules_to_text  # noqa: E402
+from .model.serving import to_onnx, to_treelite  # noqa: E402
 from .model.tree import TREE_LEAF, TREE_UNDEFINED, Tree  # noqa: E402
 
 __version__ = "0.1.0"
@@ -60,4 +61,6 @@ __all__ = [
     "shap_trees",
     "shap_values",
     "split_gain",
+    "to_onnx",
+    "to_treelite",
 ]
