@@ -9,6 +9,7 @@ from .measures import impurity, split_gain  # noqa: E402
 from .model._params import clone  # noqa: E402
 from .model.classifier import DecisionTreeClassifier  # noqa: E402
 from .model.criterion import Criterion  # noqa: E402
+from .model.dependence import partial_dependence, plot_partial_dependence  # noqa: E402
 from .model.explain import ShapValues, shap_interaction_values, shap_trees, shap_values  # noqa: E402
 from .model.export import export_graphviz, export_text  # noqa: E402
 from .model.forest import (  # noqa: E402
@@ -50,6 +51,8 @@ __all__ = [
     "from_sklearn",
     "impurity",
     "load",
+    "partial_dependence",
+    "plot_partial_dependence",
     "plot_tree",
     "rules",
     "rules_to_text",

@@ -369,6 +369,49 @@ def bench_quantiles(report, n_samples, n_estimators, repeat, threads):
                      peer_seconds, seconds, 2)
 
 
+def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
+    """jitree.partial_dependence against sklearn.inspection.partial_dependence
+    (method="recursion") on the same trees: a scikit-learn forest converted with
+    jitree.from_sklearn; one feature (grid_resolution=100) and a pair (20 x 20)."""
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    from sklearn.inspection import partial_dependence as sklearn_partial_dependence
+
+    jobs = threads[-1]
+    print(f"\n[partial dependence] scikit-learn RandomForestRegressor, {n_estimators} trees, "
+          f"max_depth=10, {n_samples} x 10 (converted with from_sklearn), n_jobs={jobs}")
+    X, y = _heteroscedastic_data(n_samples)
+    X = X.astype(np.float64)  # scikit-learn's grid and ours from the same values
+    theirs = ensemble.RandomForestRegressor(n_estimators=n_estimators, max_depth=10,
+                                            random_state=0, n_jobs=jobs).fit(X, y)
+    ours = jitree.from_sklearn(theirs)
+    for label, features, resolution in (("one feature, 100 points", 0, 100),
+                                        ("two features, 20 x 20", (0, 1), 20)):
+        print(f"  {label}:")
+        seconds = {}
+        for t in threads:
+            ours.n_jobs = t
+            seconds[t] = _median_seconds(
+                lambda f=features, r=resolution: jitree.partial_dependence(
+                    ours, X, f, grid_resolution=r), repeat)
+            report.add("pdp", "jitree", t, seconds[t])
+        peer_seconds = _median_seconds(
+            lambda f=features, r=resolution: sklearn_partial_dependence(
+                theirs, X, [f], method="recursion", grid_resolution=r), repeat)
+        report.add("pdp", "scikit-learn recursion", 1, peer_seconds)
+        difference = np.abs(
+            jitree.partial_dependence(ours, X, features, grid_resolution=resolution).average
+            - sklearn_partial_dependence(theirs, X, [features], method="recursion",
+                                         grid_resolution=resolution)["average"]).max()
+        print(f"  largest difference to scikit-learn: {difference:.1e}")
+        if len(threads) > 1:
+            report.ratio(f"speed-up over scikit-learn ({label}), 1 thread", peer_seconds,
+                         seconds[threads[0]])
+        report.ratio(f"speed-up over scikit-learn ({label}), {threads[-1]} threads",
+                     peer_seconds, seconds[threads[-1]], 10)
+
+
 def bench_shap(report, n_estimators, repeat, threads, n_rows=1000):
     """TreeSHAP against shap's TreeExplainer (path-dependent) on the same trees: a
     scikit-learn forest of depth 10 converted with from_sklearn, SHAP values of 1,000 rows."""
@@ -732,13 +775,15 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
-                                 "categorical", "quantiles", "shap"])
+                                 "categorical", "quantiles", "shap", "pdp"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
     parser.add_argument("--chunk-rows", type=int, default=1_000_000)
     parser.add_argument("--quantile-rows", type=int, default=20_000,
                         help="training rows of the quantile forest figure")
+    parser.add_argument("--pdp-rows", type=int, default=20_000,
+                        help="training rows of the partial dependence figure")
     parser.add_argument("--categorical-rows", type=int, default=200_000,
                         help="rows of the categorical split-search figure")
     args = parser.parse_args(argv)
@@ -777,6 +822,8 @@ def main(argv=None):
                      max(1, args.repeat // 2), threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
+    if "pdp" in only:
+        bench_partial_dependence(report, args.pdp_rows, args.trees, args.repeat, threads)
     if "shap" in only:
         bench_shap(report, args.trees, args.repeat, threads)
     if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
