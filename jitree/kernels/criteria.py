@@ -163,6 +163,18 @@ def _user_value(criterion, value):
 
 
 @jit
+def weighted_total(weight, values):
+    """sum_i weight[i] * values[i], added in index order: the same bits on every machine
+    (a BLAS dot adds in blocks that depend on the library and the CPU, and the root's
+    statistics and the regression targets' centre then differ in their last bits, enough to
+    turn a near tie between two splits the other way)."""
+    total = 0.0
+    for i in range(np.uint64(weight.shape[0])):
+        total += weight[i] * values[i]
+    return total
+
+
+@jit
 def accumulate(stats, row, data, index_row, label_row, first, end):
     """Add the samples at positions ``first:end`` of a sorted segment (``index_row``, their
     classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one

@@ -191,7 +191,8 @@ class Scaling:
             return cls(weight_unit, float(np.ldexp(target[0], -magnitude)), magnitude, 0, True)
         z = np.ldexp(target, -magnitude)  # exact: |z| < 1
         weight = sample_weight / weight_unit
-        centre = float(np.dot(weight, z) / weight.sum())
+        centre = float(criteria.weighted_total(weight, z)
+                       / criteria.weighted_total(weight, np.ones_like(weight)))
         spread = int(np.frexp(np.abs(z - centre).max())[1])
         return cls(weight_unit, centre, magnitude, spread, True)
 
@@ -393,9 +394,9 @@ class TreeBuilder:
                           np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
         root_stats = np.zeros(n_stats)
         if params.is_regression:
-            root_stats[0] = np.dot(sample_weight, target)
-            root_stats[1] = np.dot(sample_weight, term) if term.shape[0] else \
-                np.dot(sample_weight * target, target)
+            root_stats[0] = criteria.weighted_total(sample_weight, target)
+            root_stats[1] = criteria.weighted_total(sample_weight, term) if term.shape[0] \
+                else criteria.weighted_total(sample_weight * target, target)
             if order:
                 by_target = np.argsort(target, kind="stable")
                 root_stats[pinball.STAT_VALUE], root_stats[pinball.STAT_LOSS] = \
