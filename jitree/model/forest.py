@@ -596,8 +596,14 @@ class BaseForest(ParamsMixin):
 
     def _predict_mean_validated(self, X):
         """:meth:`_predict_mean` of an X already through :meth:`_validate_predict_X`."""
-        threshold_trees = all(model.tree_.is_binary_threshold for model in self.estimators_)
-        with n_threads(self.n_jobs) as threads:
+        threshold_trees = self._layouts.get("threshold_trees")
+        if threshold_trees is None:  # once per fit: 100 trees' checks cost as much as a row
+            threshold_trees = all(model.tree_.is_binary_threshold
+                                  for model in self.estimators_)
+            self._layouts["threshold_trees"] = threshold_trees
+        # a few rows fill one task: a second thread would only cost its start (10 us)
+        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        with n_threads(jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
             if threshold_trees:
