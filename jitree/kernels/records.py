@@ -189,7 +189,7 @@ ShapTrees = namedtuple("ShapTrees", [
     # of the trees' nodes (numbered one tree after another, as for predict_nodes)
     "root",       # (n_trees,) int64: each tree's root
     "fraction",   # (n_nodes,) float64: a node's share of its parent's training weight
-                  # (its weighted_n_node_samples over the sum of its siblings'; 1 at a root)
+                  # (jitree.kernels.dependence.node_shares; 1 at a root)
     "table",      # (n_nodes, n_outputs) float64: what a leaf adds to the output (scaled)
     "max_depth",  # int64: the deepest tree's depth
     "gauss_u",    # (n + 1, n) float64: row m holds the m Gauss-Legendre nodes on [0, 1]

@@ -83,21 +83,6 @@ def new_work(trees, n_features):
 
 
 @jit
-def _n_children(walk, node):
-    if walk.split_kind[node] == SPLIT_MULTIWAY:
-        return walk.children_right[node] - walk.children_left[node] + 1
-    return 2
-
-
-@jit
-def _child(walk, node, k):
-    """The k-th child of internal ``node`` (multiway children are numbered consecutively)."""
-    if walk.split_kind[node] == SPLIT_MULTIWAY or k == 0:
-        return walk.children_left[node] + k
-    return walk.children_right[node]
-
-
-@jit
 def _hot_children(X, first, n_block, walk, node, hot, offset):
     """hot[offset + r] = the child of ``node`` that row first + r goes to; a threshold test
     without a branch per row (whether x goes right is as good as random)."""
@@ -356,26 +341,3 @@ def shap_interaction_values(X, walk, trees, chunk_rows, out):
             for first in range(chunk * chunk_rows, last, BLOCK_ROWS):
                 explain_block(X, first, min(BLOCK_ROWS, last - first), walk, trees, t, work,
                               no_values, out, True)
-
-
-@jit
-def expected_value(walk, trees, out):
-    """out[c] = the trees' expected output c: each leaf's value times the product of the
-    weight fractions on its path, summed over leaves and trees (the values of a row sum to
-    its output minus this)."""
-    table = trees.table
-    n_nodes = walk.feature.shape[0]
-    expectation = np.zeros((n_nodes, table.shape[1]))
-    for node in range(n_nodes - 1, -1, -1):  # children are numbered after their parent
-        if walk.children_left[node] == TREE_LEAF:
-            for c in range(table.shape[1]):
-                expectation[node, c] = table[node, c]
-            continue
-        for k in range(_n_children(walk, node)):
-            child = _child(walk, node, k)
-            for c in range(table.shape[1]):
-                expectation[node, c] += trees.fraction[child] * expectation[child, c]
-    out[:] = 0.0
-    for t in range(trees.root.shape[0]):
-        for c in range(table.shape[1]):
-            out[c] += expectation[trees.root[t], c]

@@ -458,6 +458,14 @@ class BaseDecisionTree(ParamsMixin):
         return model
 
     # -- prediction --------------------------------------------------------------------------
+    def _node_layout(self):
+        """``(walk, roots, table)`` as a forest's :meth:`_node_layout` gives them: this tree's
+        :class:`~jitree.kernels.records.TreeWalk`, its root, and what each node predicts
+        (class probabilities or the mean)."""
+        table = (self._node_proba() if self._task == "classification"
+                 else self.tree_.value)
+        return self.tree_.walk_arrays(), np.zeros(1, dtype=np.int64), table
+
     def _predict_chunks(self, chunks, validated_method):
         """Predictions of an iterator of chunks (2-D arrays or DataFrames), one chunk at a
         time, concatenated: input memory is bounded by a chunk."""

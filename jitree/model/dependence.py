@@ -25,7 +25,7 @@ from .._threading import n_threads
 from ..kernels import dependence as _dependence
 from .categories import FEATURE_NUMERIC
 from .tree import SPLIT_THRESHOLD, TREE_LEAF, raise_infinite, read_only
-from .validation import check_is_fitted, feature_names_of
+from .validation import feature_names_of, fitted_trees
 
 _KINDS = ("average", "individual", "both")
 _METHODS = ("auto", "recursion", "brute")
@@ -64,19 +64,8 @@ class PartialDependence(dict):
 def _fitted_parts(model):
     """(is_forest, is_classifier) of a fitted jitree tree or forest; TypeError for anything
     else, NotFittedError when not fitted."""
-    from ._base import BaseDecisionTree
-    from .forest import BaseForest
-
-    if isinstance(model, BaseForest):
-        check_is_fitted(model, "estimators_")
-        return True, model._task == "classification"
-    if isinstance(model, BaseDecisionTree):
-        check_is_fitted(model)
-        return False, model._task == "classification"
-    kind = type(model)
-    raise TypeError("partial_dependence takes a fitted jitree DecisionTreeClassifier, "
-                    "DecisionTreeRegressor or forest (RandomForest*, ExtraTrees*), got "
-                    f"{kind.__module__}.{kind.__qualname__}")
+    estimators, is_classifier = fitted_trees(model, "partial_dependence")
+    return estimators[0] is not model, is_classifier
 
 
 def _check_options(grid_resolution, percentiles, kind, method):
@@ -275,14 +264,9 @@ class _Layout:
     the number of trees and the features some tree tests other than by a threshold."""
 
     def __init__(self, model, is_forest, is_classifier):
-        if is_forest:
-            walk, roots, table = model._node_layout()
-            trees = [estimator.tree_ for estimator in model.estimators_]
-        else:
-            tree = model.tree_
-            walk, roots = tree.walk_arrays(), np.zeros(1, dtype=np.int64)
-            table = model._node_proba() if is_classifier else tree.value
-            trees = [tree]
+        walk, roots, table = model._node_layout()
+        trees = ([estimator.tree_ for estimator in model.estimators_] if is_forest
+                 else [model.tree_])
         table = np.array(table, dtype=np.float64, order="C")
         weight = np.concatenate([tree.weighted_n_node_samples for tree in trees])
         walk, table, weight = _breadth_first(walk, roots, table, weight, trees)

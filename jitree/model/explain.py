@@ -6,7 +6,8 @@ values per class, as ``shap`` lays them out for scikit-learn classifiers), the p
 regressor; a forest's are the mean of its trees'. Every node kind (threshold, category subset,
 one-vs-rest, multiway), missing values and unseen categories are followed as ``predict``
 follows them. A node's children share its weight in proportion to their training weight
-(``weighted_n_node_samples``, the "cover"), as in ``shap``'s path-dependent explainer.
+(``weighted_n_node_samples``, the "cover", over the parent's), as in ``shap``'s
+path-dependent explainer.
 """
 
 from collections import namedtuple
@@ -14,9 +15,11 @@ from collections import namedtuple
 import numpy as np
 
 from .._threading import n_threads
+from ..kernels import dependence as _dependence
 from ..kernels import shap as _shap
 from ..kernels.records import ShapTrees
 from .tree import raise_infinite, read_only
+from .validation import fitted_trees
 
 SHAP_CHUNK_ROWS = 64  # rows per parallel task (blocks of BLOCK_ROWS walk each tree together)
 
@@ -34,43 +37,7 @@ expected_value : float or ndarray of shape (n_classes,)
     average of the leaves): a row's values sum to its prediction minus this.
 """
 
-_Layout = namedtuple("_Layout", ["walk", "trees", "classifier"])
-
-
-def _fitted_trees(model):
-    """The estimators whose trees ``model`` averages ([model] for a tree) and whether they
-    are classifiers."""
-    from .classifier import DecisionTreeClassifier
-    from .forest import BaseForest
-    from .regressor import DecisionTreeRegressor
-    from .validation import check_is_fitted
-
-    if isinstance(model, BaseForest):
-        check_is_fitted(model, "estimators_")
-        return list(model.estimators_), isinstance(model.estimators_[0], DecisionTreeClassifier)
-    if isinstance(model, (DecisionTreeClassifier, DecisionTreeRegressor)):
-        check_is_fitted(model)
-        return [model], isinstance(model, DecisionTreeClassifier)
-    raise TypeError("SHAP values need a fitted jitree tree or forest (DecisionTreeClassifier, "
-                    "DecisionTreeRegressor or one of the four forests), got "
-                    f"{type(model).__name__}; convert scikit-learn models with "
-                    "jitree.from_sklearn")
-
-
-def _child_fractions(tree):
-    """Per node: its weighted_n_node_samples over the sum of its siblings' (1 at the root;
-    the children share equally when they have no weight at all)."""
-    cover = tree.weighted_n_node_samples
-    parent, child = tree.parent_child_pairs()
-    siblings = np.zeros(tree.node_count)
-    np.add.at(siblings, parent, cover[child])
-    n_children = np.zeros(tree.node_count)
-    np.add.at(n_children, parent, 1.0)
-    fraction = np.ones(tree.node_count)
-    total = siblings[parent]
-    fraction[child] = np.where(total > 0.0, cover[child] / np.where(total > 0.0, total, 1.0),
-                               1.0 / np.maximum(n_children[parent], 1.0))
-    return fraction
+_Layout = namedtuple("_Layout", ["walk", "trees", "classifier", "expected"])
 
 
 def _gauss_legendre(n):
@@ -85,26 +52,25 @@ def _gauss_legendre(n):
 
 
 def _layout(model):
-    """The trees' arrays as the TreeSHAP kernels read them, built once per model."""
-    estimators, classifier = _fitted_trees(model)
+    """The trees' arrays as the TreeSHAP kernels read them, built once per model: each
+    node's share of its parent's training weight and the expected output come from
+    :func:`jitree.kernels.dependence.node_shares` (the path-dependent expectation is the
+    partial dependence recursion's subtree mean)."""
+    estimators, classifier = fitted_trees(model, "SHAP values")
     key = tuple(id(estimator.tree_) for estimator in estimators)
     cached = model.__dict__.get("_shap_layout")
     if cached is not None and cached[0] == key:
         return cached[1]
-    if len(estimators) > 1 or model is not estimators[0]:
-        walk, roots, table = model._node_layout()
-    else:
-        tree = model.tree_
-        walk = tree.walk_arrays()
-        roots = np.zeros(1, dtype=np.int64)
-        table = model._node_proba() if classifier else tree.value
-    table = table / len(estimators)  # a forest predicts the mean of its trees
-    fraction = np.concatenate([_child_fractions(e.tree_) for e in estimators])
+    walk, roots, table = model._node_layout()
+    table = np.ascontiguousarray(table / len(estimators))  # a forest's mean of its trees
+    weight = np.concatenate([e.tree_.weighted_n_node_samples for e in estimators])
+    fraction = np.empty(weight.shape[0])
+    mean = np.empty(table.shape)
+    _dependence.node_shares(walk, weight, table, fraction, mean)
     max_depth = max(e.tree_.max_depth for e in estimators)
-    trees = ShapTrees(np.asarray(roots, dtype=np.int64),
-                      *read_only(fraction, np.ascontiguousarray(table)), np.int64(max_depth),
-                      *read_only(*_gauss_legendre((max_depth + 1) // 2)))
-    layout = _Layout(walk, trees, classifier)
+    trees = ShapTrees(np.asarray(roots, dtype=np.int64), *read_only(fraction, table),
+                      np.int64(max_depth), *read_only(*_gauss_legendre((max_depth + 1) // 2)))
+    layout = _Layout(walk, trees, classifier, mean[roots].sum(axis=0))
     model.__dict__["_shap_layout"] = (key, layout)
     return layout
 
@@ -125,12 +91,11 @@ def _explain(model, X, interactions):
         raise_infinite(X, "X")
     n_rows, n_features = X.shape
     n_outputs = layout.trees.table.shape[1]
-    expected = np.zeros(n_outputs)
+    expected = layout.expected.copy()
     shape = ((n_rows, n_features, n_features, n_outputs) if interactions
              else (n_rows, n_features, n_outputs))
     values = np.zeros(shape)
     kernel = _shap.shap_interaction_values if interactions else _shap.shap_values
-    _shap.expected_value(layout.walk, layout.trees, expected)
     if n_rows:
         with n_threads(model.n_jobs) as threads:
             chunk_rows = max(1, min(SHAP_CHUNK_ROWS, -(-n_rows // (4 * threads))))

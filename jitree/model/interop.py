@@ -132,17 +132,24 @@ def _sklearn_forest_name(estimator):
     return None
 
 
+def _check_convertible(estimator, fitted_attribute, kind):
+    """NotFittedError for an unfitted scikit-learn estimator, ValueError for several outputs
+    (jitree ``kind`` have one)."""
+    name = type(estimator).__name__
+    if not hasattr(estimator, fitted_attribute):
+        raise compatible(NotFittedError)(
+            f"This {name} instance is not fitted yet: fit it before converting it")
+    if estimator.n_outputs_ != 1:
+        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree {kind} have a "
+                         "single output")
+
+
 def _forest_from_sklearn(estimator, name):
     """A jitree forest of the same kind holding the converted trees of ``estimator``."""
     from . import forest as jitree_forests
 
     cls = getattr(jitree_forests, name)
-    if not hasattr(estimator, "estimators_"):
-        raise compatible(NotFittedError)(
-            f"This {name} instance is not fitted yet: fit it before converting it")
-    if estimator.n_outputs_ != 1:
-        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree forests have a "
-                         "single output")
+    _check_convertible(estimator, "estimators_", "forests")
     sklearn_params = estimator.get_params(deep=False)
     names = set(cls._param_names()) - {"criterion", "random_state", "class_weight", "n_jobs",
                                        "oob_score", "warm_start", "verbose"}
@@ -229,12 +236,7 @@ def from_sklearn(estimator):
                         f"got {kind.__module__}.{kind.__qualname__}")
     is_classifier = cls is DecisionTreeClassifier
     name = type(estimator).__name__
-    if not hasattr(estimator, "tree_"):
-        raise compatible(NotFittedError)(
-            f"This {name} instance is not fitted yet: fit it before converting it")
-    if estimator.n_outputs_ != 1:
-        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree trees have a "
-                         "single output")
+    _check_convertible(estimator, "tree_", "trees")
 
     source = estimator.tree_
     n_nodes = int(source.node_count)

@@ -28,7 +28,8 @@ jitree's routing of unseen categories: a tree holding one is refused with a Valu
 
 import numpy as np
 
-from .tree import SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF
+from .tree import SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF, float32_below
+from .validation import fitted_trees
 
 _ML_OPSET = 3
 _ONNX_OPSET = 17
@@ -42,33 +43,6 @@ def _onnx():
         raise ImportError("to_onnx needs the onnx package: pip install 'jitree[onnx]'") \
             from error
     return onnx, helper
-
-
-def _float32_below(threshold):
-    """The largest float32 <= each float64 threshold (as float64 values): the largest finite
-    float32 above its range (every finite float32 x is below), -inf below it."""
-    largest = float(np.finfo(np.float32).max)
-    with np.errstate(over="ignore"):
-        rounded = np.minimum(threshold, largest).astype(np.float32)
-    above = rounded.astype(np.float64) > threshold
-    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
-    return rounded.astype(np.float64)
-
-
-def _estimators(model):
-    from .classifier import DecisionTreeClassifier
-    from .forest import BaseForest
-    from .regressor import DecisionTreeRegressor
-    from .validation import check_is_fitted
-
-    if isinstance(model, BaseForest):
-        check_is_fitted(model, "estimators_")
-        return list(model.estimators_), isinstance(model.estimators_[0], DecisionTreeClassifier)
-    if isinstance(model, (DecisionTreeClassifier, DecisionTreeRegressor)):
-        check_is_fitted(model)
-        return [model], isinstance(model, DecisionTreeClassifier)
-    raise TypeError("to_onnx exports a fitted jitree tree or forest, got "
-                    f"{type(model).__name__}")
 
 
 def _node_attributes(estimators):
@@ -92,7 +66,7 @@ def _node_attributes(estimators):
         columns["nodes_nodeids"].extend(range(n))
         columns["nodes_featureids"].extend(np.where(internal, tree.feature, 0).tolist())
         columns["nodes_values"].extend(
-            np.where(internal, _float32_below(tree.threshold), 0.0).tolist())
+            np.where(internal, float32_below(tree.threshold), 0.0).tolist())
         columns["nodes_modes"].extend(["BRANCH_LEQ" if i else "LEAF" for i in internal])
         columns["nodes_truenodeids"].extend(np.where(internal, tree.children_left, 0).tolist())
         columns["nodes_falsenodeids"].extend(
@@ -131,7 +105,7 @@ def to_onnx(model, name="jitree"):
         exported as int64) nor strings.
     """
     onnx, helper = _onnx()
-    estimators, classifier = _estimators(model)
+    estimators, classifier = fitted_trees(model, "to_onnx")
     attributes = _node_attributes(estimators)
     n_trees = len(estimators)
     n_features = estimators[0].tree_.n_features
@@ -223,7 +197,7 @@ def to_treelite(model):
         A tree has a multiway node.
     """
     builder_module = _treelite_builder()
-    estimators, classifier = _estimators(model)
+    estimators, classifier = fitted_trees(model, "to_treelite")
     n_trees = len(estimators)
     first = estimators[0].tree_
     n_outputs = first.value.shape[1]

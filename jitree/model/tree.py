@@ -43,6 +43,17 @@ _FEATURE_ARRAYS = (
 )
 
 
+def float32_below(threshold):
+    """The largest float32 <= each float64 threshold: ``x <= it`` exactly when ``x <=
+    threshold`` for every float32 x (beyond float32's range: inf, then stepped down to the
+    largest finite float32)."""
+    with np.errstate(over="ignore"):
+        rounded = np.asarray(threshold, dtype=np.float64).astype(np.float32)
+    above = rounded.astype(np.float64) > threshold
+    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+    return rounded
+
+
 def raise_infinite(X, name):
     """The ValueError for X holding an infinity (NaN is a missing value, infinity is not)."""
     raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
@@ -461,12 +472,7 @@ class Tree:
                         flat_of_node[np.where(leaf, 0, self.children_left[node_of_flat])])
         threshold = np.where(leaf, np.inf, self.threshold[node_of_flat])
         if dtype == np.float32:
-            # largest float32 <= the float64 threshold: same comparisons on float32 values
-            with np.errstate(over="ignore"):  # beyond float32's range: inf, then stepped down
-                rounded = threshold.astype(np.float32)
-            above = rounded.astype(np.float64) > threshold
-            rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
-            threshold = rounded
+            threshold = float32_below(threshold)
         feature, threshold, left, node_of_flat = read_only(feature, threshold,
                                                            left.astype(np.int32), node_of_flat)
         return (feature, threshold, left, self.max_depth, node_of_flat)

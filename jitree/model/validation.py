@@ -296,6 +296,26 @@ def check_sample_weight(sample_weight, n_samples):
     return weight
 
 
+def fitted_trees(model, purpose):
+    """``(estimators, is_classifier)`` of a fitted jitree tree (``[model]``) or forest (its
+    trees): what the explanations and exports read. TypeError naming ``purpose`` for
+    anything else, NotFittedError when not fitted."""
+    from ._base import BaseDecisionTree
+    from .forest import BaseForest
+
+    if isinstance(model, BaseForest):
+        check_is_fitted(model, "estimators_")
+        return list(model.estimators_), model._task == "classification"
+    if isinstance(model, BaseDecisionTree):
+        check_is_fitted(model)
+        return [model], model._task == "classification"
+    kind = type(model)
+    raise TypeError(f"{purpose} needs a fitted jitree tree or forest (DecisionTreeClassifier, "
+                    "DecisionTreeRegressor, RandomForest*, ExtraTrees*), got "
+                    f"{kind.__module__}.{kind.__qualname__}; convert scikit-learn models with "
+                    "jitree.from_sklearn")
+
+
 def check_is_fitted(estimator, attribute="tree_"):
     if not hasattr(estimator, attribute):
         raise compatible(NotFittedError)(
