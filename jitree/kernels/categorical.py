@@ -3,7 +3,20 @@
 A categorical feature holds category codes 0 .. m-1 (NaN: missing) and is presorted like any
 feature, so a node's segment lists its samples by increasing code: the samples of each category
 present at the node form one *run*. One pass over the segment gives the statistics of the q
-present categories (:func:`run_statistics`, O(n_node)); the search then works on those q runs:
+present categories (:func:`run_statistics`, O(n_node)); the search then works on those q runs.
+
+Regularisation (:class:`~jitree.kernels.records.CategorySettings`), for search that fits noise
+on many rare categories:
+
+- pooling (``min_weight``): the categories of less weight than ``min_weight`` at the node are
+  one run, the *pool*, searched as one category (its members go to the same child);
+- smoothing (``smoothing`` = a): a run is ordered by (S_v + a S / W) / (W_v + a) instead of
+  S_v / W_v (S the ordering statistic, W the weight, of the run v and of the node), so that a
+  light category's order moves toward the node's own; the split scores stay exact;
+- ``max_one_vs_rest``: ``SUBSET`` nodes with at most this many runs test one run against the
+  rest.
+
+The modes, on the q runs left:
 
 - ``SUBSET``, best ``x ∈ V``:
   - binary classification and regression: runs ordered by P(class 1 | v) or by mean y, and
@@ -15,8 +28,9 @@ present categories (:func:`run_statistics`, O(n_node)); the search then works on
     P(c | v) and their prefixes tried; the best over the classes is kept;
   - ``max_subset_size`` l > 0: only partitions with a side of at most l categories; that side
     is the tested set V (left).
-- ``ONE_VS_REST``: ``x == c`` for each present category c.
-- ``MULTIWAY``: one child per present category (ID3 / C4.5); the score is the sum of
+- ``ONE_VS_REST``: ``x == c`` for each present category c (for the pool: ``x ∈ pool``).
+- ``MULTIWAY``: one child per present category (the pool: one child) (ID3 / C4.5); the
+  score is the sum of
   :func:`criteria.child_score` over the children (gain ratio: C4.5's ratio). The missing
   samples join the best child or make one of their own.
 
@@ -154,12 +168,53 @@ def two_way_score(settings, is_regression, base, node, missing, parent_entropy, 
 
 
 @jit
-def _order(run_stats, run_weight, q, column, out):
-    """Runs 0..q-1 by increasing stats[:, column] / weight (stable: ties by code)."""
+def _order(run_stats, run_weight, q, column, prior, smoothing, out):
+    """Runs 0..q-1 by increasing smoothed statistic (stats[:, column] + smoothing * prior) /
+    (weight + smoothing), ``prior`` the node's stats[column] / weight (stable: ties by
+    code)."""
     key = np.empty(q)
     for r in range(q):
-        key[r] = run_stats[r, column] / run_weight[r] if run_weight[r] > 0.0 else 0.0
+        weight = run_weight[r] + smoothing
+        key[r] = (run_stats[r, column] + smoothing * prior) / weight if weight > 0.0 else 0.0
     out[:q] = np.argsort(key, kind="mergesort")
+
+
+@jit
+def pool_runs(runs, q, min_weight, group):
+    """Pool the runs of weight below ``min_weight`` into one: the runs are compacted in
+    place (their increasing order kept, the pool at the place of its first member) and
+    ``group[r]`` receives the new index of original run r. Returns the number of runs
+    left. With fewer than two rare runs nothing changes (a pool of one is that run)."""
+    n_rare = 0
+    for r in range(q):
+        if runs.weight[r] < min_weight:
+            n_rare += 1
+    if n_rare < 2:
+        for r in range(q):
+            group[r] = r
+        return q
+    n_stats = runs.stats.shape[1]
+    pool = -1
+    kept = 0
+    for r in range(q):
+        if runs.weight[r] < min_weight and pool >= 0:
+            for s in range(n_stats):
+                runs.stats[pool, s] += runs.stats[r, s]
+            runs.weight[pool] += runs.weight[r]
+            runs.count[pool] += runs.count[r]
+            group[r] = pool
+            continue
+        if runs.weight[r] < min_weight:
+            pool = kept
+        if kept != r:
+            runs.code[kept] = runs.code[r]
+            for s in range(n_stats):
+                runs.stats[kept, s] = runs.stats[r, s]
+            runs.weight[kept] = runs.weight[r]
+            runs.count[kept] = runs.count[r]
+        group[r] = kept
+        kept += 1
+    return kept
 
 
 @jit
@@ -234,10 +289,16 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
     runs = Runs(np.empty(q, dtype=np.int64), np.empty((q, n_stats)), np.empty(q),
                 np.empty(q, dtype=np.int64))
     run_statistics(data, rows, runs)
+    n_present = q
+    code_of = runs.code.copy()  # the code of each present category
+    group = np.empty(q, dtype=np.int64)  # the run each present category is searched in
+    q = pool_runs(runs, q, categories.min_weight, group)
+    if q < 2 and n_missing == 0:
+        return -np.inf, -1, NO_MISSING
+    smoothing = categories.smoothing
     run_stats = runs.stats
     run_weight = runs.weight
     run_count = runs.count
-    run_code = runs.code
     n_node = node.count
     write = out_code.shape[0] > 0
     best_score = -np.inf
@@ -259,9 +320,9 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
         if best_score == -np.inf:
             return best_score, -1, -1
         if write:
-            for r in range(q):
-                out_code[r] = run_code[r]
-                out_slot[r] = r
+            for r in range(n_present):
+                out_code[r] = code_of[r]
+                out_slot[r] = group[r]
         return best_score, q + (best_missing == q), best_missing
 
     base = np.zeros(n_stats)
@@ -274,7 +335,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
 
     if q < 2:
         pass  # one category and missing values: only the split below
-    elif mode == ONE_VS_REST:
+    elif mode == ONE_VS_REST or q <= categories.max_one_vs_rest:
         for r in range(q):
             score, direction = two_way_score(
                 settings, is_regression, Side(run_stats[r], run_weight[r], run_count[r]),
@@ -322,7 +383,8 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
             n_orders = 1 if n_classes <= 2 else n_classes
             for o in range(n_orders):
                 column = o if n_classes > 2 else (1 if n_classes == 2 else 0)
-                _order(run_stats, run_weight, q, column, order)
+                _order(run_stats, run_weight, q, column, node_stats[column] / node_weight,
+                       smoothing, order)
                 base[:] = 0.0
                 weight_left = 0.0
                 count_left = 0
@@ -373,15 +435,16 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                 in_left[r] = (best_a >> r) & 1
         else:
             order = np.empty(q, dtype=np.int64)
-            _order(run_stats, run_weight, q, best_a, order)
+            _order(run_stats, run_weight, q, best_a, node_stats[best_a] / node_weight,
+                   smoothing, order)
             for t in range(best_b):
                 in_left[order[t]] = 1
-        for r in range(q):
-            out_code[r] = run_code[r]
-            side_left = in_left[r] == 1
+        for r in range(n_present):
+            out_code[r] = code_of[r]
+            side_left = in_left[group[r]] == 1
             if best_swap:
                 side_left = not side_left
             out_slot[r] = 0 if side_left else 1
     if best_swap and best_missing != NO_MISSING:
         best_missing = MISSING_LEFT if best_missing == MISSING_RIGHT else MISSING_RIGHT
-    return best_score, q, best_missing
+    return best_score, n_present, best_missing

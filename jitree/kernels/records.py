@@ -98,6 +98,12 @@ CategorySettings = namedtuple("CategorySettings", [
     "mode",             # int64: SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
     "max_exhaustive",   # int64
     "max_subset_size",  # int64 (0: no bound)
+    "smoothing",        # float64: weight of the node's statistic mixed into each category's
+                        # when categories are ordered (0: none)
+    "min_weight",       # float64: categories of less weight at a node are pooled into one
+                        # (0: none)
+    "max_one_vs_rest",  # int64: SUBSET nodes with at most this many categories (after
+                        # pooling) test one category against the rest (0: never)
 ])
 
 NodeBatch = namedtuple("NodeBatch", [

@@ -32,6 +32,11 @@ _PARALLEL_FIT_VALUES = 20_000
 # 2**(m-1) - 1 partitions are scored per node and categorical feature: 2**19 at most
 _MAX_EXHAUSTIVE_LIMIT = 20
 _SEED_RANGE = 2**63
+# defaults of the category search's regularisation (kernels.categorical), chosen on public
+# tables (python -m jitree.bench --only categorical-tables)
+CATEGORY_SMOOTHING = 0.0
+MIN_SAMPLES_CATEGORY = 0
+MAX_ONE_VS_REST_CATEGORIES = 0
 
 
 def _check_int(name, value, low, allow_none=False):
@@ -263,6 +268,15 @@ class BaseDecisionTree(ParamsMixin):
                              f"(2**(m-1) partitions per node), got {max_exhaustive}")
         max_subset_size = _check_int("max_subset_size", getattr(self, "max_subset_size", None),
                                      1, allow_none=True)
+        category_smoothing = _check_float(
+            "category_smoothing", getattr(self, "category_smoothing", CATEGORY_SMOOTHING),
+            0.0, np.inf)
+        min_samples_category = _check_float(
+            "min_samples_category",
+            getattr(self, "min_samples_category", MIN_SAMPLES_CATEGORY), 0.0, np.inf)
+        max_one_vs_rest = _check_int(
+            "max_one_vs_rest_categories",
+            getattr(self, "max_one_vs_rest_categories", MAX_ONE_VS_REST_CATEGORIES), 0)
         encoder = getattr(self, "_encoder", None)
         quantile = 0.5
         if criterion == criteria.QUANTILE:
@@ -297,6 +311,9 @@ class BaseDecisionTree(ParamsMixin):
             categorical_mode=mode,
             max_exhaustive_categories=max_exhaustive,
             max_subset_size=max_subset_size or 0,
+            category_smoothing=category_smoothing,
+            min_samples_category=min_samples_category,
+            max_one_vs_rest_categories=max_one_vs_rest,
             monotonic=self._monotonic(n_features, encoder, n_classes),
             interaction=self._interactions(n_features),
             quantile=quantile,

@@ -65,6 +65,11 @@ class GrowParams:
     categorical_mode: int = 0  # SUBSET, ONE_VS_REST or MULTIWAY of kernels.categorical
     max_exhaustive_categories: int = 10
     max_subset_size: int = 0  # 0: no bound
+    # category search regularisation, in samples of the tree's mean weight (see
+    # kernels.categorical): smoothing of the categories' order, pooling of rare categories
+    category_smoothing: float = 0.0
+    min_samples_category: float = 0.0
+    max_one_vs_rest_categories: int = 0  # 0: never
     # monotonic constraint per feature on the kernels' node value stats[0] / weight (the mean
     # target; classification: the fraction of class 0, so a constraint on P(class 1) enters
     # with its sign flipped); None: none
@@ -96,9 +101,11 @@ class GrowParams:
             else np.ascontiguousarray(self.interaction, dtype=np.uint8),
             np.float64(self.quantile))
 
-    def categories(self, n_features):
+    def categories(self, n_features, sample_unit):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no
-        feature is categorical (the growth loop then leaves the category search out)."""
+        feature is categorical (the growth loop then leaves the category search out).
+        ``sample_unit``: the mean weight of the tree's samples (in the kernels' units), the
+        weight of one sample in the settings counted in samples."""
         if self.feature_kind is None:
             return None
         is_categorical = (np.asarray(self.feature_kind) == FEATURE_CATEGORICAL)
@@ -108,7 +115,10 @@ class GrowParams:
             is_categorical.astype(np.uint8),
             np.ascontiguousarray(self.n_categories, dtype=np.int32),
             np.int64(self.categorical_mode), np.int64(self.max_exhaustive_categories),
-            np.int64(self.max_subset_size))
+            np.int64(self.max_subset_size),
+            np.float64(self.category_smoothing * sample_unit),
+            np.float64(self.min_samples_category * sample_unit),
+            np.int64(self.max_one_vs_rest_categories))
 
 
 def presort(X, label, sorted_index, sorted_value, sorted_label):
@@ -406,7 +416,8 @@ class TreeBuilder:
             root_stats[:] = np.bincount(presorted.label, weights=sample_weight,
                                         minlength=n_stats)
         root_weight = float(sample_weight.sum())
-        categories = params.categories(n_features)
+        categories = params.categories(
+            n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
         nodes, count, category_bits, multiway_slot = grow_tree(
             data, params.settings(n_blocks, measure), categories, ranks, root_stats,
             root_weight)

@@ -5,7 +5,12 @@ import numbers
 import numpy as np
 
 from .._threading import n_threads
-from ._base import BaseDecisionTree
+from ._base import (
+    CATEGORY_SMOOTHING,
+    MAX_ONE_VS_REST_CATEGORIES,
+    MIN_SAMPLES_CATEGORY,
+    BaseDecisionTree,
+)
 from .validation import check_sample_weight, check_y, is_chunk_iterator
 
 
@@ -96,7 +101,24 @@ class DecisionTreeClassifier(BaseDecisionTree):
         Subset search with more than two classes: every partition is tried while a node has
         at most this many categories; beyond, the best of the per-class orderings.
     max_subset_size : int or None, default=None
-        Subset search: only partitions with a side of at most this many categories.
+        Subset search: only partitions with a side of at most this many categories (the
+        tested set; LightGBM's ``max_cat_threshold``).
+    max_one_vs_rest_categories : int, default=0
+        Subset search: a node where at most this many categories (after pooling) are
+        present tests one category against the rest, ``x == c`` (LightGBM's
+        ``max_cat_to_onehot``). 0: never.
+    min_samples_category : float, default=0
+        Categories with fewer samples at a node (with ``sample_weight``: less weight than
+        this many samples of the tree's mean weight) are not searched on their own: they
+        are pooled into one category, which goes to one side (one child for multiway) and
+        which those categories follow at predict. Applies to every ``categorical_split``
+        (LightGBM's ``min_data_per_group`` plays this role). 0: no pooling.
+    category_smoothing : float, default=0
+        Subset search orders the categories by their statistic (P(class 1), per class, or
+        the mean target) smoothed toward the node's: (S_c + a S / W) / (W_c + a) with
+        ``a = category_smoothing`` samples of the tree's mean weight, so that the order of
+        a light category moves toward the middle (LightGBM's ``cat_smooth``). Split scores
+        stay exact. See :mod:`jitree.kernels.categorical`.
     monotonic_cst : array-like of int of shape (n_features,), default=None
         Monotonic constraint per feature, scikit-learn's: 1 the prediction (P(classes_[1]),
         or the mean target of a regressor) never decreases as the feature grows, -1 never
@@ -148,7 +170,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  class_weight=None, purity_threshold=1.0, impurity_threshold=0.0,
                  ccp_alpha=0.0, n_jobs=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, monotonic_cst=None,
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         self.criterion = criterion
         self.splitter = splitter
@@ -170,6 +195,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.categorical_split = categorical_split
         self.max_exhaustive_categories = max_exhaustive_categories
         self.max_subset_size = max_subset_size
+        self.max_one_vs_rest_categories = max_one_vs_rest_categories
+        self.min_samples_category = min_samples_category
+        self.category_smoothing = category_smoothing
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.honest = honest

@@ -39,6 +39,9 @@ from ..kernels import predict as _predict
 from ..kernels.records import FlatTrees, TreeWalk
 from . import leaf_samples, pruning
 from ._base import (
+    CATEGORY_SMOOTHING,
+    MAX_ONE_VS_REST_CATEGORIES,
+    MIN_SAMPLES_CATEGORY,
     BaseDecisionTree,
     _check_float,
     _check_honest,
@@ -71,7 +74,8 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                 "min_impurity_decrease", "ccp_alpha", "categorical_features",
                 "ordinal_features", "categorical_split", "max_exhaustive_categories",
-                "max_subset_size", "monotonic_cst", "interaction_cst")
+                "max_subset_size", "max_one_vs_rest_categories", "min_samples_category",
+                "category_smoothing", "monotonic_cst", "interaction_cst")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -882,12 +886,16 @@ class _ForestRegressor(BaseForest):
 
 
 def _categorical_init(self, categorical_features, ordinal_features, categorical_split,
-                      max_exhaustive_categories, max_subset_size):
+                      max_exhaustive_categories, max_subset_size, max_one_vs_rest_categories,
+                      min_samples_category, category_smoothing):
     self.categorical_features = categorical_features
     self.ordinal_features = ordinal_features
     self.categorical_split = categorical_split
     self.max_exhaustive_categories = max_exhaustive_categories
     self.max_subset_size = max_subset_size
+    self.max_one_vs_rest_categories = max_one_vs_rest_categories
+    self.min_samples_category = min_samples_category
+    self.category_smoothing = category_smoothing
 
 
 def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
@@ -954,7 +962,7 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
         float > 0, that fraction of the total sample weight (of n_samples without weights),
         rounded, at least 1 (a warning when that is fewer than 10 rows).
     categorical_features, ordinal_features, categorical_split, max_exhaustive_categories, \
-max_subset_size
+max_subset_size, max_one_vs_rest_categories, min_samples_category, category_smoothing
         Feature kinds and categorical tests, as for the trees.
     monotonic_cst, interaction_cst
         Monotonic and interaction constraints of every tree, as for the trees.
@@ -1009,7 +1017,10 @@ max_subset_size
                  oob_score=False, n_jobs=None, random_state=None, class_weight=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
@@ -1017,7 +1028,8 @@ max_subset_size
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
-                          max_exhaustive_categories, max_subset_size)
+                          max_exhaustive_categories, max_subset_size,
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.class_weight = class_weight
@@ -1040,7 +1052,10 @@ class ExtraTreesClassifier(_ForestClassifier):
                  oob_score=False, n_jobs=None, random_state=None, class_weight=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
@@ -1048,7 +1063,8 @@ class ExtraTreesClassifier(_ForestClassifier):
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
-                          max_exhaustive_categories, max_subset_size)
+                          max_exhaustive_categories, max_subset_size,
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.class_weight = class_weight
@@ -1090,7 +1106,10 @@ class RandomForestRegressor(_ForestRegressor):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
@@ -1099,7 +1118,8 @@ class RandomForestRegressor(_ForestRegressor):
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
-                          max_exhaustive_categories, max_subset_size)
+                          max_exhaustive_categories, max_subset_size,
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
@@ -1121,7 +1141,10 @@ class ExtraTreesRegressor(_ForestRegressor):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  ccp_alpha=0.0, max_samples=None, categorical_features=None,
                  ordinal_features=None, categorical_split="subset",
-                 max_exhaustive_categories=10, max_subset_size=None, verbose=0,
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
@@ -1130,7 +1153,8 @@ class ExtraTreesRegressor(_ForestRegressor):
                      min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state,
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
-                          max_exhaustive_categories, max_subset_size)
+                          max_exhaustive_categories, max_subset_size,
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile

@@ -4,7 +4,12 @@ import numpy as np
 
 from .._threading import n_threads
 from . import leaf_samples
-from ._base import BaseDecisionTree
+from ._base import (
+    CATEGORY_SMOOTHING,
+    MAX_ONE_VS_REST_CATEGORIES,
+    MIN_SAMPLES_CATEGORY,
+    BaseDecisionTree,
+)
 from .validation import check_poisson_target, check_sample_weight, check_y, is_chunk_iterator
 
 
@@ -81,7 +86,10 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0,
                  n_jobs=None, categorical_features=None, ordinal_features=None,
                  categorical_split="subset", max_exhaustive_categories=10,
-                 max_subset_size=None, monotonic_cst=None, interaction_cst=None,
+                 max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY,
+                 category_smoothing=CATEGORY_SMOOTHING, monotonic_cst=None, interaction_cst=None,
                  quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
         self.criterion = criterion
@@ -102,6 +110,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.categorical_split = categorical_split
         self.max_exhaustive_categories = max_exhaustive_categories
         self.max_subset_size = max_subset_size
+        self.max_one_vs_rest_categories = max_one_vs_rest_categories
+        self.min_samples_category = min_samples_category
+        self.category_smoothing = category_smoothing
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
