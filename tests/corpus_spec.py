@@ -270,6 +270,20 @@ def cases():
         cat_data(35, n=500, n_categories=70))
     add("cat_max_subset_size_2",
         _clf(categorical_features=[0], max_subset_size=2), cat_data(37, n_categories=9))
+    # the category search's regularisation: off (the exact search), and every part of it set
+    add("cat_subset_exact_70_categories",
+        _clf(categorical_features=[0], max_depth=6, min_samples_category=0,
+             subset_penalty=0.0), cat_data(35, n=500, n_categories=70))
+    add("cat_regularised_reg_nan",
+        _reg(categorical_features=[0], min_samples_leaf=3, min_samples_category=6,
+             category_smoothing=5.0, max_one_vs_rest_categories=3, subset_penalty=2.0),
+        cat_data(41, n=500, n_categories=40, regression=True, nan_fraction=0.1))
+    add("cat_regularised_multiclass",
+        _clf(categorical_features=[0], min_samples_category=12, category_smoothing=3.0,
+             subset_penalty=1.0), cat_data(42, n=500, n_categories=30, n_classes=3))
+    add("cat_multiway_pooled", _clf(criterion="entropy", categorical_features=[0],
+                                    categorical_split="multiway", min_samples_category=15),
+        cat_data(43, n=400, n_categories=25, n_classes=3))
     add("cat_one_vs_rest", _clf(categorical_features=[0], categorical_split="one_vs_rest"),
         cat_data(38, n_categories=8, n_classes=3))
     add("cat_one_vs_rest_reg", _reg(categorical_features=[0], categorical_split="one_vs_rest",

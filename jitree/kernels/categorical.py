@@ -218,6 +218,37 @@ def pool_runs(runs, q, min_weight, group):
 
 
 @jit
+def chance_gain(code, is_regression, stats, weight):
+    """What one more category is expected to add to a split's score by chance at a node of
+    statistics ``stats`` and ``weight`` (in samples of weight 1), for the criteria whose
+    ordered subset search applies: the between-groups sum of squares of a category that does
+    not matter has expectation variance x 1 degree of freedom (squared error: the targets'
+    variance; gini: sum_c p_c (1 - p_c), the sum over the class indicators), and the G
+    statistic of one more degree of freedom, 2 W dH, has expectation k - 1 for k classes
+    (entropy, in nats). 0 for the other criteria (no penalty)."""
+    if weight <= 0.0:
+        return 0.0
+    if is_regression:
+        if code != criteria.SQUARED_ERROR:
+            return 0.0
+        mean = stats[0] / weight
+        return max(0.0, stats[1] / weight - mean * mean)
+    if code == criteria.GINI:
+        total = 0.0
+        for c in range(stats.shape[0]):
+            p = stats[c] / weight
+            total += p * (1.0 - p)
+        return total
+    if code == criteria.ENTROPY:
+        present = 0
+        for c in range(stats.shape[0]):
+            if stats[c] > 0.0:
+                present += 1
+        return 0.5 * max(0, present - 1)
+    return 0.0
+
+
+@jit
 def _multiway_score(settings, runs, q, missing_child, missing, node_weight, parent_entropy,
                     child):
     """Score of the multiway split into the q runs, the ``missing`` samples joining run
@@ -333,9 +364,13 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
     best_b = 0  # prefix length
     best_swap = False
 
-    if q < 2:
-        pass  # one category and missing values: only the split below
-    elif mode == ONE_VS_REST or q <= categories.max_one_vs_rest:
+    one_vs_rest = mode == ONE_VS_REST or q <= categories.max_one_vs_rest
+    # a subset of q > 2 categories must beat the best single category by the penalty
+    penalty = 0.0
+    if not one_vs_rest and q > 2 and categories.penalty > 0.0:
+        penalty = categories.penalty * (q - 2) * chance_gain(
+            settings.criterion.code, is_regression, node_stats, node_weight)
+    if q >= 2 and (one_vs_rest or penalty > 0.0):
         for r in range(q):
             score, direction = two_way_score(
                 settings, is_regression, Side(run_stats[r], run_weight[r], run_count[r]),
@@ -345,7 +380,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                 best_missing = direction
                 best_kind = 0
                 best_a = r
-    else:
+    if q >= 2 and not one_vs_rest:
         n_classes = 0 if is_regression else n_stats
         limit = max_subset_size if max_subset_size > 0 else q
         if n_classes > 2 and q <= max_exhaustive:
@@ -371,6 +406,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                 score, direction = two_way_score(
                     settings, is_regression, Side(base, weight_left, count_left), node,
                     missing, parent_entropy, left, right, no_limits())
+                score -= penalty
                 if score > best_score:
                     best_score = score
                     best_missing = direction
@@ -402,6 +438,7 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                     score, direction = two_way_score(
                         settings, is_regression, Side(base, weight_left, count_left), node,
                         missing, parent_entropy, left, right, no_limits())
+                    score -= penalty
                     if score > best_score:
                         best_score = score
                         best_missing = direction

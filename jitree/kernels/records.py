@@ -104,6 +104,8 @@ CategorySettings = namedtuple("CategorySettings", [
                         # (0: none)
     "max_one_vs_rest",  # int64: SUBSET nodes with at most this many categories (after
                         # pooling) test one category against the rest (0: never)
+    "penalty",          # float64: a subset of q > 2 categories must beat the best single
+                        # category by penalty * (q - 2) * categorical.chance_gain (0: none)
 ])
 
 NodeBatch = namedtuple("NodeBatch", [

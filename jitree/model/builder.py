@@ -70,6 +70,7 @@ class GrowParams:
     category_smoothing: float = 0.0
     min_samples_category: float = 0.0
     max_one_vs_rest_categories: int = 0  # 0: never
+    subset_penalty: float = 0.0
     # monotonic constraint per feature on the kernels' node value stats[0] / weight (the mean
     # target; classification: the fraction of class 0, so a constraint on P(class 1) enters
     # with its sign flipped); None: none
@@ -118,7 +119,8 @@ class GrowParams:
             np.int64(self.max_subset_size),
             np.float64(self.category_smoothing * sample_unit),
             np.float64(self.min_samples_category * sample_unit),
-            np.int64(self.max_one_vs_rest_categories))
+            np.int64(self.max_one_vs_rest_categories),
+            np.float64(self.subset_penalty * sample_unit))
 
 
 def presort(X, label, sorted_index, sorted_value, sorted_label):

@@ -9,6 +9,7 @@ from ._base import (
     CATEGORY_SMOOTHING,
     MAX_ONE_VS_REST_CATEGORIES,
     MIN_SAMPLES_CATEGORY,
+    SUBSET_PENALTY,
     BaseDecisionTree,
 )
 from .validation import check_sample_weight, check_y, is_chunk_iterator
@@ -107,18 +108,30 @@ class DecisionTreeClassifier(BaseDecisionTree):
         Subset search: a node where at most this many categories (after pooling) are
         present tests one category against the rest, ``x == c`` (LightGBM's
         ``max_cat_to_onehot``). 0: never.
-    min_samples_category : float, default=0
+    min_samples_category : float or "auto", default="auto"
         Categories with fewer samples at a node (with ``sample_weight``: less weight than
         this many samples of the tree's mean weight) are not searched on their own: they
         are pooled into one category, which goes to one side (one child for multiway) and
-        which those categories follow at predict. Applies to every ``categorical_split``
-        (LightGBM's ``min_data_per_group`` plays this role). 0: no pooling.
+        which those categories follow at predict (LightGBM's ``min_data_per_group`` and
+        ``cat_smooth`` count play this role). A float applies to every
+        ``categorical_split``; "auto": 10 for "subset", 0 (no pooling) for "one_vs_rest"
+        and "multiway", so that those give the one-hot and ID3 / C4.5 trees.
     category_smoothing : float, default=0
         Subset search orders the categories by their statistic (P(class 1), per class, or
         the mean target) smoothed toward the node's: (S_c + a S / W) / (W_c + a) with
         ``a = category_smoothing`` samples of the tree's mean weight, so that the order of
         a light category moves toward the middle (LightGBM's ``cat_smooth``). Split scores
         stay exact. See :mod:`jitree.kernels.categorical`.
+    subset_penalty : float, default=4
+        Subset search with gini, entropy or squared error: a test ``x ∈ V`` on a node's q > 2
+        categories (after pooling) is chosen over the best single-category test ``x == c``
+        and over other features only when its score exceeds theirs by ``subset_penalty``
+        times (q - 2) times what a category that does not matter adds to a split's score on
+        average (the node's variance or Gini impurity, or (k - 1) / 2 for entropy with k
+        classes, per sample): ordering q categories by their statistics and cutting that
+        order finds a good-looking split in noise. 0: no penalty (the exact search).
+        The defaults of these four were chosen on public tables: see
+        :mod:`jitree.bench_tables`.
     monotonic_cst : array-like of int of shape (n_features,), default=None
         Monotonic constraint per feature, scikit-learn's: 1 the prediction (P(classes_[1]),
         or the mean target of a regressor) never decreases as the feature grows, -1 never
@@ -173,7 +186,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  max_exhaustive_categories=10, max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, monotonic_cst=None,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         self.criterion = criterion
         self.splitter = splitter
@@ -198,6 +212,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.max_one_vs_rest_categories = max_one_vs_rest_categories
         self.min_samples_category = min_samples_category
         self.category_smoothing = category_smoothing
+        self.subset_penalty = subset_penalty
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.honest = honest

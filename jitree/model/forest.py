@@ -42,6 +42,7 @@ from ._base import (
     CATEGORY_SMOOTHING,
     MAX_ONE_VS_REST_CATEGORIES,
     MIN_SAMPLES_CATEGORY,
+    SUBSET_PENALTY,
     BaseDecisionTree,
     _check_float,
     _check_honest,
@@ -75,7 +76,7 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
                 "min_impurity_decrease", "ccp_alpha", "categorical_features",
                 "ordinal_features", "categorical_split", "max_exhaustive_categories",
                 "max_subset_size", "max_one_vs_rest_categories", "min_samples_category",
-                "category_smoothing", "monotonic_cst", "interaction_cst")
+                "category_smoothing", "subset_penalty", "monotonic_cst", "interaction_cst")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -887,7 +888,7 @@ class _ForestRegressor(BaseForest):
 
 def _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                       max_exhaustive_categories, max_subset_size, max_one_vs_rest_categories,
-                      min_samples_category, category_smoothing):
+                      min_samples_category, category_smoothing, subset_penalty):
     self.categorical_features = categorical_features
     self.ordinal_features = ordinal_features
     self.categorical_split = categorical_split
@@ -896,6 +897,7 @@ def _categorical_init(self, categorical_features, ordinal_features, categorical_
     self.max_one_vs_rest_categories = max_one_vs_rest_categories
     self.min_samples_category = min_samples_category
     self.category_smoothing = category_smoothing
+    self.subset_penalty = subset_penalty
 
 
 def _forest_init(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
@@ -962,7 +964,8 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
         float > 0, that fraction of the total sample weight (of n_samples without weights),
         rounded, at least 1 (a warning when that is fewer than 10 rows).
     categorical_features, ordinal_features, categorical_split, max_exhaustive_categories, \
-max_subset_size, max_one_vs_rest_categories, min_samples_category, category_smoothing
+max_subset_size, max_one_vs_rest_categories, min_samples_category, category_smoothing, \
+subset_penalty
         Feature kinds and categorical tests, as for the trees.
     monotonic_cst, interaction_cst
         Monotonic and interaction constraints of every tree, as for the trees.
@@ -1020,7 +1023,8 @@ max_subset_size, max_one_vs_rest_categories, min_samples_category, category_smoo
                  max_exhaustive_categories=10, max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
@@ -1029,7 +1033,8 @@ max_subset_size, max_one_vs_rest_categories, min_samples_category, category_smoo
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size,
-                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing,
+                          subset_penalty)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.class_weight = class_weight
@@ -1055,7 +1060,8 @@ class ExtraTreesClassifier(_ForestClassifier):
                  max_exhaustive_categories=10, max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, honest=False, honest_fraction=0.5):
         _forest_init(self, n_estimators, criterion, max_depth, min_samples_split,
@@ -1064,7 +1070,8 @@ class ExtraTreesClassifier(_ForestClassifier):
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size,
-                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing,
+                          subset_penalty)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.class_weight = class_weight
@@ -1109,7 +1116,8 @@ class RandomForestRegressor(_ForestRegressor):
                  max_exhaustive_categories=10, max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
@@ -1119,7 +1127,8 @@ class RandomForestRegressor(_ForestRegressor):
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size,
-                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing,
+                          subset_penalty)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile
@@ -1144,7 +1153,8 @@ class ExtraTreesRegressor(_ForestRegressor):
                  max_exhaustive_categories=10, max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, verbose=0,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, verbose=0,
                  warm_start=False, monotonic_cst=None,
                  interaction_cst=None, quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
@@ -1154,7 +1164,8 @@ class ExtraTreesRegressor(_ForestRegressor):
                      ccp_alpha, max_samples, verbose, warm_start, honest, honest_fraction)
         _categorical_init(self, categorical_features, ordinal_features, categorical_split,
                           max_exhaustive_categories, max_subset_size,
-                          max_one_vs_rest_categories, min_samples_category, category_smoothing)
+                          max_one_vs_rest_categories, min_samples_category, category_smoothing,
+                          subset_penalty)
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile

@@ -8,6 +8,7 @@ from ._base import (
     CATEGORY_SMOOTHING,
     MAX_ONE_VS_REST_CATEGORIES,
     MIN_SAMPLES_CATEGORY,
+    SUBSET_PENALTY,
     BaseDecisionTree,
 )
 from .validation import check_poisson_target, check_sample_weight, check_y, is_chunk_iterator
@@ -89,7 +90,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  max_subset_size=None,
                  max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
                  min_samples_category=MIN_SAMPLES_CATEGORY,
-                 category_smoothing=CATEGORY_SMOOTHING, monotonic_cst=None, interaction_cst=None,
+                 category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, monotonic_cst=None, interaction_cst=None,
                  quantile=None, honest=False, honest_fraction=0.5,
                  store_leaf_samples=False):
         self.criterion = criterion
@@ -113,6 +115,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.max_one_vs_rest_categories = max_one_vs_rest_categories
         self.min_samples_category = min_samples_category
         self.category_smoothing = category_smoothing
+        self.subset_penalty = subset_penalty
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
         self.quantile = quantile

