@@ -775,7 +775,8 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
-                                 "categorical", "quantiles", "shap", "pdp"])
+                                 "categorical", "categorical-tables", "quantiles", "shap",
+                                 "pdp"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
@@ -832,6 +833,10 @@ def main(argv=None):
         bench_categorical_table(report, args.repeat)
         # the search costs are small differences of fast fits: at least 5 runs each
         bench_categorical_search(report, args.categorical_rows, max(5, args.repeat))
+    if "categorical-tables" in only:  # eleven public tables: scores against the peers
+        from . import bench_tables
+
+        bench_tables.run(report)
     return 0
 
 

@@ -156,12 +156,12 @@ def test_regularised_search_is_the_twins_best(seed, case, n, m, missing, min_sam
     if penalty > 0 and mode == "subset" and groups > 2 and groups > max_one_vs_rest:
         # the chosen split scores the best penalised candidate: its own cost, when it
         # is a subset test of several groups, is the twin's
-        tree = model.tree_
-        bits = int(tree.category_bits[tree.category_offset[0]])
-        in_set = {c for c in np.unique(x[~np.isnan(x)]) if (bits >> int(c)) & 1}
-        single = any(set(g) == in_set or set(g) == set(np.unique(x[~np.isnan(x)])) - in_set
-                     for g in pooled_groups(x, w, min_samples)[0])
-        if not single and in_set and len(in_set) < len(np.unique(x[~np.isnan(x)])):
+        present = np.unique(x[~np.isnan(x)])
+        left_child = model.tree_.children_left[0]
+        goes_left = model.apply(present[:, None]) == left_child
+        left, right = set(present[goes_left]), set(present[~goes_left])
+        single = any(set(g) in (left, right) for g in pooled_groups(x, w, min_samples)[0])
+        if left and right and not single:
             got -= penalty * (groups - 2) * chance_gain(criterion, y, w, n_classes)
     assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
     # the pooled categories share a child
