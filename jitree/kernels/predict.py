@@ -280,3 +280,125 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
                         out[i, k] += table[leaf, k]
                 i += 1
     return infinite.any()
+
+
+# -- the flat layout with category tests ----------------------------------------------------------
+# A subset (or one-vs-rest) node of a categorical feature of m <= MISSING_CODE categories keeps
+# its test in one 64-bit word beside the flat arrays: bit c is 1 when category c goes right,
+# bit MISSING_CODE when a missing value (NaN, or a category unseen in training) does. Each
+# chunk of rows first maps its categorical values to codes (category_code, missing values to
+# MISSING_CODE), once for every tree; a node then goes right when
+#     (x > threshold) | (x is NaN & missing_right) | ((word >> code) & 1)
+# where a category node has an infinite threshold and missing_right 0, and a threshold node a
+# word of 0: one expression for both kinds, no branch on the kind.
+MISSING_CODE = 63
+
+
+@jit
+def chunk_codes(X, first, last, columns, n_categories, codes):
+    """codes[i - first, f] = the category code of X[i, f] for the categorical ``columns``
+    (MISSING_CODE when it is missing or unseen); the other columns of ``codes`` stay 0."""
+    for i in range(first, last):
+        for k in range(columns.shape[0]):
+            f = columns[k]
+            code = category_code(X[i, f], n_categories[f])
+            # beyond MISSING_CODE: a feature no word tests (the shift stays in range)
+            codes[i - first, f] = MISSING_CODE if code < 0 or code > MISSING_CODE else code
+
+
+@jit
+def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, nodes, root,
+                           missing):
+    """:func:`_walk_block_missing` where nodes may also test categories (see above);
+    ``missing``: whether the rows may hold a NaN in a numeric column."""
+    feature, threshold, left, missing_right, word = flat_arrays
+    for r in range(BLOCK_ROWS):
+        nodes[r] = root
+    depth = 0
+    while depth < max_depth:
+        for _ in range(CHECK_EVERY):
+            for r in range(BLOCK_ROWS):
+                node = nodes[r]
+                f = np.uint64(feature[node])
+                x = X[np.uint64(first + r), f]
+                code = np.uint64(codes[np.uint64(code_row + r), f])
+                right = (x > threshold[node]) | (((word[node] >> code) & np.uint64(1)) != 0)
+                if missing:
+                    right |= (x != x) & (missing_right[node] != 0)
+                nodes[r] = np.uint64(left[node]) + np.uint64(right)
+        depth += CHECK_EVERY
+        done = True
+        for r in range(BLOCK_ROWS):
+            if np.uint64(left[nodes[r]]) != nodes[r]:
+                done = False
+        if done:
+            break
+
+
+@jit
+def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
+    feature, threshold, left, missing_right, word = flat_arrays
+    node = np.uint64(root)
+    while np.uint64(left[node]) != node:
+        f = np.uint64(feature[node])
+        x = X[np.uint64(i), f]
+        code = np.uint64(codes[np.uint64(code_row), f])
+        right = ((x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
+                 | (((word[node] >> code) & np.uint64(1)) != 0))
+        node = np.uint64(left[node]) + np.uint64(right)
+    return node
+
+
+@pjit
+def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, table,
+                            chunk_rows, out):
+    """:func:`predict_flat` for trees whose nodes also test categories of features of at most
+    MISSING_CODE categories (subset and one-vs-rest nodes; see the comment above
+    :data:`MISSING_CODE`). ``categories``: a :class:`~jitree.kernels.records.FlatCategories`.
+    Returns whether X holds an infinity."""
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    tree_root = flat.root
+    tree_depth = flat.depth
+    word = categories.word
+    columns = categories.columns
+    n_categories = categories.n_categories
+    n_rows = X.shape[0]
+    n_features = X.shape[1]
+    width = table.shape[1]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        missing = nonfinite_rows(X_bits, first, last, infinity)
+        if missing:
+            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
+        codes = np.zeros((last - first, n_features), dtype=np.uint8)
+        chunk_codes(X, first, last, columns, n_categories, codes)
+        flat_arrays = (feature, threshold, left, missing_right, word)
+        for t in range(tree_root.shape[0]):
+            root = tree_root[t]
+            i = first
+            while i + BLOCK_ROWS <= last:
+                _walk_block_categories(X, i, codes, i - first, flat_arrays, tree_depth[t],
+                                       nodes, root, missing)
+                for r in range(BLOCK_ROWS):
+                    for k in range(width):
+                        if t == 0:
+                            out[i + r, k] = table[nodes[r], k]
+                        else:
+                            out[i + r, k] += table[nodes[r], k]
+                i += BLOCK_ROWS
+            while i < last:
+                leaf = _walk_row_categories(X, i, codes, i - first, flat_arrays, root)
+                for k in range(width):
+                    if t == 0:
+                        out[i, k] = table[leaf, k]
+                    else:
+                        out[i, k] += table[leaf, k]
+                i += 1
+    return infinite.any()

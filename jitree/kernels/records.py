@@ -192,6 +192,14 @@ FlatTrees = namedtuple("FlatTrees", [
     "depth",          # (n_trees,) int64: each tree's depth
 ])
 
+FlatCategories = namedtuple("FlatCategories", [
+    # the category tests of FlatTrees (jitree.kernels.predict.predict_flat_categories)
+    "word",          # (n_flat,) uint64: a category node's test (bit c: category c goes
+                     # right; bit MISSING_CODE: missing values do), 0 at other nodes
+    "columns",       # (k,) int64: the categorical features
+    "n_categories",  # (n_features,) int32: categories of each feature (0: numeric)
+])
+
 ShapTrees = namedtuple("ShapTrees", [
     # one tree or a forest as TreeSHAP reads it (jitree.kernels.shap), beside the TreeWalk
     # of the trees' nodes (numbered one tree after another, as for predict_nodes)
@@ -273,5 +281,5 @@ def _cached_typeof(record):
 
 
 for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees,
-                ShapTrees, LeafSamples, QuantileLayout):
+                FlatCategories, ShapTrees, LeafSamples, QuantileLayout):
     _cached_typeof(_record)

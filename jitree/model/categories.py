@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from ..kernels.encode import encode_numeric
 from .validation import (
     _is_dataframe,
     check_X,
@@ -498,7 +499,7 @@ class FeatureEncoder:
                 columns.append(self._numeric_array_column(array[:, j], labels[j], name))
             else:
                 columns.append(self._fit_array_categories(j, array[:, j], labels[j], name))
-        return self._assemble(columns)
+        return self._assemble(columns, order="F")  # the fit presorts column by column
 
     def _fit_frame_categories(self, j, series, label, name):
         dtype = series.dtype
@@ -566,6 +567,10 @@ class FeatureEncoder:
             raise ValueError(f"{name} has {n_features} features, but the model was fitted with "
                              f"{self.n_features_in_} features")
         labels = self._labels(X, n_features)
+        if not frame and not self.is_trivial and array.dtype in (np.float32, np.float64):
+            encoded = self._transform_float_array(array)
+            if encoded is not None:
+                return encoded
         if self.is_trivial and (not frame or all(isinstance(d, np.dtype) for d in X.dtypes)):
             if frame:
                 for j, dtype in enumerate(X.dtypes):
@@ -586,7 +591,36 @@ class FeatureEncoder:
             else:
                 columns.append(self._transform_column(
                     j, _split_array_column(array[:, j], labels[j], name), labels[j], name))
-        return self._assemble(columns)
+        return self._assemble(columns, order="C")  # prediction reads a row at a time
+
+    def _transform_float_array(self, array):
+        """:meth:`transform` of a float32 / float64 array in one compiled pass
+        (:func:`jitree.kernels.encode.encode_numeric`), row-major; None when a column's
+        categories are not numbers, or X holds an infinity (the general path then encodes, or
+        raises its error)."""
+        coded = self.feature_kind_ != FEATURE_NUMERIC
+        if any(self.value_kind_[j] not in (VALUE_NUMBER, None)
+               for j in np.flatnonzero(coded)):
+            return None
+        values, codes, offsets = [], [], [0]
+        for j in range(self.n_features_in_):
+            if coded[j] and self.value_kind_[j] is not None:
+                sorted_values, order = _sorted_categories(self.categories_[j], VALUE_NUMBER)
+                values.append(sorted_values)
+                codes.append(order.astype(np.float64))
+                offsets.append(offsets[-1] + sorted_values.shape[0])
+            else:
+                offsets.append(offsets[-1])
+        codes_fit_float32 = int(self.n_categories_.max(initial=0)) <= _FLOAT32_EXACT_INTEGERS
+        dtype = np.float32 if array.dtype == np.float32 and codes_fit_float32 else np.float64
+        out = np.empty(array.shape, dtype=dtype)
+        empty = np.zeros(0)
+        if encode_numeric(array, coded.astype(np.uint8),
+                          np.concatenate(values) if values else empty,
+                          np.concatenate(codes) if codes else empty,
+                          np.asarray(offsets, dtype=np.int64), out):
+            return None
+        return out
 
     def _check_value_kind(self, j, value_kind, label, name):
         fitted_kind = self.value_kind_[j]
@@ -679,14 +713,14 @@ class FeatureEncoder:
         _refuse_infinity(column, label, name)
         return column
 
-    def _assemble(self, columns):
-        """The output matrix, column-major since it is filled column by column."""
+    def _assemble(self, columns, order):
+        """The output matrix in ``order``: "F" for a fit, "C" for prediction."""
         numeric_float32 = all(column.dtype == np.float32
                               for j, column in enumerate(columns)
                               if self.feature_kind_[j] == FEATURE_NUMERIC)
         codes_fit_float32 = int(self.n_categories_.max(initial=0)) <= _FLOAT32_EXACT_INTEGERS
         dtype = np.float32 if numeric_float32 and codes_fit_float32 else np.float64
-        encoded = np.empty((columns[0].shape[0], len(columns)), dtype=dtype, order="F")
+        encoded = np.empty((columns[0].shape[0], len(columns)), dtype=dtype, order=order)
         for j, column in enumerate(columns):
             encoded[:, j] = column
         return encoded

@@ -36,7 +36,7 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels import predict as _predict
-from ..kernels.records import FlatTrees, TreeWalk
+from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
 from . import leaf_samples, pruning
 from ._base import (
     CATEGORY_SMOOTHING,
@@ -56,7 +56,13 @@ from .builder import GrowParams, Presorted, TreeBuilder
 from .classifier import DecisionTreeClassifier, _class_weight_factors
 from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
-from .tree import SPLIT_SUBSET, infinity_bits, raise_infinite, read_only
+from .tree import (
+    SPLIT_SUBSET,
+    category_columns,
+    infinity_bits,
+    raise_infinite,
+    read_only,
+)
 from .validation import (
     check_is_fitted,
     check_poisson_target,
@@ -541,6 +547,34 @@ class BaseForest(ParamsMixin):
                 np.ascontiguousarray(np.concatenate(tables)))
         return self._layouts[dtype]
 
+    def _walk_kind(self):
+        """How the forest predicts, decided once per fit (100 trees' checks cost as much as
+        predicting a row): "threshold" (every tree of threshold tests: predict_flat),
+        "categories" (subset and one-vs-rest tests too, of features of at most 63
+        categories: predict_flat_categories) or "nodes" (predict_nodes on the Tree arrays:
+        multiway nodes, larger categorical features)."""
+        kind = self._layouts.get("walk")
+        if kind is None:
+            trees = [model.tree_ for model in self.estimators_]
+            if all(tree.is_binary_threshold for tree in trees):
+                kind = "threshold"
+            elif all(tree.is_binary_threshold or tree.has_flat_categories for tree in trees):
+                kind = "categories"
+            else:
+                kind = "nodes"
+            self._layouts["walk"] = kind
+        return kind
+
+    def _flat_categories(self):
+        """The trees' :class:`FlatCategories` concatenated in the order of :meth:`_layout`."""
+        if "flat_categories" not in self._layouts:
+            tree = self.estimators_[0].tree_
+            self._layouts["flat_categories"] = FlatCategories(
+                read_only(np.concatenate([model.tree_.flat_words()
+                                          for model in self.estimators_]))[0],
+                *category_columns(tree.feature_kind, tree.n_categories))
+        return self._layouts["flat_categories"]
+
     def _node_layout(self):
         """The trees' own arrays concatenated, for :func:`predict_nodes` (forests with
         categorical tests)."""
@@ -601,20 +635,23 @@ class BaseForest(ParamsMixin):
 
     def _predict_mean_validated(self, X):
         """:meth:`_predict_mean` of an X already through :meth:`_validate_predict_X`."""
-        threshold_trees = self._layouts.get("threshold_trees")
-        if threshold_trees is None:  # once per fit: 100 trees' checks cost as much as a row
-            threshold_trees = all(model.tree_.is_binary_threshold
-                                  for model in self.estimators_)
-            self._layouts["threshold_trees"] = threshold_trees
+        walk = self._walk_kind()
         # a few rows fill one task: a second thread would only cost its start (10 us)
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
-            if threshold_trees:
+            if walk == "threshold":
                 flat, table = self._layout(X.dtype)
                 out = np.empty((X.shape[0], table.shape[1]))
                 if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
+                    raise_infinite(X, "X")
+            elif walk == "categories":
+                flat, table = self._layout(X.dtype)
+                out = np.empty((X.shape[0], table.shape[1]))
+                if _predict.predict_flat_categories(X, *infinity_bits(X), flat,
+                                                    self._flat_categories(), table,
+                                                    chunk_rows, out):
                     raise_infinite(X, "X")
             else:
                 walk, roots, table = self._node_layout()

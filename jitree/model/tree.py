@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 from ..kernels import predict as _predict
-from ..kernels.records import FlatTrees, TreeWalk
+from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -41,6 +41,14 @@ _FEATURE_ARRAYS = (
     ("n_categories", np.int32),
     ("feature_kind", np.int8),
 )
+
+
+def category_columns(feature_kind, n_categories):
+    """(columns, n_categories) of :class:`~jitree.kernels.records.FlatCategories`: the
+    categorical features and the number of categories of each feature."""
+    columns = np.flatnonzero(np.asarray(feature_kind) == FEATURE_CATEGORICAL)
+    return (read_only(columns.astype(np.int64))[0],
+            read_only(np.ascontiguousarray(n_categories, dtype=np.int32))[0])
 
 
 def float32_below(threshold):
@@ -470,7 +478,9 @@ class Tree:
         feature = np.where(leaf, 0, self.feature[node_of_flat]).astype(feature_type)
         left = np.where(leaf, np.arange(n_nodes),
                         flat_of_node[np.where(leaf, 0, self.children_left[node_of_flat])])
-        threshold = np.where(leaf, np.inf, self.threshold[node_of_flat])
+        # leaves and category nodes: +inf (a category node's test is its word, flat_words)
+        threshold = np.where(leaf | (self.split_kind[node_of_flat] != SPLIT_THRESHOLD),
+                             np.inf, self.threshold[node_of_flat])
         if dtype == np.float32:
             threshold = float32_below(threshold)
         feature, threshold, left, node_of_flat = read_only(feature, threshold,
@@ -483,9 +493,46 @@ class Tree:
         def compute():
             node_of_flat = self.cached("flat_order", self._flat_order)
             internal = self.children_left[node_of_flat] != TREE_LEAF
-            return read_only(
-                (internal & (self.missing_left[node_of_flat] == 0)).astype(np.uint8))[0]
+            threshold_node = self.split_kind[node_of_flat] == SPLIT_THRESHOLD
+            return read_only((internal & threshold_node
+                              & (self.missing_left[node_of_flat] == 0)).astype(np.uint8))[0]
         return self.cached("flat_missing_right", compute)
+
+    @property
+    def has_flat_categories(self):
+        """Whether the tree's category tests fit the flat layout's words (see
+        :func:`jitree.kernels.predict.predict_flat_categories`): it has subset or one-vs-rest
+        nodes, no multiway node, and each tested feature at most ``MISSING_CODE`` categories."""
+        def compute():
+            subset = self.split_kind == SPLIT_SUBSET
+            if not subset.any() or np.any(self.split_kind == SPLIT_MULTIWAY):
+                return False
+            return bool(self.n_categories[self.feature[subset]].max()
+                        <= _predict.MISSING_CODE)
+        return self.cached("has_flat_categories", compute)
+
+    def flat_words(self):
+        """Per flat node (see :meth:`flat`) of a tree with :attr:`has_flat_categories`: a
+        category node's test word (bit c set when category c goes right, bit
+        ``MISSING_CODE`` when missing values and unseen categories do), 0 at other nodes."""
+        def compute():
+            node_of_flat = self.cached("flat_order", self._flat_order)
+            words = np.zeros(self.node_count, dtype=np.uint64)
+            subset = self.split_kind[node_of_flat] == SPLIT_SUBSET
+            nodes = node_of_flat[subset]
+            m = self.n_categories[self.feature[nodes]].astype(np.uint64)
+            goes_left = self.category_bits[self.category_offset[nodes]]
+            present = (np.uint64(1) << m) - np.uint64(1)
+            missing_right = (self.missing_left[nodes] == 0).astype(np.uint64)
+            words[subset] = ((~goes_left & present)
+                             | (missing_right << np.uint64(_predict.MISSING_CODE)))
+            return read_only(words)[0]
+        return self.cached("flat_words", compute)
+
+    def flat_categories(self):
+        """The :class:`~jitree.kernels.records.FlatCategories` of this tree."""
+        return self.cached("flat_categories", lambda: FlatCategories(
+            self.flat_words(), *category_columns(self.feature_kind, self.n_categories)))
 
     def walk_arrays(self):
         """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
@@ -497,16 +544,24 @@ class Tree:
 
     def _predict_flat(self, X, node_table):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
-        missing values too); a tree with categorical tests walks the Tree arrays."""
+        missing values too), and so do trees with subset and one-vs-rest tests of features of
+        at most 63 categories (:attr:`has_flat_categories`); the others walk the Tree
+        arrays."""
         node_table = np.asarray(node_table)
-        if self.is_binary_threshold:
+        if self.is_binary_threshold or self.has_flat_categories:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
                              np.array([max_depth]))
-            if _predict.predict_flat(X, *infinity_bits(X), flat, table, _predict.CHUNK_ROWS,
-                                     out):
+            if self.is_binary_threshold:
+                infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
+                                                 _predict.CHUNK_ROWS, out)
+            else:
+                infinite = _predict.predict_flat_categories(
+                    X, *infinity_bits(X), flat, self.flat_categories(), table,
+                    _predict.CHUNK_ROWS, out)
+            if infinite:
                 raise_infinite(X, "X")
             return out
         table = np.ascontiguousarray(node_table)

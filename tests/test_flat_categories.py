@@ -1,0 +1,158 @@
+"""Category tests in the flat prediction layout (predict_flat_categories) against the walk
+of the Tree arrays, and the compiled encoder of float arrays against the general one.
+
+The twin of the flat walk is ``leaf_of_row_any``, the row-at-a-time walk of the Tree arrays
+that routes every node kind, missing values and unseen categories.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitree
+from jitree.kernels.predict import MISSING_CODE, leaf_of_row_any
+from jitree.model.tree import SPLIT_SUBSET
+
+
+def categorical_data(seed, n, sizes, n_numeric=3, missing=0.1):
+    """Columns of category codes (one per entry of ``sizes``) then numeric columns; labels
+    from per-category effects and the numeric columns; NaN in every column."""
+    rng = np.random.default_rng(seed)
+    columns = [rng.integers(0, m, n).astype(np.float64) for m in sizes]
+    numeric = rng.normal(size=(n, n_numeric))
+    X = np.column_stack(columns + [numeric])
+    score = sum(rng.normal(size=m)[c.astype(int)] for m, c in zip(sizes, columns, strict=True))
+    y = (score + numeric[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    y += (score > 1.0)
+    X[rng.random(X.shape) < missing] = np.nan
+    return X, y
+
+
+def unseen_rows(X, sizes, seed):
+    """Rows with missing values, categories unseen in training (m, a negative value, a
+    non-integral one) in every categorical column."""
+    rng = np.random.default_rng(seed)
+    rows = X[rng.integers(0, X.shape[0], 40)].copy()
+    for j, m in enumerate(sizes):
+        rows[rng.random(40) < 0.3, j] = rng.choice([float(m), -1.0, 0.5, np.nan])
+    return rows
+
+
+def tree_leaves(model, X):
+    """The general walk of every row (the twin)."""
+    encoded = model._validate_predict_X(X)
+    walk = model.tree_.walk_arrays()
+    return np.array([leaf_of_row_any(encoded, i, walk) for i in range(encoded.shape[0])])
+
+
+@settings(deadline=None, max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), mode=st.sampled_from(["subset", "one_vs_rest"]),
+       sizes=st.lists(st.integers(2, MISSING_CODE), min_size=1, max_size=3),
+       dtype=st.sampled_from([np.float32, np.float64]), missing=st.sampled_from([0.0, 0.15]))
+def test_flat_walk_reaches_the_tree_walks_leaves(seed, mode, sizes, dtype, missing):
+    X, y = categorical_data(seed, 600, sizes, missing=missing)
+    model = jitree.DecisionTreeClassifier(categorical_features=list(range(len(sizes))),
+                                          categorical_split=mode, random_state=0)
+    model.fit(X.astype(dtype), y)
+    tree = model.tree_
+    if not np.any(tree.split_kind == SPLIT_SUBSET):
+        return
+    assert tree.has_flat_categories
+    rows = np.vstack([X, unseen_rows(X, sizes, seed)]).astype(dtype)
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
+
+
+@pytest.mark.parametrize("mode", ["subset", "one_vs_rest"])
+def test_flat_and_node_walks_of_a_forest_agree(mode):
+    sizes = [3, 12, MISSING_CODE]
+    X, y = categorical_data(1, 2000, sizes)
+    forest = jitree.RandomForestClassifier(n_estimators=8, random_state=0,
+                                           categorical_features=[0, 1, 2],
+                                           categorical_split=mode)
+    forest.fit(X, y)
+    rows = np.vstack([X, unseen_rows(X, sizes, 1)])
+    assert forest._walk_kind() == "categories"
+    proba = forest.predict_proba(rows)
+    leaves = forest.apply(rows)
+    forest._layouts["walk"] = "nodes"
+    np.testing.assert_array_equal(forest.predict_proba(rows), proba)
+    np.testing.assert_array_equal(forest.apply(rows), leaves)
+    for t, model in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
+
+
+def test_wide_categories_and_multiway_keep_the_node_walk():
+    X, y = categorical_data(2, 3000, [MISSING_CODE + 7])
+    wide = jitree.DecisionTreeClassifier(categorical_features=[0], subset_penalty=0.0,
+                                         min_samples_category=0, random_state=0).fit(X, y)
+    tested = wide.tree_.feature[wide.tree_.split_kind == SPLIT_SUBSET]
+    assert tested.size and not wide.tree_.has_flat_categories
+    np.testing.assert_array_equal(wide.apply(X), tree_leaves(wide, X))
+    multiway = jitree.RandomForestClassifier(n_estimators=3, criterion="entropy",
+                                             categorical_features=[0],
+                                             categorical_split="multiway",
+                                             random_state=0).fit(X, y)
+    assert multiway._walk_kind() == "nodes"
+
+
+def test_category_at_the_last_code_and_missing_word_bit():
+    """A feature of MISSING_CODE categories: its last code and missing values both route
+    by the word (bit MISSING_CODE - 1 and bit MISSING_CODE)."""
+    m = MISSING_CODE
+    codes = np.tile(np.arange(m, dtype=np.float64), 20)
+    y = (codes == m - 1).astype(int)
+    X = np.column_stack([codes, np.zeros_like(codes)])
+    X[:5, 0] = np.nan
+    y[:5] = 1
+    model = jitree.DecisionTreeClassifier(max_depth=1, categorical_features=[0],
+                                          categorical_split="one_vs_rest").fit(X, y)
+    rows = np.array([[m - 1.0, 0.0], [np.nan, 0.0], [0.0, 0.0], [float(m), 0.0]])
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
+    assert model.apply(rows)[0] != model.apply(rows)[2]
+
+
+def test_infinity_is_refused_on_the_flat_category_walk():
+    X, y = categorical_data(3, 500, [5])
+    model = jitree.DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    assert model.tree_.has_flat_categories
+    bad = X[:10].copy()
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(bad)
+
+
+# -- the compiled encoder -----------------------------------------------------------------------
+@settings(deadline=None, max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from([np.float32, np.float64]))
+def test_compiled_encoder_equals_the_general_one(seed, dtype):
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = np.column_stack([rng.choice([-2.5, 0.0, 1.0, 7.0, 1e6], n), rng.normal(size=n),
+                         rng.integers(0, 4, n).astype(np.float64)])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 2, n)
+    model = jitree.DecisionTreeClassifier(categorical_features=[0], ordinal_features=[2],
+                                          max_depth=3).fit(X.astype(dtype), y)
+    encoder = model._feature_encoder()
+    rows = X.astype(dtype)
+    rows[rng.random(n) < 0.2, 0] = rng.choice([3.0, -0.0, 0.5])  # unseen, -0.0, unseen
+    fast = encoder.transform(rows)
+    encoder._transform_float_array = lambda array: None  # the per-column path, same array
+    try:
+        general = encoder.transform(rows)
+    finally:
+        del encoder._transform_float_array
+    assert fast.flags.c_contiguous and general.flags.c_contiguous
+    assert fast.dtype == general.dtype == dtype
+    np.testing.assert_array_equal(fast, general)
+
+
+def test_compiled_encoder_refuses_infinity_with_the_general_message():
+    X, y = categorical_data(4, 200, [4])
+    model = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
+    for column in (0, 1):
+        bad = X[:5].copy()
+        bad[2, column] = -np.inf
+        with pytest.raises(ValueError, match=f"infinity.*column {column}"):
+            model.predict(bad)
