@@ -255,9 +255,13 @@ def test_codes_beyond_float32_exact_integers_give_float64():
     encoder = FeatureEncoder()
     encoder.feature_kind_ = np.array([FEATURE_CATEGORICAL], dtype=np.int8)
     encoder.n_categories_ = np.array([2**24 + 1], dtype=np.int32)
-    assert encoder._assemble([np.zeros(2)]).dtype == np.float64
-    encoder.n_categories_ = np.array([2**24], dtype=np.int32)
-    assert encoder._assemble([np.zeros(2)]).dtype == np.float32
+    for order in ("C", "F"):
+        encoder.n_categories_ = np.array([2**24 + 1], dtype=np.int32)
+        assert encoder._assemble([np.zeros(2)], order).dtype == np.float64
+        encoder.n_categories_ = np.array([2**24], dtype=np.int32)
+        assert encoder._assemble([np.zeros(2)], order).dtype == np.float32
+    encoder.n_categories_ = np.array([2**24 + 1], dtype=np.int32)
+    assert encoder._encoded_dtype(True) == np.float64  # the compiled encoder's rule
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -545,10 +545,12 @@ class BaseDecisionTree(ParamsMixin):
                                  shape=(X.shape[0], self.tree_.node_count))
 
     def get_depth(self):
+        """Depth of the fitted tree (the root alone: 0)."""
         check_is_fitted(self)
         return self.tree_.max_depth
 
     def get_n_leaves(self):
+        """Number of leaves of the fitted tree."""
         check_is_fitted(self)
         return self.tree_.n_leaves
 

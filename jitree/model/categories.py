@@ -611,9 +611,7 @@ class FeatureEncoder:
                 offsets.append(offsets[-1] + sorted_values.shape[0])
             else:
                 offsets.append(offsets[-1])
-        codes_fit_float32 = int(self.n_categories_.max(initial=0)) <= _FLOAT32_EXACT_INTEGERS
-        dtype = np.float32 if array.dtype == np.float32 and codes_fit_float32 else np.float64
-        out = np.empty(array.shape, dtype=dtype)
+        out = np.empty(array.shape, dtype=self._encoded_dtype(array.dtype == np.float32))
         empty = np.zeros(0)
         if encode_numeric(array, coded.astype(np.uint8),
                           np.concatenate(values) if values else empty,
@@ -713,14 +711,19 @@ class FeatureEncoder:
         _refuse_infinity(column, label, name)
         return column
 
+    def _encoded_dtype(self, numeric_float32):
+        """float32 when the numeric columns are float32 and every code is a float32
+        integer, else float64."""
+        codes_fit_float32 = int(self.n_categories_.max(initial=0)) <= _FLOAT32_EXACT_INTEGERS
+        return np.float32 if numeric_float32 and codes_fit_float32 else np.float64
+
     def _assemble(self, columns, order):
         """The output matrix in ``order``: "F" for a fit, "C" for prediction."""
         numeric_float32 = all(column.dtype == np.float32
                               for j, column in enumerate(columns)
                               if self.feature_kind_[j] == FEATURE_NUMERIC)
-        codes_fit_float32 = int(self.n_categories_.max(initial=0)) <= _FLOAT32_EXACT_INTEGERS
-        dtype = np.float32 if numeric_float32 and codes_fit_float32 else np.float64
-        encoded = np.empty((columns[0].shape[0], len(columns)), dtype=dtype, order=order)
+        encoded = np.empty((columns[0].shape[0], len(columns)),
+                           dtype=self._encoded_dtype(numeric_float32), order=order)
         for j, column in enumerate(columns):
             encoded[:, j] = column
         return encoded

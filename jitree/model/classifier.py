@@ -303,6 +303,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
             return self.tree_.predict_table(X, self._node_proba())
 
     def predict_log_proba(self, X):
+        """Natural logarithm of :meth:`predict_proba` (-inf for a probability of 0)."""
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             return np.log(proba)

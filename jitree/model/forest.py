@@ -831,6 +831,7 @@ class _ForestClassifier(BaseForest):
         return self._predict_mean_validated(X)
 
     def predict_log_proba(self, X):
+        """Natural logarithm of :meth:`predict_proba` (-inf for a probability of 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
@@ -846,6 +847,7 @@ class _ForestClassifier(BaseForest):
         return self.classes_.take(np.argmax(proba, axis=1))
 
     def score(self, X, y, sample_weight=None):
+        """Mean (weighted) accuracy."""
         return DecisionTreeClassifier.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
@@ -910,6 +912,7 @@ class _ForestRegressor(BaseForest):
                                         flat_of=lambda dtype: self._layout(dtype)[0])
 
     def score(self, X, y, sample_weight=None):
+        """R^2 of the predictions (weighted)."""
         return DecisionTreeRegressor.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
