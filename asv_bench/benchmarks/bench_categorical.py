@@ -72,3 +72,22 @@ class FitCategoricalRegressor:
 
     def peakmem_fit(self, *params):
         self.model.fit(self.X, self.y)
+
+
+class PredictCategoricalForest:
+    """predict_proba of a forest whose trees test categories (the flat walk for subset and
+    one-vs-rest nodes of up to 63 categories; the Tree arrays' walk for multiway nodes)."""
+    params = ([8, 32], ["subset", "multiway"])
+    param_names = ["n_categories", "categorical_split"]
+    timeout = 300
+
+    def setup(self, n_categories, categorical_split):
+        X, y, categorical = categorical_data(20_000, n_categories)
+        self.forest = jitree.RandomForestClassifier(
+            n_estimators=20, criterion="entropy", random_state=0,
+            categorical_features=categorical, categorical_split=categorical_split).fit(X, y)
+        self.X_new = categorical_data(200_000, n_categories, seed=1)[0]
+        self.forest.predict_proba(self.X_new[:100])
+
+    def time_predict_proba(self, *params):
+        self.forest.predict_proba(self.X_new)
