@@ -10,6 +10,8 @@ import doctest
 import importlib
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,8 +112,9 @@ def readme_blocks():
 
 def rst_blocks(path):
     """(line, kind, code, reason not to run or None) of each runnable block of an RST page,
-    in page order: ``.. code-block:: python`` directives (kind "code") and doctest blocks,
-    ``>>>`` paragraphs (kind "doctest"). A ``.. not run: REASON`` comment just before a
+    in page order: ``.. code-block:: python`` directives (kind "code"), doctest blocks,
+    ``>>>`` paragraphs (kind "doctest"), and ``.. code-block:: console`` directives (kind
+    "shell": their ``$`` lines are commands). A ``.. not run: REASON`` comment just before a
     block (blank lines between allowed) marks it."""
     lines = path.read_text().splitlines()
     blocks = []
@@ -123,7 +126,8 @@ def rst_blocks(path):
         indent = len(line) - len(line.lstrip())
         if stripped.startswith(".. not run:"):
             reason = stripped.split(":", 1)[1].strip()
-        elif stripped == ".. code-block:: python":
+        elif stripped in (".. code-block:: python", ".. code-block:: console"):
+            kind = "code" if stripped.endswith("python") else "shell"
             start = i + 1
             while start < len(lines) and (not lines[start].strip()
                                           or lines[start].strip().startswith(":")):
@@ -135,7 +139,7 @@ def rst_blocks(path):
             body = [text for text in lines[start:end]]
             code_indent = min(len(t) - len(t.lstrip()) for t in body if t.strip())
             code = "\n".join(t[code_indent:] for t in body).strip("\n")
-            blocks.append((start + 1, "code", code, reason))
+            blocks.append((start + 1, kind, code, reason))
             reason = None
             i = end
             continue
@@ -154,6 +158,18 @@ def rst_blocks(path):
     return blocks
 
 
+def run_commands(block, where):
+    """Run the ``$ `` lines of a console block (the other lines are their output, shown to
+    the reader and not compared: it holds timings) with this environment's ``jitree``."""
+    environment = {**os.environ, "PATH": os.pathsep.join(
+        [str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    for command in block.splitlines():
+        if command.startswith("$ "):
+            done = subprocess.run(command[2:], shell=True, env=environment,  # noqa: S602
+                                  capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, f"{where}: {command!r} failed:\n{done.stderr}"
+
+
 def run_blocks(blocks, source, namespace):
     parser = doctest.DocTestParser()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -163,6 +179,9 @@ def run_blocks(blocks, source, namespace):
             continue
         if kind == "code":
             exec(compile(code, f"{source}:{line}", "exec"), namespace)  # noqa: S102
+            continue
+        if kind == "shell":
+            run_commands(code, f"{source}:{line}")
             continue
         test = parser.get_doctest(code, namespace, f"{source}:{line}", str(source), line - 1)
         runner = doctest.DocTestRunner(optionflags=flags)
