@@ -1,7 +1,10 @@
 """The documentation is part of the product: its API reference lists every public name, and
 the code shown in README.md and in the user guide runs.
 
-Blocks that cannot run in a test are marked where they stand, with the reason:
+The guide's ``.. code-block:: python`` blocks and ``>>>`` doctest blocks run in page order in
+one namespace per page (in a temporary directory); the ``$`` lines of its
+``.. code-block:: console`` blocks run as commands. Blocks that cannot run in a test are
+marked where they stand, with the reason:
 ``<!-- not run: REASON -->`` on the line before a README block, ``.. not run: REASON`` (an
 RST comment, invisible on the page) before a guide block.
 """
@@ -33,7 +36,7 @@ PUBLIC = {
     "jitree.cli": ["main", "build_parser"],
     # compiled kernels meant for users' own @njit code
     "jitree.kernels.predict": ["leaf_of_row", "leaf_of_row_any"],
-    "jitree.kernels.shap": ["shap_row", "shap_interaction_row"],
+    "jitree.kernels.shap": ["shap_row", "shap_interaction_row", "new_work"],
     "jitree.kernels.criteria": ["gini", "entropy", "misclassification", "squared_error"],
     "jitree.kernels.records": ["TreeWalk", "ShapTrees"],
 }
