@@ -8,8 +8,10 @@ individual conditional expectation (ICE) curves are the same per row. jitree com
 average by the recursion method (one weighted traversal of each tree per grid point), and
 the ICE curves from the model's predictions.
 
-The data: :func:`jitree.datasets.make_regression_data`, whose target is a linear function of
-5 features plus :math:`\\sin(2 x_0)`; feature 0 should show the sine on top of its slope.
+The data: :func:`jitree.datasets.make_regression_data` with 6 features, whose target is a
+linear function of the first 5 plus :math:`\\sin(2 x_0)` and noise: feature 0 enters through
+its slope and the sine, feature 1 through its slope alone, and feature 5 not at all, so its
+curves are flat.
 """
 
 import matplotlib.pyplot as plt
