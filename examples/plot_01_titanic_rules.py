@@ -65,7 +65,7 @@ support = np.array([rule.support for rule in rule_list])
 confidence = np.array([rule.confidence for rule in rule_list])
 colours = ["tab:green" if rule.prediction == "yes" else "tab:red" for rule in rule_list]
 ax.scatter(support, confidence, s=60, c=colours)
-for k, (s, c) in enumerate(zip(support, confidence)):
+for k, (s, c) in enumerate(zip(support, confidence, strict=True)):
     ax.annotate(f"rule {k + 1}", (s, c), textcoords="offset points", xytext=(5, 4),
                 fontsize=8)
 ax.set_xlabel("support (passengers)")

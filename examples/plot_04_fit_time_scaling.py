@@ -53,7 +53,7 @@ for n in sizes:
 # ------------
 # The slope of each line, fitted over the sizes, is the empirical exponent :math:`k`.
 fig, ax = plt.subplots(figsize=(6, 4.5))
-for (name, seconds), marker in zip(timings.items(), ["o", "s"]):
+for (name, seconds), marker in zip(timings.items(), ["o", "s"], strict=True):
     slope = np.polyfit(np.log(sizes), np.log(seconds), 1)[0]
     ax.loglog(sizes, seconds, marker=marker, label=f"{name} (slope {slope:.2f})")
 ax.set_xlabel("training rows (10 features, 3 classes)")

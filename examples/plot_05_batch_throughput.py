@@ -43,7 +43,7 @@ def _timed(function):
 
 counts = [10_000, 100_000, 1_000_000, 2_000_000]
 in_memory = [best_rate(lambda n=n: clf.predict(rows[:n]), n) for n in counts]
-for n, rate in zip(counts, in_memory):
+for n, rate in zip(counts, in_memory, strict=True):
     print(f"{n:>9} rows in memory: {rate:6.1f} M rows/s")
 
 # %%
@@ -59,7 +59,7 @@ chunks = [50_000, 200_000, 1_000_000]
 from_file = [best_rate(lambda c=c: jitree.batch.predict_file(clf, source, out=target,
                                                             chunk_rows=c), len(rows))
              for c in chunks]
-for c, rate in zip(chunks, from_file):
+for c, rate in zip(chunks, from_file, strict=True):
     print(f"file, chunks of {c:>9} rows: {rate:6.1f} M rows/s")
 assert np.array_equal(np.load(target), clf.predict(rows))
 

@@ -72,10 +72,12 @@ jitree.DecisionTreeRegressor(max_depth=2).fit(X_train, y_train)  # compile the k
 for depth in depths:
     for name, make, train_X, test_X in [
             ("jitree, native categories",
-             lambda: jitree.DecisionTreeRegressor(max_depth=depth, min_samples_leaf=5),
+             lambda depth=depth: jitree.DecisionTreeRegressor(max_depth=depth,
+                                                               min_samples_leaf=5),
              X_train, X_test),
             ("scikit-learn, one-hot",
-             lambda: SklearnTree(max_depth=depth, min_samples_leaf=5, random_state=0),
+             lambda depth=depth: SklearnTree(max_depth=depth, min_samples_leaf=5,
+                                             random_state=0),
              H_train, H_test)]:
         start = time.perf_counter()
         model = make().fit(train_X, y_train)
@@ -93,7 +95,7 @@ for depth in depths:
 # end up close (each library's printout above gives the numbers of this build).
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 for name, rows in results.items():
-    rmse, leaves, _ = zip(*rows)
+    rmse, leaves, _ = zip(*rows, strict=True)
     left.plot(depths, rmse, marker="o", label=name)
     right.plot(leaves, rmse, marker="o", label=name)
 left.set_xlabel("max_depth")

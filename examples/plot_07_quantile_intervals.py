@@ -37,7 +37,7 @@ models = {
 }
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-for ax, (name, model) in zip(axes, models.items()):
+for ax, (name, model) in zip(axes, models.items(), strict=True):
     model.fit(X_train, y_train)
     low, median, high = model.predict_quantiles(grid, quantiles=[0.05, 0.5, 0.95]).T
     bounds = model.predict_quantiles(X_test, quantiles=[0.05, 0.95])

@@ -15,7 +15,6 @@ curves are flat.
 """
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 import jitree
 from jitree.datasets import make_regression_data
@@ -25,7 +24,7 @@ forest = jitree.RandomForestRegressor(n_estimators=50, min_samples_leaf=5, rando
 forest.fit(X, y)
 
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
-for feature, ax in zip([0, 1, 5], axes):
+for feature, ax in zip([0, 1, 5], axes, strict=True):
     jitree.plot_partial_dependence(forest, X[:300], [feature], kind="both", ax=ax,
                                    grid_resolution=40, max_ice_lines=60)
     ax.set_title(f"feature {feature}")
@@ -46,5 +45,5 @@ fig.tight_layout()
 # The numbers behind the curves
 # -----------------------------
 result = jitree.partial_dependence(forest, X, [0], grid_resolution=7)
-for x, value in zip(result.grid_values[0], result.average[0]):
+for x, value in zip(result.grid_values[0], result.average[0], strict=True):
     print(f"x0 = {x:6.2f}: average prediction {value:6.2f}")

@@ -46,7 +46,7 @@ for n in counts:
               f"{predict_time[name][-1] * 1e3:7.1f} ms, accuracy {accuracy[name][-1]:.3f}")
 
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-for name, marker in zip(makers, ["o", "s"]):
+for name, marker in zip(makers, ["o", "s"], strict=True):
     axes[0].plot(counts, fit_time[name], marker=marker, label=name)
     axes[1].plot(counts, np.array(predict_time[name]) * 1e3, marker=marker, label=name)
     axes[2].plot(counts, accuracy[name], marker=marker, label=name)
