@@ -65,8 +65,9 @@ html_theme_options = {
 }
 html_sidebars = {"index": []}
 html_show_sourcelink = False
-# MathJax: the theme's default (a CDN address). A local copy can be used for offline
-# reading: python -m sphinx ... -D mathjax_path=file:///usr/share/javascript/mathjax/...
+# MathJax: Sphinx's default (loaded by the reader's browser from a CDN). For reading offline,
+# point JITREE_DOCS_MATHJAX at a local copy, e.g. Debian's libjs-mathjax:
+# JITREE_DOCS_MATHJAX="file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
 if os.environ.get("JITREE_DOCS_MATHJAX"):
     mathjax_path = os.environ["JITREE_DOCS_MATHJAX"]
 

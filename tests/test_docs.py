@@ -93,6 +93,18 @@ def test_public_functions_of_listed_modules_are_documented():
                 assert f"{module}.{name}" in documented, f"{module}.{name} not in api.rst"
 
 
+def test_gallery_examples_compile_and_have_a_title():
+    # the docs build runs them; here only what a broken file would break: syntax, the title
+    examples = sorted((ROOT / "examples").glob("plot_*.py"))
+    assert len(examples) >= 10
+    for path in examples:
+        source = path.read_text()
+        compile(source, str(path), "exec")
+        lines = source.split(chr(34) * 3, 2)[1].strip().splitlines()
+        assert len(lines) >= 2 and set(lines[1]) == {"="}, f"{path.name}: no title"
+        assert "matplotlib" in source, f"{path.name}: a gallery example draws a figure"
+
+
 # -- runnable code of the README and the user guide ------------------------------------------
 
 def readme_blocks():
