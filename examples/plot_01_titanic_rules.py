@@ -50,7 +50,7 @@ print(jitree.format_rules(rule_list))
 # %%
 # The drawing
 # -----------
-fig, ax = plt.subplots(figsize=(11, 5.5))
+fig, ax = plt.subplots(figsize=(15, 6))
 jitree.plot_tree(clf, ax=ax, filled=True, rounded=True, impurity=False, proportion=True,
                  fontsize=8)
 ax.set_title("Survival on the Titanic: a depth-3 tree")
