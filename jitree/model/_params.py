@@ -19,9 +19,14 @@ class ParamsMixin(MetadataRequesterMixin):
                       if name != "self" and p.kind != p.VAR_KEYWORD)
 
     def get_params(self, deep=True):
+        """The constructor parameters and their values, as a dict (scikit-learn's
+        protocol; ``deep`` is accepted for compatibility: jitree estimators hold no
+        sub-estimators)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params):
+        """Set constructor parameters by name; returns self. An unknown name is a
+        ValueError. The new values take effect at the next ``fit``."""
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:

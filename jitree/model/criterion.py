@@ -29,9 +29,10 @@ class Criterion:
         The criterion's name in ``repr``, messages and saved files (default: the
         function's name).
 
-    Statistics
-    ----------
-    ``stats`` is a contiguous float64 vector and ``weight`` the set's total sample weight:
+    Notes
+    -----
+    **Statistics.** ``stats`` is a contiguous float64 vector and ``weight`` the set's total
+    sample weight:
 
     - classification: ``stats[c]`` is the weight of class ``c`` (classes in the order of
       ``classes_``);
@@ -42,8 +43,6 @@ class Criterion:
     arguments of a split are positive. A function must return a float; a NaN impurity or
     score stops the fit with a ValueError naming the criterion.
 
-    Notes
-    -----
     A fitted model predicts, saves and loads without the criterion: the saved file records
     its name only, and a loaded model refits only with the criterion passed again.
     ``categorical_split="multiway"`` needs an ``impurity`` (a multiway split is scored as

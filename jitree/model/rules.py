@@ -101,6 +101,9 @@ class Condition:
         return passed | ~is_code if self.missing else passed
 
     def to_text(self, decimals=4):
+        """The condition as text, e.g. ``petal_length <= 2.45`` or ``city in {Oslo, Tokyo}``
+        (with ``(or missing)`` when missing values satisfy it); thresholds with at most
+        ``decimals`` decimals."""
         mark = MISSING_MARK if self.missing and self.show_missing else ""
         if self.operator in ("in", "not in"):
             if not self.codes and self.operator == "in" and self.missing:

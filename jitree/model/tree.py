@@ -306,14 +306,17 @@ class Tree:
     # -- shape -------------------------------------------------------------------------------
     @property
     def node_count(self):
+        """Number of nodes (the length of the node arrays)."""
         return self.feature.shape[0]
 
     @property
     def n_leaves(self):
+        """Number of leaves."""
         return int(np.count_nonzero(self.children_left == TREE_LEAF))
 
     @property
     def is_leaf(self):
+        """Boolean array, shape (node_count,): which nodes are leaves."""
         return self.children_left == TREE_LEAF
 
     @property
@@ -386,6 +389,7 @@ class Tree:
 
     @property
     def max_depth(self):
+        """Depth of the deepest leaf (the root is at depth 0)."""
         return self.cached("max_depth", lambda: int(self.depth.max()) if self.node_count else 0)
 
     def __repr__(self):
