@@ -440,12 +440,11 @@ def partial_dependence(model, X, features, grid=None, grid_resolution=100,
     -------
     PartialDependence
         A dict (also readable as attributes) with ``grid_values``, ``average`` of shape
-        ``(n_outputs, *grid_shape)`` and/or ``individual`` of shape
-        ``(n_outputs, n_rows, *grid_shape)``, where ``grid_shape`` holds the length of
-        each feature's grid, and the ``features``, ``feature_names``, ``is_categorical``
-        and ``output_names`` described in :class:`PartialDependence`. n_outputs is 1 for a regressor and for a classifier
-        of two classes (the probability of ``classes_[1]``), else one per class
-        (probabilities).
+        ``(n_outputs, *grid_shape)`` and/or ``individual`` of shape ``(n_outputs, n_rows,
+        *grid_shape)``, where ``grid_shape`` holds the length of each feature's grid, and the
+        ``features``, ``feature_names``, ``is_categorical`` and ``output_names`` described in
+        :class:`PartialDependence`. n_outputs is 1 for a regressor and for a classifier of two
+        classes (the probability of ``classes_[1]``), else one per class (probabilities).
 
     Raises
     ------
