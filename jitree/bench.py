@@ -826,8 +826,8 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
-                                 "categorical", "categorical-tables", "quantiles", "shap",
-                                 "pdp"])
+                                 "categorical", "categorical-tables", "categorical-forests",
+                                 "quantiles", "shap", "pdp"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
@@ -889,6 +889,10 @@ def main(argv=None):
         from . import bench_tables
 
         bench_tables.run(report)
+    if "categorical-forests" in only:  # the forests' defaults on the same tables
+        from . import bench_tables
+
+        bench_tables.run_forests(report)
     return 0
 
 
