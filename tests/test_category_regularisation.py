@@ -17,15 +17,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_categorical import groups_value, random_categorical, root_partition_value
+from test_categorical import EXACT, groups_value, random_categorical, root_partition_value
 
 import jitree
 from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET
 
 from naive import class_fractions, split_value, variance
-
-EXACT = dict(min_samples_category=0, category_smoothing=0.0, max_one_vs_rest_categories=0,
-             subset_penalty=0.0)
 
 
 def pooled_groups(x, w, min_samples):
