@@ -189,16 +189,23 @@ def predicted(model, task, X):
     return model.predict(X) if task == "regression" else model.predict_proba(X)[:, 1]
 
 
-def one_hot(X_train, X_test):
+def one_hot(X_train, X_test, sparse=False):
     """scikit-learn's input: numeric columns as they are (NaN kept), categorical ones one-hot
-    (missing a category of its own, unseen ones all zero)."""
+    (missing a category of its own, unseen ones all zero); ``sparse``: CSC matrices."""
     from sklearn.preprocessing import OneHotEncoder
 
     categorical = [c for c in X_train.columns if str(X_train[c].dtype) == "category"]
     numeric = [c for c in X_train.columns if c not in categorical]
-    encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
+    encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=sparse)
     hot_train = encoder.fit_transform(X_train[categorical].astype(object).fillna("NA"))
     hot_test = encoder.transform(X_test[categorical].astype(object).fillna("NA"))
+    if sparse:
+        from scipy import sparse as sp
+
+        return (sp.hstack([sp.csc_matrix(X_train[numeric].to_numpy(float)), hot_train],
+                          format="csc"),
+                sp.hstack([sp.csc_matrix(X_test[numeric].to_numpy(float)), hot_test],
+                          format="csr"))
     return (np.hstack([X_train[numeric].to_numpy(float), hot_train]),
             np.hstack([X_test[numeric].to_numpy(float), hot_test]))
 
@@ -311,9 +318,9 @@ def run(report=None):
 def run_forests(report=None, n_estimators=50, n_splits=5):
     """The forests' comparison (``python -m jitree.bench --only categorical-forests``):
     random forests of ``n_estimators`` trees with jitree's forest defaults, with the exact
-    search, and scikit-learn's forest on the one-hot columns (missing values as a category,
-    NaN in numeric columns as scikit-learn takes them), held-out scores over ``n_splits``
-    splits."""
+    search, and scikit-learn's forest on the one-hot columns (missing values a category of
+    their own; a sparse matrix when no numeric column holds NaN), held-out scores over
+    ``n_splits`` splits."""
     from sklearn import ensemble
 
     print(f"\n[categorical-forests] random forests of {n_estimators} trees, default depth, "
@@ -338,7 +345,11 @@ def run_forests(report=None, n_estimators=50, n_splits=5):
                 model = forest(n_estimators=n_estimators, random_state=seed, n_jobs=2,
                                **params).fit(X_train, y[train])
                 scores[label].append(score(task, y[test], predicted(model, task, X_test)))
-            E_train, E_test = one_hot(X_train, X_test)
+            # sparse (the dense flights forest takes many minutes) unless a numeric column
+            # holds NaN, which scikit-learn's forests take in dense arrays only
+            numeric = [c for c in X.columns if str(X[c].dtype) != "category"]
+            E_train, E_test = one_hot(X_train, X_test,
+                                      sparse=not X[numeric].isna().to_numpy().any())
             model = peer(n_estimators=n_estimators, random_state=seed, n_jobs=2)
             model.fit(E_train, y[train])
             scores["one-hot"].append(score(task, y[test], predicted(model, task, E_test)))
