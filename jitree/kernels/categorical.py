@@ -14,7 +14,11 @@ on many rare categories:
   S_v / W_v (S the ordering statistic, W the weight, of the run v and of the node), so that a
   light category's order moves toward the node's own; the split scores stay exact;
 - ``max_one_vs_rest``: ``SUBSET`` nodes with at most this many runs test one run against the
-  rest.
+  rest;
+- the subset penalty (``penalty`` = p): on q > 2 runs, every subset candidate scores
+  p (q - 2) :func:`chance_gain` less, and the single runs against the rest are tried beside
+  them unpenalised, so a subset test wins only when it beats the best single category (and
+  the other features) by more than the q - 2 extra categories are expected to add by chance.
 
 The modes, on the q runs left:
 
