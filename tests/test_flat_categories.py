@@ -156,3 +156,47 @@ def test_compiled_encoder_refuses_infinity_with_the_general_message():
         bad[2, column] = -np.inf
         with pytest.raises(ValueError, match=f"infinity.*column {column}"):
             model.predict(bad)
+
+
+# -- forests walking raw float X (categories looked up by value in the walk) --------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
+    rng = np.random.default_rng(5)
+    n = 3000
+    values = np.array([-2.5, 0.0, 7.0, 1e6, 3.25])
+    X = np.column_stack([rng.choice(values, n), rng.integers(0, 40, n).astype(float),
+                         rng.normal(size=(n, 3))])
+    y = ((X[:, 0] > 1) ^ (X[:, 1] % 3 == 0) ^ (X[:, 2] > 0)).astype(int)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    forest = jitree.RandomForestClassifier(n_estimators=6, random_state=0,
+                                           categorical_features=[0, 1]).fit(X, y)
+    assert forest._walk_kind() == "categories"
+    assert forest._flat_categories(raw=True) is not None
+    rows = np.vstack([X, unseen_rows(X, [5, 40], 5)])
+    rows[:30, 0] = rng.choice([1.0, -0.0, 1e7, np.nan], 30)  # unseen, -0.0 (a category)
+    rows = np.asarray(rows, dtype=dtype, order=order)
+    raw = forest.predict_proba(rows)
+    encoded = forest._predict_mean_validated(forest._validate_predict_X(rows))
+    np.testing.assert_array_equal(raw, encoded)
+    bad = rows[:20].copy()
+    bad[7, 3] = np.inf
+    with pytest.raises(ValueError, match="infinity.*column 3"):
+        forest.predict_proba(bad)
+
+
+def test_forest_with_an_ordinal_feature_reads_encoded_x():
+    """Ordinal features are tested on their level codes: such a forest encodes X first."""
+    X, y = categorical_data(6, 1500, [6, 5])
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,
+                                           categorical_features=[0],
+                                           ordinal_features=[1]).fit(X, y)
+    assert forest._flat_categories(raw=True) is None
+    rows = np.vstack([X, unseen_rows(X, [6, 5], 6)])
+    leaves = forest.apply(rows)
+    for t, model in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
+    np.testing.assert_allclose(
+        forest.predict_proba(rows),
+        np.mean([model.predict_proba(rows) for model in forest.estimators_], axis=0),
+        rtol=1e-12)

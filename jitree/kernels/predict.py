@@ -286,8 +286,10 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
 # A subset (or one-vs-rest) node of a categorical feature of m <= MISSING_CODE categories keeps
 # its test in one 64-bit word beside the flat arrays: bit c is 1 when category c goes right,
 # bit MISSING_CODE when a missing value (NaN, or a category unseen in training) does. Each
-# chunk of rows first maps its categorical values to codes (category_code, missing values to
-# MISSING_CODE), once for every tree; a node then goes right when
+# chunk of rows first maps its categorical values to codes (chunk_codes: a binary search among
+# the feature's values, which are the codes themselves for encoded X and the fitted category
+# values for raw X; missing values to MISSING_CODE), once for every tree; a node then goes
+# right when
 #     (x > threshold) | (x is NaN & missing_right) | ((word >> code) & 1)
 # where a category node has an infinite threshold and missing_right 0, and a threshold node a
 # word of 0: one expression for both kinds, no branch on the kind.
@@ -295,15 +297,34 @@ MISSING_CODE = 63
 
 
 @jit
-def chunk_codes(X, first, last, columns, n_categories, codes):
-    """codes[i - first, f] = the category code of X[i, f] for the categorical ``columns``
-    (MISSING_CODE when it is missing or unseen); the other columns of ``codes`` stay 0."""
+def chunk_codes(X, first, last, categories, codes):
+    """codes[i - first, f] = the category code of X[i, f] for the categorical features of
+    ``categories`` (a :class:`~jitree.kernels.records.FlatCategories`: the value of X is
+    looked up among the feature's values by binary search), MISSING_CODE when it is missing
+    or not among them; the other columns of ``codes`` stay 0."""
+    columns = categories.columns
+    values = categories.values
+    value_code = categories.codes
+    offsets = categories.offsets
     for i in range(first, last):
         for k in range(columns.shape[0]):
             f = columns[k]
-            code = category_code(X[i, f], n_categories[f])
-            # beyond MISSING_CODE: a feature no word tests (the shift stays in range)
-            codes[i - first, f] = MISSING_CODE if code < 0 or code > MISSING_CODE else code
+            x = np.float64(X[i, f])
+            code = MISSING_CODE
+            if x == x:
+                low = offsets[f]
+                high = offsets[f + 1]
+                end = high
+                while low < high:
+                    middle = (low + high) // 2
+                    if values[middle] < x:
+                        low = middle + 1
+                    else:
+                        high = middle
+                # beyond MISSING_CODE: a feature no word tests (the shift stays in range)
+                if low < end and values[low] == x and value_code[low] < MISSING_CODE:
+                    code = value_code[low]
+            codes[i - first, f] = code
 
 
 @jit
@@ -363,8 +384,6 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     tree_root = flat.root
     tree_depth = flat.depth
     word = categories.word
-    columns = categories.columns
-    n_categories = categories.n_categories
     n_rows = X.shape[0]
     n_features = X.shape[1]
     width = table.shape[1]
@@ -378,7 +397,7 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
         if missing:
             infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
         codes = np.zeros((last - first, n_features), dtype=np.uint8)
-        chunk_codes(X, first, last, columns, n_categories, codes)
+        chunk_codes(X, first, last, categories, codes)
         flat_arrays = (feature, threshold, left, missing_right, word)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]

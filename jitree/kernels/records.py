@@ -198,6 +198,11 @@ FlatCategories = namedtuple("FlatCategories", [
                      # right; bit MISSING_CODE: missing values do), 0 at other nodes
     "columns",       # (k,) int64: the categorical features
     "n_categories",  # (n_features,) int32: categories of each feature (0: numeric)
+    "values",        # (n_values,) float64: each categorical feature's values in X,
+                     # increasing (for X already encoded: its codes 0 .. m - 1)
+    "codes",         # (n_values,) int64: the category code of each value
+    "offsets",       # (n_features + 1,) int64: feature f's values are values[offsets[f]:
+                     # offsets[f + 1]]
 ])
 
 ShapTrees = namedtuple("ShapTrees", [

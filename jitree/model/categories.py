@@ -599,26 +599,43 @@ class FeatureEncoder:
         categories are not numbers, or X holds an infinity (the general path then encodes, or
         raises its error)."""
         coded = self.feature_kind_ != FEATURE_NUMERIC
-        if any(self.value_kind_[j] not in (VALUE_NUMBER, None)
-               for j in np.flatnonzero(coded)):
+        tables = self._number_tables(coded)
+        if tables is None:
             return None
-        values, codes, offsets = [], [], [0]
+        values, codes, offsets = tables
+        out = np.empty(array.shape, dtype=self._encoded_dtype(array.dtype == np.float32))
+        if encode_numeric(array, coded.astype(np.uint8), values, codes.astype(np.float64),
+                          offsets, out):
+            return None
+        return out
+
+    def _number_tables(self, columns):
+        """(values, codes, offsets) of the fitted categories of the ``columns`` (a mask):
+        column j's category values increasing in values[offsets[j]:offsets[j + 1]]
+        (float64) and their codes (int64); the other columns have none. None when one of
+        those columns' categories are not numbers."""
+        if any(self.value_kind_[j] not in (VALUE_NUMBER, None) for j in np.flatnonzero(columns)):
+            return None
+        values, codes, offsets = [np.zeros(0)], [np.zeros(0, dtype=np.int64)], [0]
         for j in range(self.n_features_in_):
-            if coded[j] and self.value_kind_[j] is not None:
+            if columns[j] and self.value_kind_[j] is not None:
                 sorted_values, order = _sorted_categories(self.categories_[j], VALUE_NUMBER)
                 values.append(sorted_values)
-                codes.append(order.astype(np.float64))
+                codes.append(order.astype(np.int64))
                 offsets.append(offsets[-1] + sorted_values.shape[0])
             else:
                 offsets.append(offsets[-1])
-        out = np.empty(array.shape, dtype=self._encoded_dtype(array.dtype == np.float32))
-        empty = np.zeros(0)
-        if encode_numeric(array, coded.astype(np.uint8),
-                          np.concatenate(values) if values else empty,
-                          np.concatenate(codes) if codes else empty,
-                          np.asarray(offsets, dtype=np.int64), out):
+        return (np.concatenate(values), np.concatenate(codes),
+                np.asarray(offsets, dtype=np.int64))
+
+    def value_tables(self):
+        """(values, codes, offsets) to read the categorical features of an unencoded float
+        X by value (:func:`jitree.kernels.predict.chunk_codes`), or None when X must be
+        encoded first: an ordinal feature (tested on its level codes), or categories that
+        are not numbers."""
+        if np.any(self.feature_kind_ == FEATURE_ORDINAL):
             return None
-        return out
+        return self._number_tables(self.feature_kind_ == FEATURE_CATEGORICAL)
 
     def _check_value_kind(self, j, value_kind, label, name):
         fitted_kind = self.value_kind_[j]

@@ -36,7 +36,7 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels import predict as _predict
-from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
+from ..kernels.records import FlatTrees, TreeWalk
 from . import leaf_samples, pruning
 from ._base import (
     CATEGORY_SMOOTHING,
@@ -58,7 +58,7 @@ from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import (
     SPLIT_SUBSET,
-    category_columns,
+    flat_categories,
     infinity_bits,
     raise_infinite,
     read_only,
@@ -69,6 +69,7 @@ from .validation import (
     check_sample_weight,
     check_y,
     is_chunk_iterator,
+    match_feature_names,
 )
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -565,15 +566,21 @@ class BaseForest(ParamsMixin):
             self._layouts["walk"] = kind
         return kind
 
-    def _flat_categories(self):
-        """The trees' :class:`FlatCategories` concatenated in the order of :meth:`_layout`."""
-        if "flat_categories" not in self._layouts:
+    def _flat_categories(self, raw=False):
+        """The trees' :class:`FlatCategories` concatenated in the order of :meth:`_layout`,
+        for encoded X, or (``raw``) for X holding the category values themselves (None when
+        the encoder cannot look them up: see :meth:`_predict_mean`)."""
+        key = ("flat_categories", raw)
+        if key not in self._layouts:
             tree = self.estimators_[0].tree_
-            self._layouts["flat_categories"] = FlatCategories(
+            tables = None
+            if raw:
+                tables = self._feature_encoder().value_tables()
+            self._layouts[key] = None if raw and tables is None else flat_categories(
                 read_only(np.concatenate([model.tree_.flat_words()
                                           for model in self.estimators_]))[0],
-                *category_columns(tree.feature_kind, tree.n_categories))
-        return self._layouts["flat_categories"]
+                tree.feature_kind, tree.n_categories, tables)
+        return self._layouts[key]
 
     def _node_layout(self):
         """The trees' own arrays concatenated, for :func:`predict_nodes` (forests with
@@ -630,12 +637,48 @@ class BaseForest(ParamsMixin):
     _predict_chunks = BaseDecisionTree._predict_chunks
 
     def _predict_mean(self, X):
-        """Mean over the trees of each row's leaf table row (probabilities or means)."""
+        """Mean over the trees of each row's leaf table row (probabilities or means).
+
+        A float NumPy X of a forest with flat category tests is walked as given, its
+        categories looked up by value in the walk (no encoded copy of X); a lookup that
+        cannot be made that way, and X holding an infinity, go through the encoder, which
+        also gives the errors."""
+        check_is_fitted(self, "estimators_")
+        if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64)
+                and X.ndim == 2 and X.shape[0] > 0
+                and X.shape[1] == self.n_features_in_ and self._walk_kind() == "categories"):
+            categories = self._flat_categories(raw=True)
+            if categories is not None:
+                match_feature_names(self, getattr(self, "feature_names_in_", None), None)
+                out = self._predict_flat_categories(np.ascontiguousarray(X), categories)
+                if out is not None:
+                    return out
         return self._predict_mean_validated(self._validate_predict_X(X))
+
+    def _predict_flat_categories(self, X, categories):
+        """The flat category walk of X with ``categories`` (see :meth:`_flat_categories`);
+        None when X holds an infinity."""
+        # a few rows fill one task: a second thread would only cost its start (10 us)
+        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        with n_threads(jobs) as threads:
+            # at least a few tasks per thread, so that small inputs still use every core
+            chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
+            flat, table = self._layout(X.dtype)
+            out = np.empty((X.shape[0], table.shape[1]))
+            if _predict.predict_flat_categories(X, *infinity_bits(X), flat, categories,
+                                                table, chunk_rows, out):
+                return None
+        out /= len(self.estimators_)
+        return out
 
     def _predict_mean_validated(self, X):
         """:meth:`_predict_mean` of an X already through :meth:`_validate_predict_X`."""
         walk = self._walk_kind()
+        if walk == "categories":
+            out = self._predict_flat_categories(X, self._flat_categories())
+            if out is None:
+                raise_infinite(X, "X")
+            return out
         # a few rows fill one task: a second thread would only cost its start (10 us)
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
@@ -645,13 +688,6 @@ class BaseForest(ParamsMixin):
                 flat, table = self._layout(X.dtype)
                 out = np.empty((X.shape[0], table.shape[1]))
                 if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
-                    raise_infinite(X, "X")
-            elif walk == "categories":
-                flat, table = self._layout(X.dtype)
-                out = np.empty((X.shape[0], table.shape[1]))
-                if _predict.predict_flat_categories(X, *infinity_bits(X), flat,
-                                                    self._flat_categories(), table,
-                                                    chunk_rows, out):
                     raise_infinite(X, "X")
             else:
                 walk, roots, table = self._node_layout()

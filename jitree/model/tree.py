@@ -43,12 +43,21 @@ _FEATURE_ARRAYS = (
 )
 
 
-def category_columns(feature_kind, n_categories):
-    """(columns, n_categories) of :class:`~jitree.kernels.records.FlatCategories`: the
-    categorical features and the number of categories of each feature."""
+def flat_categories(word, feature_kind, n_categories, tables=None):
+    """The :class:`~jitree.kernels.records.FlatCategories` of the flat nodes' ``word`` for
+    the categorical features of ``feature_kind``. ``tables``: (values, codes, offsets) of
+    the features' values in X (:meth:`FeatureEncoder.value_tables`), or None for X already
+    encoded (each feature's values are then its codes 0 .. m - 1)."""
     columns = np.flatnonzero(np.asarray(feature_kind) == FEATURE_CATEGORICAL)
-    return (read_only(columns.astype(np.int64))[0],
-            read_only(np.ascontiguousarray(n_categories, dtype=np.int32))[0])
+    n_categories = np.ascontiguousarray(n_categories, dtype=np.int32)
+    if tables is None:
+        counts = np.zeros(n_categories.shape[0], dtype=np.int64)
+        counts[columns] = n_categories[columns]
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        codes = np.concatenate([np.arange(counts[f]) for f in columns]) if columns.size \
+            else np.zeros(0, dtype=np.int64)
+        tables = (codes.astype(np.float64), codes.astype(np.int64), offsets)
+    return FlatCategories(word, *read_only(columns.astype(np.int64), n_categories, *tables))
 
 
 def float32_below(threshold):
@@ -535,8 +544,8 @@ class Tree:
 
     def flat_categories(self):
         """The :class:`~jitree.kernels.records.FlatCategories` of this tree."""
-        return self.cached("flat_categories", lambda: FlatCategories(
-            self.flat_words(), *category_columns(self.feature_kind, self.n_categories)))
+        return self.cached("flat_categories", lambda: flat_categories(
+            self.flat_words(), self.feature_kind, self.n_categories))
 
     def walk_arrays(self):
         """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
