@@ -143,10 +143,14 @@ def test_wrong_feature_names_at_predict_and_reordered_columns():
         model.predict(frame.assign(b="text"))
 
 
-def test_sparse_input_is_refused():
+def test_sparse_input_errors_name_the_problem():
     sparse = pytest.importorskip("scipy.sparse")
-    with pytest.raises(TypeError, match="sparse"):
-        DecisionTreeClassifier().fit(sparse.csr_matrix(X), Y)
+    with pytest.raises(ValueError, match="Complex data"):
+        DecisionTreeClassifier().fit(sparse.csr_matrix(X.astype(complex)), Y)
+    with pytest.raises(ValueError, match="0 sample"):
+        DecisionTreeClassifier().fit(sparse.csr_matrix((0, 3)), [])
+    with pytest.raises(ValueError, match="0 feature"):
+        DecisionTreeClassifier().fit(sparse.csr_matrix((4, 0)), [0, 1, 0, 1])
 
 
 def test_single_class_and_single_sample_fit_a_leaf():

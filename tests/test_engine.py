@@ -233,7 +233,7 @@ def test_growth_loop_specialisations_stay_within_budget():
 def test_predict_kernels_take_float64_tables_only():
     # labels, node ids, probabilities and means share one table type: one predict
     # specialisation per X type serves predict, predict_proba and apply of every model
-    from jitree.kernels.predict import predict_flat, predict_nodes
+    from jitree.kernels.predict import predict_flat, predict_flat_categories, predict_nodes
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 3))
     codes = np.column_stack([rng.integers(0, 4, 200).astype(float), X[:, 1]])
@@ -241,11 +241,15 @@ def test_predict_kernels_take_float64_tables_only():
         for model, data in ((jitree.DecisionTreeClassifier(max_depth=3), X),
                             (jitree.DecisionTreeRegressor(max_depth=3), X),
                             (jitree.DecisionTreeClassifier(max_depth=3,
-                                                           categorical_features=[0]), codes)):
+                                                           categorical_features=[0]), codes),
+                            (jitree.DecisionTreeClassifier(max_depth=3, categorical_features=[0],
+                                                           categorical_split="multiway"),
+                             codes)):
             model.fit(data.astype(dtype), (X[:, 0] > 0).astype(int))
             model.predict(data.astype(dtype))
             model.apply(data.astype(dtype))
-    for kernel, table_argument in ((predict_flat, 5), (predict_nodes, 6)):
+    for kernel, table_argument in ((predict_flat, 5), (predict_flat_categories, 6),
+                                   (predict_nodes, 6)):
         assert kernel.signatures
         for signature in kernel.signatures:
             assert str(signature[table_argument].dtype) == "float64", signature
@@ -330,7 +334,7 @@ def test_many_class_tree_refused_before_allocating(monkeypatch):
     import jitree.model.builder as builder
     X = np.arange(65_535, dtype=np.float64)[:, None]
     y = np.arange(65_535)
-    monkeypatch.setattr(builder, "_memory_bytes", lambda: 16 * 2**30)
+    monkeypatch.setattr(builder, "memory_bytes", lambda: 16 * 2**30)
     with pytest.raises(ValueError, match="131,069 nodes with 65,535 classes.*max_leaf_nodes"):
         jitree.DecisionTreeClassifier().fit(X, y)
     with pytest.raises(ValueError, match="65,535 classes"):

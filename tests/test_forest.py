@@ -176,8 +176,9 @@ def test_check_estimator(cls):
     # places no threshold.
     expected = {}
     if cls(n_estimators=5).bootstrap:
-        expected["check_sample_weight_equivalence_on_dense_data"] = \
-            "a weighted bootstrap equals the repeated rows' only in distribution"
+        for data in ("dense", "sparse"):
+            expected[f"check_sample_weight_equivalence_on_{data}_data"] = \
+                "a weighted bootstrap equals the repeated rows' only in distribution"
     estimator_checks.check_estimator(cls(n_estimators=5, random_state=0),
                                      expected_failed_checks=expected)
 

@@ -23,6 +23,7 @@ from .validation import (
     feature_names_of,
     has_nonfinite,
     match_feature_names,
+    prediction_chunks,
 )
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
@@ -533,7 +534,12 @@ class BaseDecisionTree(ParamsMixin):
 
     def apply(self, X):
         """Index of the leaf each row of X ends in."""
-        X = self._validate_predict_X(X)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._apply_validated)
+        return self._apply_validated(self._validate_predict_X(X))
+
+    def _apply_validated(self, X):
         with n_threads(self.n_jobs):
             return self.tree_.apply(X)
 
@@ -542,7 +548,22 @@ class BaseDecisionTree(ParamsMixin):
 
         Needs scipy (``pip install 'jitree[scipy]'``).
         """
-        X = self._validate_predict_X(X)
+        sparse = _scipy_sparse("decision_path")
+        return self._decision_path_blocks(X, lambda pieces: sparse.vstack(pieces, "csr"))
+
+    def _decision_path_blocks(self, X, stack):
+        """:meth:`decision_path` of X, of each of its chunks stacked by ``stack`` (see
+        :func:`~jitree.model.validation.prediction_chunks`)."""
+        chunks = prediction_chunks(X)
+        if chunks is None:
+            return self._decision_path_validated(self._validate_predict_X(X))
+        pieces = [self._decision_path_validated(self._validate_predict_X(chunk))
+                  for chunk in chunks]
+        if not pieces:
+            raise ValueError("X is an empty iterator of chunks")
+        return stack(pieces)
+
+    def _decision_path_validated(self, X):
         sparse = _scipy_sparse("decision_path")
         with n_threads(self.n_jobs):
             indptr, indices = self.tree_.decision_path_arrays(X)
@@ -568,6 +589,7 @@ class BaseDecisionTree(ParamsMixin):
 
     def _more_tags_common(self, tags):
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         tags.target_tags.multi_output = False
         tags.non_deterministic = False
         return tags

@@ -7,9 +7,7 @@ Python validates nothing here (the estimators did), presorts X once
 :class:`jitree.Tree`.
 """
 
-import functools
 import numbers
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -35,6 +33,7 @@ from ..kernels.grower import (
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, TreeData
 from .tree import FEATURE_CATEGORICAL, Tree
+from .validation import memory_bytes
 
 _NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
 _NO_INTERACTIONS = np.zeros((0, 0), dtype=np.uint8)
@@ -323,15 +322,6 @@ class Presorted:
         return Presorted(index, value, label_rows, label)
 
 
-@functools.cache
-def _memory_bytes():
-    """This machine's physical memory in bytes, or None where it cannot be read."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
 def check_node_table(params, n_samples, n_stats, memory=None):
     """Refuse, before anything is allocated, a tree whose statistics table (one row of
     ``n_stats`` float64 per node, held twice: while growing and as ``Tree.value``) could
@@ -343,7 +333,7 @@ def check_node_table(params, n_samples, n_stats, memory=None):
         leaves = min(leaves, 2**params.max_depth)
     nodes = 2 * max(leaves, 1) - 1
     needed = 2 * nodes * n_stats * 8
-    memory = _memory_bytes() if memory is None else memory
+    memory = memory_bytes() if memory is None else memory
     if memory is not None and needed > memory:
         raise ValueError(
             f"a tree of up to {nodes:,} nodes with {n_stats:,} classes needs up to "

@@ -14,11 +14,14 @@ import numpy as np
 
 from ..kernels.encode import encode_numeric
 from .validation import (
+    FIT_DENSE_COPIES,
     _is_dataframe,
     check_X,
     feature_names_of,
+    is_sparse,
     object_to_float,
     refuse_matrix,
+    sparse_to_dense,
 )
 
 FEATURE_NUMERIC = 0
@@ -443,7 +446,8 @@ class FeatureEncoder:
             dtypes = list(X.dtypes)
             n_features = X.shape[1]
         else:
-            array = self._as_array(X, name)
+            # a fit holds X's presorted indices and values besides X
+            array = self._as_array(X, name, dense_copies=FIT_DENSE_COPIES)
             column_names = None
             n_features = array.shape[1]
         categorical = _resolve_features(self.categorical_features, "categorical_features",
@@ -679,10 +683,13 @@ class FeatureEncoder:
 
     # -- shared ------------------------------------------------------------------------------
     @staticmethod
-    def _as_array(X, name):
-        """A non-DataFrame X as a 2-D NumPy array, with check_X's errors for bad shapes."""
+    def _as_array(X, name, dense_copies=1):
+        """A non-DataFrame X as a 2-D NumPy array, with check_X's errors for bad shapes. A
+        sparse X becomes its dense copy (``dense_copies``: see :func:`sparse_to_dense`)."""
+        if is_sparse(X):
+            return sparse_to_dense(X, name, dense_copies)
         if X is None or hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            check_X(X, name=name)  # raises its error for None and sparse matrices
+            check_X(X, name=name)  # raises its error for None and other sparse types
         refuse_matrix(X, name)
         array = X if isinstance(X, np.ndarray) else np.asarray(X)
         if not isinstance(X, np.ndarray) and array.dtype.kind in "US":

@@ -12,7 +12,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
-from .validation import check_sample_weight, check_y, is_chunk_iterator
+from .validation import check_sample_weight, check_y, prediction_chunks
 
 
 def _class_weight_factors(class_weight, classes, y_index, sample_weight):
@@ -294,8 +294,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_proba_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_proba_validated)
         return self._predict_proba_validated(self._validate_predict_X(X))
 
     def _predict_proba_validated(self, X):
@@ -310,8 +311,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):

@@ -68,8 +68,8 @@ from .validation import (
     check_poisson_target,
     check_sample_weight,
     check_y,
-    is_chunk_iterator,
     match_feature_names,
+    prediction_chunks,
 )
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -700,8 +700,14 @@ class BaseForest(ParamsMixin):
 
     def apply(self, X):
         """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
-        check_is_fitted(self, "estimators_")
-        return np.column_stack([model.apply(X) for model in self.estimators_])
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._apply_validated)
+        return self._apply_validated(self._validate_predict_X(X))
+
+    def _apply_validated(self, X):
+        with n_threads(self.n_jobs):
+            return np.column_stack([model.tree_.apply(X) for model in self.estimators_])
 
     def decision_path(self, X):
         """The nodes each row of X passes through, in every tree.
@@ -723,7 +729,16 @@ class BaseForest(ParamsMixin):
             ``n_nodes_ptr[t + 1] - 1`` of ``indicator`` are the nodes of ``estimators_[t]``,
             in the order of its ``decision_path``.
         """
-        X = self._validate_predict_X(X)
+        sparse = _scipy_sparse("decision_path")
+
+        def stack(pieces):
+            return sparse.vstack([indicator for indicator, _ in pieces], "csr"), pieces[0][1]
+
+        return self._decision_path_blocks(X, stack)
+
+    _decision_path_blocks = BaseDecisionTree._decision_path_blocks
+
+    def _decision_path_validated(self, X):
         sparse = _scipy_sparse("decision_path")
         blocks = []
         with n_threads(self.n_jobs):
@@ -824,6 +839,7 @@ class BaseForest(ParamsMixin):
 
     def _more_tags_common(self, tags):
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         tags.target_tags.multi_output = False
         return tags
 
@@ -859,8 +875,9 @@ class _ForestClassifier(BaseForest):
 
     def predict_proba(self, X):
         """Mean class probabilities of the trees. X may also be an iterator of chunks."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_proba_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_proba_validated)
         return self._predict_mean(X)
 
     def _predict_proba_validated(self, X):
@@ -874,8 +891,9 @@ class _ForestClassifier(BaseForest):
     def predict(self, X):
         """The class with the highest mean probability. X may also be an iterator of
         chunks."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
@@ -910,8 +928,9 @@ class _ForestRegressor(BaseForest):
 
     def predict(self, X):
         """Mean of the trees' predictions. X may also be an iterator of chunks."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_validated)
         return self._predict_mean(X)[:, 0]
 
     def _predict_validated(self, X):

@@ -11,7 +11,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
-from .validation import check_poisson_target, check_sample_weight, check_y, is_chunk_iterator
+from .validation import check_poisson_target, check_sample_weight, check_y, prediction_chunks
 
 
 def r2(y, y_pred, weight):
@@ -138,8 +138,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, self._predict_validated)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, self._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
@@ -169,8 +170,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
         def predict(validated):
             return self._predict_quantiles_validated(validated, quantiles, scalar)
 
-        if is_chunk_iterator(X):
-            return self._predict_chunks(X, predict)
+        chunks = prediction_chunks(X)
+        if chunks is not None:
+            return self._predict_chunks(chunks, predict)
         return predict(self._validate_predict_X(X))
 
     def _predict_quantiles_validated(self, X, quantiles, scalar):

@@ -1,6 +1,8 @@
 """Input validation: everything a kernel relies on is checked here, before it runs."""
 
+import functools
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -103,6 +105,93 @@ def frame_to_numpy(frame):
     return frame.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+@functools.cache
+def memory_bytes():
+    """This machine's physical memory in bytes, or None where it cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+# -- scipy.sparse input ------------------------------------------------------------------------
+# Prediction reads a sparse X by blocks of rows made dense, of at most this many values
+# (32 MiB of float64): the memory of a prediction grows with a block, not with X.
+SPARSE_BLOCK_VALUES = 1 << 22
+# Arrays of X's dense size a fit holds: X, and its presorted values and indices.
+FIT_DENSE_COPIES = 3
+
+
+def is_sparse(X):
+    """A ``scipy.sparse`` matrix or array (recognised without importing scipy)."""
+    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
+
+
+def _sparse_dtype(X, name):
+    """The float dtype a sparse X becomes (float32 stays float32, as for dense X)."""
+    kind = X.dtype.kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported in {name}")
+    if kind not in "biuf":
+        raise TypeError(f"{name} is a sparse matrix of unsupported dtype {X.dtype}")
+    return X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+
+
+def _check_sparse_shape(X, name):
+    if len(X.shape) != 2:
+        raise ValueError(f"Expected a 2D sparse matrix for {name}, got shape {X.shape}")
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
+                         "is required.")
+    if n_features == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of "
+                         "1 is required.")
+
+
+def sparse_to_dense(X, name="X", copies=1):
+    """A sparse X as a dense C-ordered array: stored values as they are (a stored NaN is a
+    missing value, duplicated entries are summed, as ``X.toarray()`` does), every other
+    entry 0. ``copies``: how many arrays of X's dense size the caller goes on to hold (a
+    fit: the presorted indices and values besides X); a ValueError when they would not fit
+    in this machine's memory."""
+    _check_sparse_shape(X, name)
+    dtype = _sparse_dtype(X, name)
+    n_samples, n_features = X.shape
+    needed = copies * n_samples * n_features * dtype.itemsize
+    memory = memory_bytes()
+    if memory is not None and needed > memory // 2:
+        raise ValueError(
+            f"{name} is a sparse {n_samples:,} x {n_features:,} matrix; jitree grows trees on "
+            f"its dense copy, which needs about {needed / 2**30:,.1f} GiB here, more than half "
+            f"of this machine's {memory / 2**30:,.1f} GiB: select or hash fewer features, or "
+            "fit on a sample of the rows")
+    return X.toarray().astype(dtype, copy=False)
+
+
+def sparse_row_blocks(X, name="X"):
+    """The rows of a sparse X as dense blocks of at most :data:`SPARSE_BLOCK_VALUES` values
+    (at least 64 rows), in order: an iterator of chunks for prediction. X is checked first
+    (its errors are raised here, not when the first block is read)."""
+    _check_sparse_shape(X, name)
+    dtype = _sparse_dtype(X, name)
+    rows = X.tocsr()
+    n_samples, n_features = rows.shape
+    step = max(64, SPARSE_BLOCK_VALUES // n_features)
+    return (rows[first:first + step].toarray().astype(dtype, copy=False)
+            for first in range(0, n_samples, step))
+
+
+def prediction_chunks(X):
+    """X as an iterator of chunks predicted one at a time, or None for an X predicted whole:
+    an iterator of chunks as given, a sparse X as dense blocks of rows."""
+    if is_chunk_iterator(X):
+        return X
+    if is_sparse(X):
+        return sparse_row_blocks(X)
+    return None
+
+
 def refuse_matrix(X, name):
     """TypeError for ``np.matrix``, whose rows stay 2-D and break the array code."""
     if isinstance(X, np.matrix):
@@ -141,15 +230,18 @@ def object_to_float(array, name, label=None):
             "must be a real number (or None / NaN for a missing value)") from None
 
 
-def check_X(X, name="X", finite=True, allow_nan=False, report=None):
+def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies=1):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
     prediction kernel does it during its own pass). ``report``: a dict that gets ``"nan":
     True`` when X holds a NaN (with ``allow_nan``). ``allow_nan=True`` accepts NaN (a missing
-    value) but still refuses infinity."""
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError(
-            f"{name} is a sparse matrix; jitree needs dense data (call X.toarray())")
+    value) but still refuses infinity. A sparse X becomes its dense copy
+    (:func:`sparse_to_dense`, ``dense_copies`` of its size to be held)."""
+    if is_sparse(X):
+        X = sparse_to_dense(X, name, dense_copies)
+    elif hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix of type {type(X).__name__}; jitree reads "
+                        "scipy.sparse matrices and arrays, or dense data (call X.toarray())")
     if _is_dataframe(X):
         for column, dtype in zip(X.columns, X.dtypes, strict=True):
             kind = getattr(dtype, "kind", "O")

@@ -1,0 +1,184 @@
+"""scipy.sparse input: a tree or forest fitted on a sparse matrix is the one fitted on its
+dense copy, and predicting a sparse matrix (by dense blocks of rows) equals predicting its
+dense copy, for every format, dtype and index dtype."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitree
+from jitree.model import validation
+
+sparse = pytest.importorskip("scipy.sparse")
+
+FORMATS = ["csr", "csc", "coo", "lil", "dok"]
+
+
+def random_sparse(seed, n, d, density, fmt="csr", dtype=np.float64, nan=0.0):
+    """A random n x d sparse matrix of roughly ``density`` stored values (negative and
+    positive; a fraction ``nan`` of them NaN), with an all-zero column and an all-zero row."""
+    rng = np.random.default_rng(seed)
+    dense = np.where(rng.random((n, d)) < density, rng.normal(size=(n, d)), 0.0)
+    dense[rng.random((n, d)) < nan * density] = np.nan
+    dense[:, d // 2] = 0.0
+    dense[n // 2] = 0.0
+    return sparse.csr_matrix(dense.astype(dtype)).asformat(fmt), dense.astype(dtype)
+
+
+def same_tree(a, b):
+    ta, tb = a.tree_, b.tree_
+    np.testing.assert_array_equal(ta.feature, tb.feature)
+    np.testing.assert_array_equal(ta.threshold, tb.threshold)
+    np.testing.assert_array_equal(ta.children_left, tb.children_left)
+    np.testing.assert_array_equal(ta.value, tb.value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 120), d=st.integers(1, 12),
+       density=st.sampled_from([0.0, 0.02, 0.1, 0.5, 1.0]), fmt=st.sampled_from(FORMATS),
+       regression=st.booleans(), weighted=st.booleans(), random_splitter=st.booleans(),
+       max_features=st.sampled_from([None, 0.5]))
+def test_tree_on_sparse_equals_tree_on_dense(seed, n, d, density, fmt, regression, weighted,
+                                             random_splitter, max_features):
+    X, dense = random_sparse(seed, n, d, density, fmt, nan=0.1)
+    rng = np.random.default_rng(seed + 1)
+    y = rng.normal(size=n) if regression else rng.integers(0, 3, n)
+    weight = rng.integers(1, 4, n).astype(float) if weighted else None
+    cls = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
+    params = dict(splitter="random" if random_splitter else "best", max_features=max_features,
+                  random_state=seed % 1000)
+    a = cls(**params).fit(X, y, sample_weight=weight)
+    b = cls(**params).fit(dense, y, sample_weight=weight)
+    same_tree(a, b)
+    rows, rows_dense = random_sparse(seed + 2, 50, d, 0.3, "csr", nan=0.1)
+    method = "predict" if regression else "predict_proba"
+    np.testing.assert_array_equal(getattr(a, method)(rows), getattr(b, method)(rows_dense))
+    np.testing.assert_array_equal(a.apply(rows), b.apply(rows_dense))
+    assert (a.decision_path(rows) != b.decision_path(rows_dense)).nnz == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, bool])
+def test_formats_and_dtypes(fmt, dtype):
+    X, dense = random_sparse(3, 200, 8, 0.3, fmt)
+    if dtype in (np.int64, bool):
+        X = (X.tocsr() * 3).astype(dtype).asformat(fmt)
+        dense = (dense * 3).astype(dtype)
+    y = (dense[:, 0] + dense[:, 1] > 0).astype(int)
+    model = jitree.DecisionTreeClassifier(random_state=0).fit(X, y)
+    reference = jitree.DecisionTreeClassifier(random_state=0).fit(dense, y)
+    same_tree(model, reference)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(dense))
+    assert model.score(X, y) == reference.score(dense, y)
+
+
+def test_index_dtypes_duplicates_and_explicit_zeros():
+    """Duplicated entries are summed and explicit zeros are zeros, as in X.toarray()."""
+    rng = np.random.default_rng(0)
+    n, d = 300, 6
+    row = rng.integers(0, n, 900)
+    col = rng.integers(0, d, 900)
+    data = rng.normal(size=900)
+    data[::7] = 0.0  # explicit zeros
+    X = sparse.coo_matrix((data, (row.astype(np.int64), col.astype(np.int64))), shape=(n, d))
+    assert X.nnz == 900  # duplicates kept until toarray
+    dense = X.toarray()
+    y = (dense.sum(axis=1) > 0).astype(int)
+    model = jitree.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    reference = jitree.RandomForestClassifier(n_estimators=5, random_state=0).fit(dense, y)
+    for a, b in zip(model.estimators_, reference.estimators_, strict=True):
+        same_tree(a, b)
+    csr = X.tocsr()
+    csr64 = sparse.csr_matrix((csr.data, csr.indices.astype(np.int64),
+                               csr.indptr.astype(np.int64)), shape=csr.shape)
+    for rows in (X, csr, csr64, sparse.csr_array(csr), X.tocsc()):
+        np.testing.assert_array_equal(model.predict_proba(rows), reference.predict_proba(dense))
+        np.testing.assert_array_equal(model.apply(rows), reference.apply(dense))
+        path, ptr = model.decision_path(rows)
+        dense_path, dense_ptr = reference.decision_path(dense)
+        assert (path != dense_path).nnz == 0
+        np.testing.assert_array_equal(ptr, dense_ptr)
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestRegressor, jitree.ExtraTreesRegressor,
+                                 jitree.ExtraTreesClassifier])
+def test_forests_and_blocks_of_rows(cls, monkeypatch):
+    """Prediction reads a sparse X by blocks of rows; small blocks force many of them."""
+    X, dense = random_sparse(7, 700, 10, 0.2, "csc", nan=0.05)
+    y = np.nan_to_num(dense[:, 1] - dense[:, 2]) + 0.1 * (np.arange(700) % 3)
+    if "Classifier" in cls.__name__:
+        y = (y > 0).astype(int)
+    model = cls(n_estimators=6, random_state=1).fit(X, y)
+    reference = cls(n_estimators=6, random_state=1).fit(dense, y)
+    expected = reference.predict(dense)
+    np.testing.assert_array_equal(model.predict(X), expected)
+    monkeypatch.setattr(validation, "SPARSE_BLOCK_VALUES", 10 * 64 + 5)  # 64-row blocks
+    chunks = list(validation.sparse_row_blocks(X))
+    assert len(chunks) == 11 and all(chunk.shape[0] == 64 for chunk in chunks[:-1])
+    np.testing.assert_array_equal(model.predict(X), expected)
+    np.testing.assert_array_equal(model.apply(X.tocsr()), reference.apply(dense))
+
+
+def test_categorical_features_on_sparse_input():
+    rng = np.random.default_rng(2)
+    dense = np.column_stack([rng.integers(0, 6, 400), rng.normal(size=400)])
+    dense[rng.random(400) < 0.5, 1] = 0.0
+    y = (np.isin(dense[:, 0], [1, 4]) ^ (dense[:, 1] > 0)).astype(int)
+    X = sparse.csr_matrix(dense)
+    model = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
+    reference = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(dense, y)
+    same_tree(model, reference)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(dense))
+
+
+def test_infinity_and_wrong_width_are_refused_clearly():
+    X, dense = random_sparse(1, 50, 4, 0.5)
+    y = np.arange(50) % 2
+    bad = X.tolil()
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        jitree.DecisionTreeClassifier().fit(bad, y)
+    model = jitree.DecisionTreeClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="3 features"):
+        model.predict(sparse.csr_matrix((5, 3)))
+    with pytest.raises(ValueError, match="0 sample"):
+        model.predict(sparse.csr_matrix((0, 4)))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        model.predict(_object_sparse())
+
+
+def _object_sparse():
+    """A sparse matrix whose dtype is not a number (scipy refuses to build most of them: an
+    object stand-in with the sparse attributes)."""
+    matrix = sparse.csr_matrix(np.ones((2, 4)))
+    fake = type("csr_matrix", (), {"__module__": "scipy.sparse._csr", "shape": (2, 4),
+                                   "dtype": np.dtype("U3"), "tocsr": lambda self: matrix})
+    return fake()
+
+
+def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch):
+    """jitree grows trees on the dense copy of a sparse X: a copy that would take more than
+    half the memory is refused up front, with the size and the way out."""
+    monkeypatch.setattr(validation, "memory_bytes", lambda: 2**30)
+    X = sparse.random(100_000, 2_000, density=1e-4, format="csc", random_state=0)
+    with pytest.raises(ValueError, match="100,000 x 2,000.*GiB.*fewer features"):
+        jitree.DecisionTreeClassifier().fit(X, np.arange(100_000) % 2)
+
+
+def test_dask_arrays_of_sparse_blocks():
+    """jitree.dask predicts a dask array whose blocks are sparse matrices block by block."""
+    da = pytest.importorskip("dask.array")
+    pytest.importorskip("jitree.dask")
+    import jitree.dask
+
+    X, dense = random_sparse(4, 1200, 6, 0.3)
+    y = (np.nan_to_num(dense[:, 0]) > 0).astype(int)
+    model = jitree.RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    blocks = da.from_array(dense, chunks=(300, 6)).map_blocks(sparse.csr_matrix)
+    np.testing.assert_array_equal(jitree.dask.predict_proba(model, blocks).compute(),
+                                  model.predict_proba(dense))
+    np.testing.assert_array_equal(jitree.dask.predict(model, blocks).compute(),
+                                  model.predict(dense))
