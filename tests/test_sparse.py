@@ -4,7 +4,7 @@ dense copy, for every format, dtype and index dtype."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitree
@@ -159,13 +159,19 @@ def _object_sparse():
     return fake()
 
 
-def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch):
-    """jitree grows trees on the dense copy of a sparse X: a copy that would take more than
-    half the memory is refused up front, with the size and the way out."""
+def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch, sparse_growth_calls):
+    """A fit the sparse growth does not cover grows on the dense copy of X: a copy that
+    would take more than half the memory is refused up front, with the size and the way
+    out. The sparse growth needs no dense copy."""
     monkeypatch.setattr(validation, "memory_bytes", lambda: 2**30)
     X = sparse.random(100_000, 2_000, density=1e-4, format="csc", random_state=0)
+    y = np.arange(100_000) % 2
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB.*fewer features"):
-        jitree.DecisionTreeClassifier().fit(X, np.arange(100_000) % 2)
+        jitree.DecisionTreeClassifier(max_features=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="100,000 x 2,000.*GiB"):
+        jitree.RandomForestClassifier(n_estimators=2).fit(X, y)
+    model = jitree.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    assert sparse_growth_calls and model.tree_.node_count > 1
 
 
 def test_dask_arrays_of_sparse_blocks():
@@ -182,3 +188,113 @@ def test_dask_arrays_of_sparse_blocks():
                                   model.predict_proba(dense))
     np.testing.assert_array_equal(jitree.dask.predict(model, blocks).compute(),
                                   model.predict(dense))
+
+
+# -- the sparse growth (jitree.kernels.sparse): the split search on the stored values ----------
+@pytest.fixture
+def sparse_growth_calls(monkeypatch):
+    """Counts the fits grown by the sparse growth loop."""
+    import jitree.model.builder as builder
+    calls = []
+    grow = builder.grow_sparse
+
+    def counted(*args):
+        calls.append(1)
+        return grow(*args)
+
+    monkeypatch.setattr(builder, "grow_sparse", counted)
+    return calls
+
+
+CRITERIA = {False: ["gini", "entropy", "misclassification", "gain_ratio", "cart", "twoing"],
+            True: ["squared_error", "poisson"]}
+
+
+# the fixture only counts calls: each example compares the count before and after its fit
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 150), d=st.integers(1, 10),
+       density=st.sampled_from([0.0, 0.05, 0.2, 0.6, 1.0]), regression=st.booleans(),
+       criterion=st.integers(0, 5), weighted=st.booleans(), rounded=st.booleans(),
+       min_samples_leaf=st.sampled_from([1, 3]), max_depth=st.sampled_from([None, 3]),
+       float32=st.booleans())
+def test_sparse_growth_equals_the_dense_loop(sparse_growth_calls, seed, n, d, density,
+                                             regression, criterion, weighted, rounded,
+                                             min_samples_leaf, max_depth, float32):
+    """Every tree the sparse growth can grow, against the dense loop on X.toarray(): node by
+    node (classes and integer weights: sums are exact, so the scores agree to the bit)."""
+    X, dense = random_sparse(seed, n, d, density, "csc",
+                             dtype=np.float32 if float32 else np.float64)
+    if rounded:  # many equal values: ties between candidates
+        dense = np.round(dense)
+        X = sparse.csc_matrix(dense)
+    rng = np.random.default_rng(seed + 1)
+    if regression:
+        y = rng.integers(0, 4, n).astype(float)  # integer targets: exact sums too
+        cls = jitree.DecisionTreeRegressor
+    else:
+        y = rng.integers(0, 3, n)
+        cls = jitree.DecisionTreeClassifier
+    weight = rng.integers(0, 4, n).astype(float) if weighted else None
+    if weighted and weight.sum() == 0:
+        weight[0] = 1.0
+    names = CRITERIA[regression]
+    params = dict(criterion=names[criterion % len(names)], min_samples_leaf=min_samples_leaf,
+                  max_depth=max_depth)
+    if params["criterion"] == "poisson" and np.sum(y * (weight if weighted else 1)) == 0:
+        y[0] += 1.0
+        if weighted:
+            weight[0] = max(weight[0], 1.0)
+    before = len(sparse_growth_calls)
+    a = cls(**params).fit(X, y, sample_weight=weight)
+    assert len(sparse_growth_calls) == before + 1
+    b = cls(**params).fit(dense, y, sample_weight=weight)
+    same_tree(a, b)
+    np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
+    np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
+    np.testing.assert_array_equal(a.tree_.weighted_n_node_samples,
+                                  b.tree_.weighted_n_node_samples)
+    np.testing.assert_array_equal(a.tree_.missing_left, b.tree_.missing_left)
+
+
+def test_sparse_growth_on_continuous_targets_and_weights(sparse_growth_calls):
+    """Real-valued targets and weights: the zero run's sums round differently from the dense
+    scan's, which could only swap candidates whose scores agree to the last bits; on data
+    without such near-ties the trees are equal and the leaf values agree to rounding."""
+    X, dense = random_sparse(11, 3000, 40, 0.05, "csr")
+    rng = np.random.default_rng(12)
+    y = dense[:, 3] * 2 - dense[:, 7] + 0.1 * rng.normal(size=3000)
+    weight = rng.uniform(0.5, 2.0, 3000)
+    a = jitree.DecisionTreeRegressor(max_depth=8, min_samples_leaf=5).fit(X, y, weight)
+    b = jitree.DecisionTreeRegressor(max_depth=8, min_samples_leaf=5).fit(dense, y, weight)
+    assert sparse_growth_calls
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_allclose(a.tree_.value, b.tree_.value, rtol=1e-12, atol=1e-12)
+    labels = (y > np.median(y)).astype(int)
+    c = jitree.DecisionTreeClassifier(max_depth=8, class_weight="balanced",
+                                      min_impurity_decrease=1e-4).fit(X, labels, weight)
+    e = jitree.DecisionTreeClassifier(max_depth=8, class_weight="balanced",
+                                      min_impurity_decrease=1e-4).fit(dense, labels, weight)
+    np.testing.assert_array_equal(c.tree_.feature, e.tree_.feature)
+    np.testing.assert_array_equal(c.tree_.threshold, e.tree_.threshold)
+    np.testing.assert_allclose(c.tree_.value, e.tree_.value, rtol=1e-12)
+
+
+def test_fits_outside_the_sparse_growth_use_the_dense_copy(sparse_growth_calls):
+    X, dense = random_sparse(5, 200, 6, 0.3, "csc")
+    y = (dense[:, 0] > 0).astype(int)
+    for params in (dict(max_features=2), dict(splitter="random"), dict(max_leaf_nodes=5),
+                   dict(criterion="absolute_error"), dict(monotonic_cst=[1, 0, 0, 0, 0, 0])):
+        cls = jitree.DecisionTreeRegressor if "criterion" in params else \
+            jitree.DecisionTreeClassifier
+        model = cls(random_state=0, **params).fit(X, y)
+        same_tree(model, cls(random_state=0, **params).fit(dense, y))
+    with_nan = X.copy()
+    with_nan.data[0] = np.nan
+    dense_nan = with_nan.toarray()
+    model = jitree.DecisionTreeClassifier().fit(with_nan, y)
+    same_tree(model, jitree.DecisionTreeClassifier().fit(dense_nan, y))
+    np.testing.assert_array_equal(model.missing_values_in_feature_mask_,
+                                  np.isnan(dense_nan).any(axis=0))
+    assert not sparse_growth_calls

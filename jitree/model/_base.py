@@ -16,14 +16,18 @@ from .criterion import criterion_of
 from .honest import reestimate, split_rows
 from .tree import FEATURE_CATEGORICAL
 from .validation import (
+    FIT_DENSE_COPIES,
     check_encodable_names,
     check_is_fitted,
     check_sample_weight,
+    check_sparse_X,
     check_X,
     feature_names_of,
     has_nonfinite,
+    is_sparse,
     match_feature_names,
     prediction_chunks,
+    sparse_to_dense,
 )
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
@@ -350,6 +354,9 @@ class BaseDecisionTree(ParamsMixin):
         honest, honest_fraction = _check_honest(getattr(self, "honest", False),
                                                 getattr(self, "honest_fraction", 0.5))
         store = _check_store_leaf_samples(self)
+        if is_sparse(X) and (honest or store):
+            # these read the training rows again through the tree: dense rows
+            X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
         seed = None
         estimation_weight = sample_weight
         if honest:
@@ -391,7 +398,9 @@ class BaseDecisionTree(ParamsMixin):
         if n_samples * n_features < _PARALLEL_FIT_VALUES:
             jobs = 1
         with n_threads(jobs):
-            if dropped:
+            if dropped and is_sparse(X):
+                X = X[keep]
+            elif dropped:
                 presorted = Presorted.of(X, all_targets, params.is_regression,
                                          n_classes).subset(keep)
             tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes,
@@ -401,14 +410,30 @@ class BaseDecisionTree(ParamsMixin):
         self.n_outputs_ = 1
         self.max_features_ = params.max_features
 
-    def _validate_fit_X(self, X):
+    def _validate_fit_X(self, X, keep_sparse=False):
         """X encoded for the kernels (categories to codes, missing values to NaN); learns
-        the feature kinds and categories (``categories_``)."""
+        the feature kinds and categories (``categories_``). ``keep_sparse``: a sparse X of
+        numeric features stays sparse (checked, float), for the sparse growth of
+        :mod:`jitree.model.builder`; otherwise it becomes its dense copy."""
         names = feature_names_of(X)
         if names is not None:
             check_encodable_names(names)
         encoder = FeatureEncoder(getattr(self, "categorical_features", None),
                                  getattr(self, "ordinal_features", None))
+        if (keep_sparse and is_sparse(X) and getattr(self, "categorical_features", None) is None
+                and getattr(self, "ordinal_features", None) is None):
+            X = check_sparse_X(X)
+            encoder.fit_transform(np.zeros((1, X.shape[1]), dtype=X.dtype))
+            nan_columns = np.zeros(X.shape[1], dtype=bool)
+            nan_columns[np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[
+                np.isnan(X.data)]] = True  # X is CSC: its stored values column by column
+            encoder.may_have_nan_ = bool(nan_columns.any())
+            self._encoder = encoder
+            self.categories_ = encoder.categories_
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.missing_values_in_feature_mask_ = nan_columns
+            return X
         X = encoder.fit_transform(X)
         for attribute in ("feature_names_in_",):
             if hasattr(self, attribute):

@@ -32,8 +32,9 @@ from ..kernels.grower import (
 )
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, TreeData
+from ..kernels.sparse import SparseData, grow_sparse, sort_columns
 from .tree import FEATURE_CATEGORICAL, Tree
-from .validation import memory_bytes
+from .validation import FIT_DENSE_COPIES, is_sparse, memory_bytes, sparse_to_dense
 
 _NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
 _NO_INTERACTIONS = np.zeros((0, 0), dtype=np.uint8)
@@ -342,6 +343,26 @@ def check_node_table(params, n_samples, n_stats, memory=None):
             "max_depth or min_samples_leaf")
 
 
+# The criteria the sparse growth scores (those of the dense scans' built-in scores).
+_SPARSE_CRITERIA = frozenset({criteria.GINI, criteria.ENTROPY, criteria.MISCLASSIFICATION,
+                              criteria.GAIN_RATIO, criteria.CART, criteria.TWOING,
+                              criteria.SQUARED_ERROR, criteria.POISSON})
+
+
+def sparse_growth(params, measure, X):
+    """Whether the tree on the sparse X grows by :func:`jitree.kernels.sparse.grow_sparse`
+    (the same tree as the dense loop on its dense copy, in memory of its stored values):
+    numeric features without missing values, the best splitter on every feature, depth-wise
+    growth, no constraint and a built-in criterion of :data:`_SPARSE_CRITERIA`. Other fits
+    grow on the dense copy."""
+    numeric = params.feature_kind is None or not np.any(np.asarray(params.feature_kind))
+    return (numeric and not params.random_splitter
+            and params.max_features >= X.shape[1] and not params.max_leaf_nodes
+            and params.monotonic is None and params.interaction is None
+            and int(measure.code) in _SPARSE_CRITERIA
+            and not np.isnan(X.data).any())
+
+
 class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
@@ -377,6 +398,13 @@ class TreeBuilder:
                          impurity_threshold=scaling.impurity_setting(
                              self.params.impurity_threshold))
         n_features = X.shape[1]
+        if is_sparse(X):
+            if sparse_growth(params, measure, X):
+                return self._wrap(*self._grow_sparse(X, target, term, sample_weight, n_stats,
+                                                     params, measure),
+                                  np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32),
+                                  params, scaling, n_features, n_classes, order, measure)
+            X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
         if presorted is None:
             presorted = Presorted.of(X, target, params.is_regression, n_classes)
         # classes left out of the sorted arrays are gathered per scan (see
@@ -394,6 +422,19 @@ class TreeBuilder:
         if order:
             ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
                           np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
+        root_stats, root_weight = self._root(target, term, sample_weight, presorted.label,
+                                             n_stats, params, order)
+        categories = params.categories(
+            n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
+        nodes, count, category_bits, multiway_slot = grow_tree(
+            data, params.settings(n_blocks, measure), categories, ranks, root_stats,
+            root_weight)
+        return self._wrap(nodes, count, category_bits, multiway_slot, params, scaling,
+                          n_features, n_classes, order, measure)
+
+    @staticmethod
+    def _root(target, term, sample_weight, label, n_stats, params, order):
+        """The statistics and weight of all the samples: the root's."""
         root_stats = np.zeros(n_stats)
         if params.is_regression:
             root_stats[0] = criteria.weighted_total(sample_weight, target)
@@ -405,15 +446,52 @@ class TreeBuilder:
                     pinball.order_statistics(target[by_target], sample_weight[by_target],
                                              params.quantile)
         else:
-            root_stats[:] = np.bincount(presorted.label, weights=sample_weight,
-                                        minlength=n_stats)
-        root_weight = float(sample_weight.sum())
-        categories = params.categories(
-            n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
-        nodes, count, category_bits, multiway_slot = grow_tree(
-            data, params.settings(n_blocks, measure), categories, ranks, root_stats,
-            root_weight)
-        if user_criterion and measure.invalid[0]:
+            root_stats[:] = np.bincount(label, weights=sample_weight, minlength=n_stats)
+        return root_stats, float(sample_weight.sum())
+
+    def _grow_sparse(self, X, target, term, sample_weight, n_stats, params, measure):
+        """:func:`jitree.kernels.sparse.grow_sparse` on a sparse X (see
+        :func:`sparse_growth`): (nodes, count)."""
+        columns = X.tocsc()
+        if not columns.has_canonical_format:
+            columns = columns.copy()
+            columns.sum_duplicates()
+        start = np.asarray(columns.indptr, dtype=np.int64)
+        rows = np.array(columns.indices, dtype=np.int32)
+        values = np.array(columns.data, dtype=columns.data.dtype
+                          if columns.data.dtype in (np.float32, np.float64) else np.float64)
+        if np.any(values == 0.0):  # explicit zeros: dropped (they join the zero run)
+            kept = values != 0.0
+            column_of = np.repeat(np.arange(columns.shape[1]), np.diff(start))
+            start = np.concatenate([[0], np.cumsum(np.bincount(column_of[kept],
+                                                               minlength=columns.shape[1]))])
+            start = start.astype(np.int64)
+            rows = rows[kept]
+            values = values[kept]
+        sort_columns(start, rows, values)
+        label = np.zeros(0, dtype=np.int64) if params.is_regression \
+            else target.astype(np.int64)
+        entry_weight = sample_weight[rows]
+        if params.is_regression:
+            entry_class = np.zeros(0, dtype=np.int32)
+            entry_wy = entry_weight * target[rows]
+        else:
+            entry_class = label[rows].astype(np.int32)
+            entry_wy = np.zeros(0)
+        data = SparseData(start, rows, values, label,
+                          target if params.is_regression else np.zeros(0), term,
+                          sample_weight, bool(params.is_regression), entry_weight, entry_class,
+                          entry_wy)
+        root_stats, root_weight = self._root(target, term, sample_weight, label, n_stats,
+                                             params, False)
+        n_blocks = 8 * numba.get_num_threads()
+        return grow_sparse(data, params.settings(n_blocks, measure), root_stats, root_weight,
+                           n_blocks)
+
+    def _wrap(self, nodes, count, category_bits, multiway_slot, params, scaling, n_features,
+              n_classes, order, measure):
+        """The grown node table as a :class:`Tree` in the caller's units."""
+        if int(measure.code) >= criteria.USER_IMPURITY and measure.invalid[0]:
             raise ValueError(f"criterion {params.criterion.name!r} returned NaN during the "
                              "split search; its functions must return a number for every "
                              "statistics vector with positive weight")

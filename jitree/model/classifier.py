@@ -220,7 +220,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""
-        X = self._validate_fit_X(X)
+        X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
         y = check_y(y, n_samples, regression=False)
         sample_weight = check_sample_weight(sample_weight, n_samples)

@@ -125,7 +125,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and real targets y."""
-        X = self._validate_fit_X(X)
+        X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
         y = check_y(y, n_samples, regression=True)
         sample_weight = check_sample_weight(sample_weight, n_samples)

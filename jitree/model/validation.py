@@ -162,11 +162,24 @@ def sparse_to_dense(X, name="X", copies=1):
     memory = memory_bytes()
     if memory is not None and needed > memory // 2:
         raise ValueError(
-            f"{name} is a sparse {n_samples:,} x {n_features:,} matrix; jitree grows trees on "
-            f"its dense copy, which needs about {needed / 2**30:,.1f} GiB here, more than half "
-            f"of this machine's {memory / 2**30:,.1f} GiB: select or hash fewer features, or "
-            "fit on a sample of the rows")
+            f"{name} is a sparse {n_samples:,} x {n_features:,} matrix; this use of it needs "
+            f"its dense copy, about {needed / 2**30:,.1f} GiB here, more than half of this "
+            f"machine's {memory / 2**30:,.1f} GiB: select or hash fewer features, or use a "
+            "sample of the rows (a single tree with the best splitter on every feature, "
+            "numeric features and no missing value grows on the stored values alone)")
     return X.toarray().astype(dtype, copy=False)
+
+
+def check_sparse_X(X, name="X"):
+    """A sparse X checked for a fit that keeps it sparse: CSC, float32 or float64,
+    no infinity among its stored values (NaN: a missing value)."""
+    _check_sparse_shape(X, name)
+    dtype = _sparse_dtype(X, name)
+    columns = X.tocsc().astype(dtype, copy=False)  # the fit copies what it keeps
+    if np.isinf(columns.data).any():
+        raise ValueError(f"Input {name} contains infinity or a value too large for {dtype}; "
+                         "only NaN is accepted as a missing value")
+    return columns
 
 
 def sparse_row_blocks(X, name="X"):

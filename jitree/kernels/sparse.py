@@ -1,0 +1,488 @@
+"""Depth-wise growth on a sparse X: each level's split search reads the stored values only.
+
+Each column holds its stored non-zero values sorted increasingly (:class:`SparseData`); the
+implicit zeros of a node on a feature are one run, the node's statistics minus those of its
+stored values there, placed between the negative and the positive values. One pass over a
+column scores every open node of the level on that feature: the candidates of a node lie
+between two of its successive distinct values (zero included), as in the dense scan
+(:mod:`jitree.kernels.split`), so the level costs O(stored values + touched nodes) per
+feature instead of O(samples).
+
+What it grows equals the dense growth loop on ``X.toarray()``: the same candidates, scores,
+tie rules (lowest threshold, then lowest feature index), node numbering, children's
+statistics (summed in the dense sorted order: negative values, zeros by sample index,
+positive values) and stopping rules. Sums of non-integer weights or targets may round
+differently in the scan (the zero run's statistics come from a subtraction), which can only
+swap two candidates whose scores agree to the last bits.
+
+It covers numeric features without missing values, the best splitter on every feature
+(``max_features`` equal to the number of features) and the built-in criteria of
+:func:`criteria.builtin_score`, gini and squared error; the Python layer
+(:mod:`jitree.model.builder`) sends every other fit to the dense loop.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import prange
+
+from . import criteria
+from ._jit import jit, pjit
+from .grower import (
+    EPSILON,
+    F_IMPURITY,
+    F_LOWER,
+    F_THRESHOLD,
+    F_UPPER,
+    F_WEIGHT,
+    N_DEPTH,
+    N_FEATURE,
+    N_LEFT,
+    N_MISSING_LEFT,
+    N_RIGHT,
+    N_SAMPLES,
+    N_SPLIT_KIND,
+    new_node_table,
+    reserve_nodes,
+    splittable,
+)
+from .predict import SPLIT_THRESHOLD
+from .split import midpoint, plain_settings, with_measure
+
+SparseData = namedtuple("SparseData", [
+    "column_start",   # (n_features + 1,) int64: column f's values are at column_start[f]:
+                      # column_start[f + 1]
+    "row",            # (n_stored,) int32: the sample of each stored value
+    "value",          # (n_stored,) X's dtype: the stored values, non-zero, increasing within
+                      # each column
+    "label",          # (n_samples,) int64 class of every sample (classification), or empty
+    "target",         # (n_samples,) float64 regression target (kernel units), or empty
+    "target_term",    # (n_samples,) float64: poisson's y log y, else empty (y**2 is used)
+    "sample_weight",  # (n_samples,) float64
+    "is_regression",  # bool
+    # what the split search reads of each stored value's sample, in the order of ``row``
+    # (sequential reads in the column passes)
+    "entry_weight",   # (n_stored,) float64: its weight
+    "entry_class",    # (n_stored,) int32: its class (classification), or empty
+    "entry_wy",       # (n_stored,) float64: its weight times its target (regression), or empty
+])
+
+
+@pjit
+def sort_columns(column_start, row, value):
+    """Sort each column's stored values increasingly, in place (rows along; equal values keep
+    their order), in parallel over columns."""
+    for f in prange(column_start.shape[0] - 1):
+        first = column_start[f]
+        end = column_start[f + 1]
+        if end - first < 2:
+            continue
+        order = np.argsort(value[first:end], kind="mergesort")
+        values = value[first:end].copy()
+        rows = row[first:end].copy()
+        for k in range(end - first):
+            value[first + k] = values[order[k]]
+            row[first + k] = rows[order[k]]
+
+
+@jit(inline="always")
+def add_sample(data, i, stats, row, sign):
+    """Add (``sign`` 1) or remove (-1) sample i's statistics to ``stats[row]``; returns its
+    weight."""
+    w = data.sample_weight[i]
+    if data.is_regression:
+        y = data.target[i]
+        stats[row, 0] += sign * w * y
+        if data.target_term.shape[0]:
+            stats[row, 1] += sign * w * data.target_term[i]
+        else:
+            stats[row, 1] += sign * w * y * y
+    else:
+        stats[row, data.label[i]] += sign * w
+    return w
+
+
+@jit(inline="always")
+def add_entry(data, p, stats, row):
+    """Add the stored value p's sample to the search statistics ``stats[row]`` (class
+    weights, or the sum of w y: all the scans read); returns its weight."""
+    w = data.entry_weight[p]
+    if data.is_regression:
+        stats[row, 0] += data.entry_wy[p]
+    else:
+        stats[row, data.entry_class[p]] += w
+    return w
+
+
+@jit(inline="always")
+def split_score(settings, is_regression, left, node_stats, weight_left, weight_right, right,
+                parent_entropy):
+    """The dense scans' score of the split with left statistics ``left`` (``right`` is
+    filled with the node's minus them)."""
+    code = settings.criterion.code
+    if is_regression:
+        sum_left = left[0]
+        sum_right = node_stats[0] - sum_left
+        if code == criteria.POISSON:
+            return criteria.poisson_score(sum_left, weight_left, sum_right, weight_right)
+        return sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
+    for c in range(left.shape[0]):
+        right[c] = node_stats[c] - left[c]
+    if code == criteria.GINI:
+        left_sq = 0.0
+        right_sq = 0.0
+        for c in range(left.shape[0]):
+            left_sq += left[c] * left[c]
+            right_sq += right[c] * right[c]
+        return (left_sq * weight_right + right_sq * weight_left) / (weight_left * weight_right)
+    return criteria.builtin_score(code, left, right, weight_left, weight_right, parent_entropy)
+
+
+@pjit
+def search_level(data, settings, measure, node_stats, node_weight, node_count, local, n_blocks,
+                 best_score, best_feature, best_threshold, best_left, best_left_weight,
+                 best_left_count):
+    """The best threshold of each open node of a level (``local[i]``: the open node of
+    sample i, -1 for none) over every feature, in parallel over blocks of features; block b
+    writes its best per node into row b of the ``best_*`` arrays (score -inf: none).
+    ``settings``: the :func:`~jitree.kernels.split.plain_settings` of the criterion
+    ``measure``.
+
+    Each stored value is read once: a column's positive values from the largest down, adding
+    up each node's right side (a candidate's left side is the node minus it), then its
+    negative values from the smallest up, adding up the left side; the candidates on either
+    side of the zero run come last. Candidates are met out of threshold order, so a tie
+    goes to the lower threshold explicitly (:func:`consider`)."""
+    column_start = data.column_start
+    row_of = data.row
+    value_of = data.value
+    is_regression = data.is_regression
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    gain_ratio = measure.code == criteria.GAIN_RATIO
+    n_features = column_start.shape[0] - 1
+    m = node_weight.shape[0]
+    n_stats = node_stats.shape[1]
+    for b in prange(n_blocks):
+        settings_in = with_measure(settings, measure)
+        limits = (min_samples_leaf, min_weight_leaf)
+        # per node: the negative values' prefix (left) and the positive values' suffix
+        # (right) of the current feature, and the last value added to each
+        left = np.zeros((m, n_stats))
+        left_weight = np.zeros(m)
+        left_count = np.zeros(m, dtype=np.int64)
+        right = np.zeros((m, n_stats))
+        right_weight = np.zeros(m)
+        right_count = np.zeros(m, dtype=np.int64)
+        last_negative = np.zeros(m)
+        last_positive = np.zeros(m)
+        seen = np.full(m, -1, dtype=np.int64)
+        touched = np.empty(m, dtype=np.int64)
+        side = np.empty(n_stats)
+        scratch = np.empty(n_stats)
+        entropy = np.zeros(m)
+        if gain_ratio:
+            for k in range(m):
+                entropy[k] = criteria.entropy(node_stats[k], node_weight[k])
+        for k in range(m):
+            best_score[b, k] = -np.inf
+        for f in range(b * n_features // n_blocks, (b + 1) * n_features // n_blocks):
+            first = column_start[f]
+            end = column_start[f + 1]
+            # the first positive value (values increase; no stored zero)
+            low = first
+            high = end
+            while low < high:
+                middle = (low + high) // 2
+                if value_of[middle] > 0:
+                    high = middle
+                else:
+                    low = middle + 1
+            positive = low
+            n_touched = 0
+            for p in range(end - 1, positive - 1, -1):
+                k = local[row_of[p]]
+                if k < 0:
+                    continue
+                if seen[k] != f:
+                    seen[k] = f
+                    touched[n_touched] = k
+                    n_touched += 1
+                    clear(k, left, left_weight, left_count, right, right_weight, right_count)
+                v = np.float64(value_of[p])
+                if right_count[k] > 0 and v < last_positive[k]:
+                    complement(node_stats[k], right[k], side)
+                    consider(settings_in, is_regression, b, k, f, v, last_positive[k],
+                             node_stats[k], node_weight[k], node_count[k], side,
+                             node_weight[k] - right_weight[k], node_count[k] - right_count[k],
+                             scratch, entropy[k], limits, best_score, best_feature,
+                             best_threshold, best_left, best_left_weight, best_left_count)
+                right_weight[k] += add_entry(data, p, right, k)
+                right_count[k] += 1
+                last_positive[k] = v
+            for p in range(first, positive):
+                k = local[row_of[p]]
+                if k < 0:
+                    continue
+                if seen[k] != f:
+                    seen[k] = f
+                    touched[n_touched] = k
+                    n_touched += 1
+                    clear(k, left, left_weight, left_count, right, right_weight, right_count)
+                v = np.float64(value_of[p])
+                if left_count[k] > 0 and v > last_negative[k]:
+                    consider(settings_in, is_regression, b, k, f, last_negative[k], v,
+                             node_stats[k], node_weight[k], node_count[k], left[k],
+                             left_weight[k], left_count[k], scratch, entropy[k], limits,
+                             best_score, best_feature, best_threshold, best_left,
+                             best_left_weight, best_left_count)
+                left_weight[k] += add_entry(data, p, left, k)
+                left_count[k] += 1
+                last_negative[k] = v
+            # the candidates beside the zero run (or between the negative and the positive
+            # values of a node without zeros)
+            for t in range(n_touched):
+                k = touched[t]
+                n_zero = node_count[k] - left_count[k] - right_count[k]
+                if left_count[k] > 0 and n_zero > 0:
+                    consider(settings_in, is_regression, b, k, f, last_negative[k], 0.0,
+                             node_stats[k], node_weight[k], node_count[k], left[k],
+                             left_weight[k], left_count[k], scratch, entropy[k], limits,
+                             best_score, best_feature, best_threshold, best_left,
+                             best_left_weight, best_left_count)
+                if right_count[k] > 0 and (n_zero > 0 or left_count[k] > 0):
+                    below = 0.0 if n_zero > 0 else last_negative[k]
+                    complement(node_stats[k], right[k], side)
+                    consider(settings_in, is_regression, b, k, f, below, last_positive[k],
+                             node_stats[k], node_weight[k], node_count[k], side,
+                             node_weight[k] - right_weight[k], node_count[k] - right_count[k],
+                             scratch, entropy[k], limits, best_score, best_feature,
+                             best_threshold, best_left, best_left_weight, best_left_count)
+
+
+@jit(inline="always")
+def clear(k, left, left_weight, left_count, right, right_weight, right_count):
+    """Node k's sides empty (the first stored value of a feature at k)."""
+    left[k, :] = 0.0
+    left_weight[k] = 0.0
+    left_count[k] = 0
+    right[k, :] = 0.0
+    right_weight[k] = 0.0
+    right_count[k] = 0
+
+
+@jit(inline="always")
+def complement(node_stats, right, out):
+    """out = the node's statistics minus the right side's: the left side."""
+    for s in range(out.shape[0]):
+        out[s] = node_stats[s] - right[s]
+
+
+@jit(inline="always")
+def consider(settings, is_regression, b, k, f, low, high, node_stats, node_weight, node_count,
+             left, weight_left, count_left, right, parent_entropy, limits, best_score,
+             best_feature, best_threshold, best_left, best_left_weight, best_left_count):
+    """Score the candidate of node k on feature f between its values ``low`` and ``high``
+    (left side: ``left``) and keep it in row b of the ``best_*`` arrays when better: a higher
+    score, or an equal one of f at a lower threshold (the dense scan's tie rule; an equal
+    score of an earlier feature stays)."""
+    min_samples_leaf, min_weight_leaf = limits
+    if count_left < min_samples_leaf or node_count - count_left < min_samples_leaf:
+        return
+    weight_right = node_weight - weight_left
+    if weight_left <= 0.0 or weight_right <= 0.0:
+        return
+    if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+        return
+    score = split_score(settings, is_regression, left, node_stats, weight_left, weight_right,
+                        right, parent_entropy)
+    if not score >= best_score[b, k]:  # (NaN too)
+        return
+    threshold = midpoint(low, high)
+    if score > best_score[b, k] or (best_feature[b, k] == f
+                                    and threshold < best_threshold[b, k]):
+        best_score[b, k] = score
+        best_feature[b, k] = f
+        best_threshold[b, k] = threshold
+        best_left[b, k, :] = left
+        best_left_weight[b, k] = weight_left
+        best_left_count[b, k] = count_left
+
+
+@jit
+def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
+    """Grow one tree depth-wise on the :class:`SparseData` ``data`` (see the module
+    docstring). Returns ``(nodes, count)``: the grower's :class:`NodeTable` (rows
+    ``:count``)."""
+    n_samples = data.sample_weight.shape[0]
+    n_stats = root_stats.shape[0]
+    n_features = data.column_start.shape[0] - 1
+    is_regression = data.is_regression
+    column_start = data.column_start
+    row_of = data.row
+    value_of = data.value
+    nodes = new_node_table(64, n_stats, 0)
+    for s in range(n_stats):
+        nodes.stats[0, s] = root_stats[s]
+    nodes.floats[0, F_WEIGHT] = root_weight
+    nodes.floats[0, F_IMPURITY] = criteria.node_impurity(settings.criterion, root_stats,
+                                                         root_weight)
+    nodes.ints[0, N_SAMPLES] = n_samples
+    count = 1
+    local = np.zeros(n_samples, dtype=np.int32)
+    open_ids = np.zeros(1, dtype=np.int64)
+    if not splittable(nodes, 0, settings, is_regression):
+        return nodes, count
+    stored_flag = np.zeros(n_samples, dtype=np.uint8)
+    while open_ids.shape[0] > 0:
+        m = open_ids.shape[0]
+        node_stats = np.empty((m, n_stats))
+        node_weight = np.empty(m)
+        node_count = np.empty(m, dtype=np.int64)
+        for k in range(m):
+            node_stats[k, :] = nodes.stats[open_ids[k]]
+            node_weight[k] = nodes.floats[open_ids[k], F_WEIGHT]
+            node_count[k] = nodes.ints[open_ids[k], N_SAMPLES]
+        blocks = max(1, min(n_blocks, n_features))
+        best_score = np.empty((blocks, m))
+        best_feature = np.full((blocks, m), -1, dtype=np.int64)
+        best_threshold = np.zeros((blocks, m))
+        best_left = np.zeros((blocks, m, n_stats))
+        best_left_weight = np.zeros((blocks, m))
+        best_left_count = np.zeros((blocks, m), dtype=np.int64)
+        search_level(data, plain_settings(settings), settings.criterion, node_stats,
+                     node_weight, node_count, local, blocks, best_score, best_feature,
+                     best_threshold, best_left, best_left_weight, best_left_count)
+        # the best over blocks (increasing feature ranges: a strictly better score replaces,
+        # so the lowest feature index wins a tie)
+        chosen = np.full(m, -1, dtype=np.int64)
+        threshold = np.zeros(m)
+        for k in range(m):
+            best = -np.inf
+            for b in range(blocks):
+                if best_feature[b, k] >= 0 and best_score[b, k] > best:
+                    best = best_score[b, k]
+                    chosen[k] = b
+        # the samples of each open node, in increasing index (children's statistics are
+        # summed in the dense loop's order)
+        member_count = np.zeros(m + 1, dtype=np.int64)
+        for i in range(n_samples):
+            if local[i] >= 0:
+                member_count[local[i] + 1] += 1
+        for k in range(m):
+            member_count[k + 1] += member_count[k]
+        members = np.empty(member_count[m], dtype=np.int64)
+        fill = member_count[:m].copy()
+        for i in range(n_samples):
+            k = local[i]
+            if k >= 0:
+                members[fill[k]] = i
+                fill[k] += 1
+        # accepted splits, their children's statistics and impurity decrease
+        split_feature = np.full(m, -1, dtype=np.int64)
+        child_stats = np.zeros((m, 2, n_stats))
+        child_weight = np.zeros((m, 2))
+        child_count = np.zeros((m, 2), dtype=np.int64)
+        for k in range(m):
+            b = chosen[k]
+            if b < 0:
+                continue
+            f = best_feature[b, k]
+            t = best_threshold[b, k]
+            threshold[k] = t
+            # negative stored values of the node, in increasing order
+            for p in range(column_start[f], column_start[f + 1]):
+                i = row_of[p]
+                if local[i] != k:
+                    continue
+                stored_flag[i] = 1
+                if value_of[p] < 0:
+                    side = 0 if value_of[p] <= t else 1
+                    child_weight[k, side] += add_sample(data, i, child_stats[k], side, 1.0)
+                    child_count[k, side] += 1
+            side = 0 if 0.0 <= t else 1
+            for r in range(member_count[k], member_count[k + 1]):
+                i = members[r]
+                if stored_flag[i] == 0:
+                    child_weight[k, side] += add_sample(data, i, child_stats[k], side, 1.0)
+                    child_count[k, side] += 1
+            for p in range(column_start[f], column_start[f + 1]):
+                i = row_of[p]
+                if local[i] != k:
+                    continue
+                stored_flag[i] = 0
+                if value_of[p] > 0:
+                    side = 0 if value_of[p] <= t else 1
+                    child_weight[k, side] += add_sample(data, i, child_stats[k], side, 1.0)
+                    child_count[k, side] += 1
+            node = open_ids[k]
+            decrease = nodes.floats[node, F_IMPURITY]
+            for c in range(2):
+                impurity = criteria.node_impurity(settings.criterion, child_stats[k, c],
+                                                  child_weight[k, c])
+                decrease -= child_weight[k, c] / node_weight[k] * impurity
+            improvement = node_weight[k] / root_weight * decrease
+            if improvement + EPSILON >= settings.min_impurity_decrease:
+                split_feature[k] = f
+        # the children join the node table; the open ones get local numbers
+        n_new = 0
+        for k in range(m):
+            if split_feature[k] >= 0:
+                n_new += 2
+        nodes = reserve_nodes(nodes, count, count + n_new)
+        child_local = np.full((m, 2), -1, dtype=np.int64)
+        next_open = np.empty(n_new, dtype=np.int64)
+        n_open = 0
+        for k in range(m):
+            f = split_feature[k]
+            if f < 0:
+                continue
+            parent = open_ids[k]
+            for c in range(2):
+                child = count + c
+                for s in range(n_stats):
+                    nodes.stats[child, s] = child_stats[k, c, s]
+                nodes.floats[child, F_WEIGHT] = child_weight[k, c]
+                nodes.floats[child, F_IMPURITY] = criteria.node_impurity(
+                    settings.criterion, child_stats[k, c], child_weight[k, c])
+                nodes.floats[child, F_LOWER] = nodes.floats[parent, F_LOWER]
+                nodes.floats[child, F_UPPER] = nodes.floats[parent, F_UPPER]
+                nodes.ints[child, N_SAMPLES] = child_count[k, c]
+                nodes.ints[child, N_DEPTH] = nodes.ints[parent, N_DEPTH] + 1
+            nodes.ints[parent, N_FEATURE] = f
+            nodes.ints[parent, N_LEFT] = count
+            nodes.ints[parent, N_RIGHT] = count + 1
+            nodes.floats[parent, F_THRESHOLD] = threshold[k]
+            nodes.ints[parent, N_SPLIT_KIND] = SPLIT_THRESHOLD
+            # no missing value in training: they go to the heavier child
+            nodes.ints[parent, N_MISSING_LEFT] = 1 if child_weight[k, 0] >= child_weight[k, 1] \
+                else 0
+            for c in range(2):
+                if splittable(nodes, count + c, settings, is_regression):
+                    child_local[k, c] = n_open
+                    next_open[n_open] = count + c
+                    n_open += 1
+            count += 2
+        # every sample moves to its child's local number (-1: a leaf); first to the child
+        # of value 0, then the stored values of the split feature to their side
+        for i in range(n_samples):
+            k = local[i]
+            if k >= 0:
+                if split_feature[k] < 0:
+                    local[i] = -1
+                else:
+                    local[i] = child_local[k, 0 if 0.0 <= threshold[k] else 1]
+        for k in range(m):
+            f = split_feature[k]
+            if f < 0:
+                continue
+            for r in range(member_count[k], member_count[k + 1]):
+                stored_flag[members[r]] = 1
+            for p in range(column_start[f], column_start[f + 1]):
+                i = row_of[p]
+                if stored_flag[i] == 1:
+                    local[i] = child_local[k, 0 if value_of[p] <= threshold[k] else 1]
+            for r in range(member_count[k], member_count[k + 1]):
+                stored_flag[members[r]] = 0
+        open_ids = next_open[:n_open].copy()
+    return nodes, count
