@@ -330,40 +330,61 @@ def _partitions(X, y, sample_weight):
         X = X.rechunk({1: -1})
         meta = np.zeros((1, X.shape[1]), dtype=X.dtype)
         X_parts = list(X.to_delayed()[:, 0])
-    elif dataframe_type is not None and isinstance(X, dataframe_type):
-        meta = X._meta_nonempty
-        X_parts = list(X.to_delayed())
-    else:
-        kind = type(X).__module__.split(".")[0] + "." + type(X).__qualname__
-        raise TypeError("jitree.dask.fit_forest expects X as a 2-D dask Array or a dask "
-                        f"DataFrame, got {kind}")
-    row_chunks = X.chunks[0] if isinstance(X, da.Array) else None
-    y_parts, weight_parts = (
-        None if value is None else _parts_like(name, value, len(X_parts), row_chunks)
-        for name, value in (("y", y), ("sample_weight", sample_weight)))
-    return _Partitions(X=X_parts, y=y_parts, sample_weight=weight_parts, meta=meta)
+        y_parts, weight_parts = (
+            None if value is None else _array_parts(name, value, X.chunks[0])
+            for name, value in (("y", y), ("sample_weight", sample_weight)))
+        return _Partitions(X=X_parts, y=y_parts, sample_weight=weight_parts, meta=meta)
+    if dataframe_type is not None and isinstance(X, dataframe_type):
+        return _frame_partitions(X, y, sample_weight)
+    kind = type(X).__module__.split(".")[0] + "." + type(X).__qualname__
+    raise TypeError("jitree.dask.fit_forest expects X as a 2-D dask Array or a dask "
+                    f"DataFrame, got {kind}")
 
 
-def _parts_like(name, values, n_parts, row_chunks):
-    """The delayed partitions of the 1-D collection ``values`` (y or sample_weight), as many
-    as X has (``row_chunks``: X's row chunks when it is an array, to rechunk to)."""
-    if isinstance(values, da.Array):
-        if values.ndim != 1:
-            raise ValueError(f"{name} should be a 1-D dask array, got shape {values.shape}")
-        known = row_chunks is not None and not any(np.isnan(row_chunks)) \
-            and not any(np.isnan(values.chunks[0]))
-        if known and values.chunks[0] != row_chunks:
-            values = values.rechunk((row_chunks,))
-        parts = list(values.to_delayed())
-    elif hasattr(values, "to_delayed") and hasattr(values, "npartitions"):
-        parts = list(values.to_delayed())
-    else:
-        raise TypeError(f"jitree.dask.fit_forest expects {name} as a 1-D dask Array or a dask "
-                        f"Series, got {type(values).__name__}")
-    if len(parts) != n_parts:
-        raise ValueError(f"{name} has {len(parts)} partitions but X has {n_parts}: partition "
-                         f"them alike (e.g. both columns of one DataFrame)")
-    return parts
+def _array_parts(name, values, row_chunks):
+    """The delayed blocks of the 1-D dask Array ``values`` (y or sample_weight), rechunked
+    to X's ``row_chunks`` when both are known."""
+    if not isinstance(values, da.Array):
+        raise TypeError(f"jitree.dask.fit_forest expects {name} as a 1-D dask Array when X is "
+                        f"a dask Array, got {type(values).__name__}")
+    if values.ndim != 1:
+        raise ValueError(f"{name} should be a 1-D dask array, got shape {values.shape}")
+    if values.chunks[0] != row_chunks:
+        if any(np.isnan(row_chunks)) or any(np.isnan(values.chunks[0])):
+            raise ValueError(f"X and {name} have row chunks of unknown sizes that may differ; "
+                             "call compute_chunk_sizes() on both first")
+        if sum(values.chunks[0]) != sum(row_chunks):
+            raise ValueError(f"X and {name} have inconsistent numbers of samples: X has "
+                             f"{sum(row_chunks)}, {name} has {sum(values.chunks[0])}")
+        values = values.rechunk((row_chunks,))
+    return list(values.to_delayed())
+
+
+def _frame_partitions(X, y, sample_weight):
+    """The partitions of a dask DataFrame X with y (and sample_weight) as columns, joined
+    by ``X.assign`` (aligned as Dask aligns columns): one read of the data gives the three
+    parts of each partition, however Dask's optimiser merges partitions."""
+    import operator
+
+    series_type = sys.modules["dask.dataframe"].Series
+    extra = {}
+    for name, value in (("y", y), ("sample_weight", sample_weight)):
+        if value is None:
+            continue
+        if not isinstance(value, series_type):
+            raise TypeError(f"jitree.dask.fit_forest expects {name} as a dask Series when X "
+                            f"is a dask DataFrame, got {type(value).__name__}")
+        extra[f"_jitree_{name}_{uuid.uuid4().hex}"] = value
+    frame = X.assign(**extra)
+    columns = list(X.columns)
+    parts = frame.to_delayed()
+    pick = dask.delayed(operator.getitem, pure=True)
+    y_name, weight_name = (list(extra) + [None])[:2]
+    return _Partitions(
+        X=[pick(part, columns) for part in parts], y=[pick(part, y_name) for part in parts],
+        sample_weight=None if weight_name is None else [pick(part, weight_name)
+                                                        for part in parts],
+        meta=X._meta_nonempty)
 
 
 def _partitioned_plan(estimator, settings, template, summaries):
