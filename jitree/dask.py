@@ -8,7 +8,8 @@ of a forest's trees on the workers of a ``dask.distributed`` cluster.
     bounds = jitree.dask.predict_quantiles(model, X, [0.05, 0.95])  # store_leaf_samples=True
     leaves = jitree.dask.apply(model, X)
     forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(random_state=0), X, y,
-                                    client)         # X, y: in memory; see fit_forest
+                                    client)         # X, y: in memory, or dask collections
+                                                    # whose partitions stay on the workers
 
 Nothing is computed until the result is; each block or partition is predicted by
 ``model.predict`` (``predict_proba``, ``apply``) wherever Dask runs it, a local thread pool or

@@ -17,7 +17,9 @@
   ``fit`` is three steps, ``_prepare_fit`` (validation, seeds: a picklable :class:`_ForestPlan`),
   :func:`_grow_trees` (any subset of the trees, with its own presort) and ``_finish_fit``
   (fitted attributes from all the trees); :func:`jitree.dask.fit_forest` runs the middle
-  step on a cluster's workers.
+  step on a cluster's workers. For data spread over the workers, the plan comes from
+  ``_fit_settings`` and ``_plan`` on summaries of the rows, and each group of trees grows
+  on its own rows with :meth:`BaseForest._part_plan`.
 - Prediction walks every tree for each block of rows in one parallel kernel
   (:func:`jitree.kernels.predict.predict_flat`) and averages the trees' class probabilities
   (classification) or means (regression).
