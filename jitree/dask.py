@@ -8,7 +8,8 @@ of a forest's trees on the workers of a ``dask.distributed`` cluster.
     bounds = jitree.dask.predict_quantiles(model, X, [0.05, 0.95])  # store_leaf_samples=True
     leaves = jitree.dask.apply(model, X)
     forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(random_state=0), X, y,
-                                    client)         # X, y: in memory; see fit_forest
+                                    client)         # X, y: in memory, or dask collections
+                                                    # whose partitions stay on the workers
 
 Nothing is computed until the result is; each block or partition is predicted by
 ``model.predict`` (``predict_proba``, ``apply``) wherever Dask runs it, a local thread pool or
@@ -48,6 +49,7 @@ running more threads than cores.
 """
 
 import copy
+import dataclasses
 import sys
 import uuid
 import warnings
@@ -62,8 +64,15 @@ except ImportError:
 import numpy as np
 
 from .model._base import BaseDecisionTree, _check_int
-from .model.forest import BaseForest, _grow_trees
-from .model.validation import check_is_fitted, check_X, feature_names_of, match_feature_names
+from .model._params import clone
+from .model.forest import BaseForest, _grow_trees, _Rows
+from .model.validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_X,
+    feature_names_of,
+    match_feature_names,
+)
 
 __all__ = ["apply", "fit_forest", "predict", "predict_proba", "predict_quantiles"]
 
@@ -101,51 +110,70 @@ def apply(model, X):
 
 
 def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
-    """Grow the trees of a jitree forest on the workers of a ``dask.distributed`` cluster:
-    ``estimator.fit(X, y, sample_weight)`` with the trees grown in groups, one task per group.
+    """Grow the trees of a jitree forest on the workers of a ``dask.distributed`` cluster,
+    one task per group of trees, from X and y in memory on the client or spread over the
+    workers as dask collections. Returns ``estimator``, fitted.
 
     ``estimator``: a RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier or
     ExtraTreesRegressor (fitted or not; refitted like ``fit`` does, ``warm_start`` included:
-    a warm start grows only the new trees on the cluster). It is returned, fitted.
+    a warm start grows only the new trees on the cluster). ``client``: the
+    ``distributed.Client`` to use (None: the current one). ``n_groups``: number of tasks
+    (None: one per worker thread of the cluster; at most ``n_estimators``, and for dask
+    collections at most the number of non-empty partitions); each task presorts its rows
+    once and grows a contiguous range of the trees, with ``n_jobs`` threads of the estimator
+    (None: all the cores numba sees in the worker's process). On a machine running several
+    worker processes or threads, set ``n_jobs`` to its cores divided by them to avoid running
+    more threads than cores. The trees come back to the client (a tree pickles to its node
+    arrays only), where the fitted attributes are set as ``fit`` sets them.
 
-    With an int ``random_state`` the forest is identical to ``estimator.fit(X, y,
-    sample_weight)`` in memory: same trees, same predictions, same ``oob_score_``, whatever
-    the grouping. Each tree is grown from its own seed, and all seeds are drawn once on the
-    client before any tree grows, so with ``random_state=None`` (or a numpy generator) the
-    forest is just as consistent, but a second call draws other seeds.
-
-    ``X``, ``y`` and ``sample_weight`` are in memory on the client (NumPy arrays or pandas,
-    as for ``fit``, with categorical / ordinal features and missing values as ``fit`` takes
-    them: X is encoded on the client); dask collections are refused with a ``TypeError``
-    (call ``.compute()`` first): every tree may draw any row, so every worker needs all of X
-    anyway. They are validated on the client, then sent once to every worker
+    **X in memory** (NumPy arrays or pandas, as for ``fit``, with categorical / ordinal
+    features and missing values as ``fit`` takes them; ``y`` and ``sample_weight`` in memory
+    too). X is validated and encoded on the client, then sent once to every worker
     (``client.scatter(..., broadcast=True)``), so each worker holds one copy of X, whatever
-    its number of tasks.
+    its number of tasks; every tree draws its bag from all the rows. With an int
+    ``random_state`` the forest is identical to ``estimator.fit(X, y, sample_weight)``: same
+    trees, same predictions, same ``oob_score_``, whatever the grouping. Each tree is grown
+    from its own seed, and all seeds are drawn once on the client before any tree grows, so
+    with ``random_state=None`` (or a numpy generator) the forest is just as consistent, but a
+    second call draws other seeds.
 
-    ``client``: the ``distributed.Client`` to use (None: the current one). ``n_groups``:
-    number of tasks (None: one per worker thread of the cluster; at most ``n_estimators``);
-    each task presorts X once and grows a contiguous range of trees, with ``n_jobs`` threads
-    of the estimator (None: all the cores numba sees in the worker's process). On a machine
-    running several worker processes or threads, set ``n_jobs`` to its cores divided by them
-    to avoid running more threads than cores.
+    **X a dask collection**: a 2-D ``dask.array.Array`` (rows in chunks; column chunks are
+    merged) or a ``dask.dataframe.DataFrame`` of numeric columns; ``y`` (and
+    ``sample_weight``, if given) a 1-D dask Array or a dask Series cut into as many
+    partitions, of the same lengths (arrays of known chunk sizes are rechunked like X). The
+    partitions are computed on the workers and stay there; the client only receives a small
+    summary of each (row count, which features hold NaN, labels and their counts) and the
+    grown trees. How the trees are grown:
 
-    The trees come back to the client (a tree pickles to its node arrays only), where the
-    fitted attributes and, with ``oob_score=True``, the out-of-bag estimate are computed.
+    * The forest's classes, features (``n_features_in_``, ``feature_names_in_`` from the
+      DataFrame's columns), missing-value mask and ``class_weight="balanced"`` factors are
+      those of all of X and y, from the summaries.
+    * The non-empty partitions are shuffled (a generator seeded by the first tree's seed)
+      and dealt to ``n_groups`` groups, each to the group with the fewest rows so far; a
+      group keeps its partitions in their order. The trees are split into ``n_groups``
+      contiguous ranges, as evenly as possible, one per group.
+    * Each group's task concatenates its partitions on a worker (partitions held by others
+      are sent to it, worker to worker) and grows its trees exactly as ``fit`` would on those
+      rows alone, with the forest's seeds, classes and features: each tree's bootstrap bag is
+      drawn from the group's rows (``max_samples``: of the group's rows or weight), and
+      fractions of ``min_samples_leaf`` / ``min_samples_split`` are of the group's rows.
+
+    So the forest is not the one ``fit`` grows on all of X: each tree sees one group's share
+    of the rows (with one group, it is ``fit`` on the partitions concatenated in order). With
+    an int ``random_state`` it is reproducible for the same partitioning and ``n_groups``.
+    All of X is held in the workers' memory during the fit (each partition once, plus each
+    group's concatenation while its task runs) and released after it.
+
+    Refused with dask collections, as they need every row in one place: ``oob_score=True``
+    and ``store_leaf_samples=True`` (``ValueError``), categorical and ordinal features
+    (``categorical_features``, ``ordinal_features``, or non-numeric columns: ``TypeError``).
+    A forest grown this way has no ``estimators_samples_`` (its bags are not rows of X).
     """
-    if not isinstance(estimator, BaseForest):
-        name = type(estimator).__name__
-        if isinstance(estimator, BaseDecisionTree):
-            raise TypeError(f"jitree.dask.fit_forest trains forests, got a single {name}: "
-                            "fit it in memory with estimator.fit(X, y)")
-        raise TypeError("jitree.dask.fit_forest expects a jitree forest (RandomForestClassifier,"
-                        " RandomForestRegressor, ExtraTreesClassifier or ExtraTreesRegressor), "
-                        f"got {name}")
-    for name, value in (("X", X), ("y", y), ("sample_weight", sample_weight)):
-        if dask.is_dask_collection(value):
-            raise TypeError(f"jitree.dask.fit_forest needs {name} in memory (every worker "
-                            f"grows its trees on all the rows): call {name}.compute() first")
+    _check_forest(estimator)
     if n_groups is not None:
         n_groups = _check_int("n_groups", n_groups, 1)
+    if any(dask.is_dask_collection(value) for value in (X, y, sample_weight)):
+        return _fit_forest_on_partitions(estimator, X, y, client, sample_weight, n_groups)
     client = _current_client(client)
     plan, X, target, sample_weight = estimator._prepare_fit(X, y, sample_weight)
     if n_groups is None:
@@ -166,6 +194,17 @@ def fit_forest(estimator, X, y, client=None, sample_weight=None, n_groups=None):
     return estimator._finish_fit(plan, trees, X, target, sample_weight)
 
 
+def _check_forest(estimator):
+    if not isinstance(estimator, BaseForest):
+        name = type(estimator).__name__
+        if isinstance(estimator, BaseDecisionTree):
+            raise TypeError(f"jitree.dask.fit_forest trains forests, got a single {name}: "
+                            "fit it in memory with estimator.fit(X, y)")
+        raise TypeError("jitree.dask.fit_forest expects a jitree forest (RandomForestClassifier,"
+                        " RandomForestRegressor, ExtraTreesClassifier or ExtraTreesRegressor), "
+                        f"got {name}")
+
+
 def _current_client(client):
     try:
         import distributed
@@ -179,6 +218,220 @@ def _current_client(client):
     except ValueError:
         raise ValueError("jitree.dask.fit_forest needs a dask.distributed cluster: pass "
                          "client=, or create a distributed.Client first") from None
+
+
+# -- training on partitions ---------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Partitions:
+    """The training data as the delayed objects of its partitions (``X``, ``y`` and
+    ``sample_weight`` lists of equal length; ``sample_weight`` None without weights) and
+    ``meta``, a one-row in-memory stand-in of X with its columns and dtypes."""
+
+    X: list
+    y: list
+    sample_weight: list | None
+    meta: object
+
+
+@dataclasses.dataclass(frozen=True)
+class _PartSummary:
+    """What the client learns of one partition: its row count, which features hold NaN,
+    its labels (sorted) and their row counts (classifiers), and its weights' range and sum."""
+
+    n_rows: int
+    nan_features: np.ndarray | None
+    classes: np.ndarray | None
+    class_counts: np.ndarray | None
+    min_weight: float
+    max_weight: float
+    total_weight: float
+
+
+def _fit_forest_on_partitions(estimator, X, y, client, sample_weight, n_groups):
+    """:func:`fit_forest` for dask collections (see its docstring): summaries of the
+    partitions, the plan on the client, each group's trees grown where its rows are."""
+    if estimator.oob_score:
+        raise ValueError("jitree.dask.fit_forest cannot compute oob_score=True from dask "
+                         "partitions (every row's out-of-bag prediction needs all the trees "
+                         "and all of X in one place): set oob_score=False, or pass X and y in "
+                         "memory")
+    if getattr(estimator, "store_leaf_samples", False):
+        raise ValueError("jitree.dask.fit_forest cannot store_leaf_samples=True from dask "
+                         "partitions (the leaf samples index all of X): set "
+                         "store_leaf_samples=False, or pass X and y in memory")
+    parts = _partitions(X, y, sample_weight)
+    client = _current_client(client)
+    template = estimator._tree_template()
+    template._validate_fit_X(parts.meta)
+    if not template._encoder.is_trivial:
+        raise TypeError("jitree.dask.fit_forest takes numeric features only from dask "
+                        "collections (categorical or ordinal features need their categories "
+                        "learnt from all of X): set categorical_features=None, "
+                        "ordinal_features=None and give numeric columns, or pass X in memory")
+    settings = estimator._fit_settings()
+    worker_estimator = clone(estimator)
+    call = uuid.uuid4().hex
+    n_parts = len(parts.X)
+    weights = parts.sample_weight or [None] * n_parts
+    # computed once, kept on the workers for the summaries and the growth, released after
+    futures = client.compute(parts.X + parts.y + (parts.sample_weight or []))
+    X_parts, y_parts = futures[:n_parts], futures[n_parts:2 * n_parts]
+    weight_parts = futures[2 * n_parts:] or weights
+    try:
+        summaries = client.gather(client.map(
+            _summarise_part, X_parts, y_parts, weight_parts, template=template,
+            estimator=worker_estimator,
+            key=[f"jitree-summarise-{call}-{index}" for index in range(n_parts)]))
+        plan = _partitioned_plan(estimator, settings, template, summaries)
+        new_trees = np.arange(plan.n_kept, plan.n_estimators)
+        filled = [index for index, summary in enumerate(summaries) if summary.n_rows]
+        if n_groups is None:
+            n_groups = max(1, sum(client.nthreads().values()))
+        n_groups = min(n_groups, new_trees.shape[0], len(filled))
+        groups = _deal_partitions(filled, [summaries[i].n_rows for i in filled], n_groups,
+                                  plan.seeds[0]) if n_groups else []
+        futures_of_groups = [
+            client.submit(_grow_part, plan, worker_estimator, trees.tolist(), estimator.n_jobs,
+                          [X_parts[i] for i in group], [y_parts[i] for i in group],
+                          [weight_parts[i] for i in group],
+                          key=f"jitree-grow-trees-{call}-{index}")
+            for index, (group, trees) in enumerate(zip(
+                groups, np.array_split(new_trees, n_groups) if n_groups else [],
+                strict=True))]
+        grown = client.gather(futures_of_groups)
+    finally:
+        for future in futures:  # the partitions leave the workers' memory
+            future.release()
+    trees = [tree for group_trees, _ in grown for tree in group_trees]
+    part_plans = [part_plan for group_trees, part_plan in grown for _ in group_trees]
+    return estimator._finish_fit(plan, trees, None, None, None, part_plans)
+
+
+def _partitions(X, y, sample_weight):
+    """The :class:`_Partitions` of dask collections X, y and sample_weight, checked to be
+    cut alike (their lengths are checked on the workers)."""
+    dataframe_type = _dask_dataframe_type()
+    for name, value in (("X", X), ("y", y)):
+        if not dask.is_dask_collection(value):
+            raise TypeError(f"jitree.dask.fit_forest got a dask collection and {name} in "
+                            f"memory: give X, y (and sample_weight) all as dask collections, "
+                            "partitioned alike, or all in memory")
+    if sample_weight is not None and not dask.is_dask_collection(sample_weight):
+        raise TypeError("jitree.dask.fit_forest got X as a dask collection and sample_weight "
+                        "in memory: give sample_weight as a dask Array or Series partitioned "
+                        "like X")
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D dask array for X, got {X.ndim}-D with shape "
+                             f"{X.shape}")
+        if np.isnan(X.shape[1]):
+            raise ValueError("X has an unknown number of columns; call "
+                             "X.compute_chunk_sizes() first")
+        X = X.rechunk({1: -1})
+        meta = np.zeros((1, X.shape[1]), dtype=X.dtype)
+        X_parts = list(X.to_delayed()[:, 0])
+        y_parts, weight_parts = (
+            None if value is None else _array_parts(name, value, X.chunks[0])
+            for name, value in (("y", y), ("sample_weight", sample_weight)))
+        return _Partitions(X=X_parts, y=y_parts, sample_weight=weight_parts, meta=meta)
+    if dataframe_type is not None and isinstance(X, dataframe_type):
+        return _frame_partitions(X, y, sample_weight)
+    kind = type(X).__module__.split(".")[0] + "." + type(X).__qualname__
+    raise TypeError("jitree.dask.fit_forest expects X as a 2-D dask Array or a dask "
+                    f"DataFrame, got {kind}")
+
+
+def _array_parts(name, values, row_chunks):
+    """The delayed blocks of the 1-D dask Array ``values`` (y or sample_weight), rechunked
+    to X's ``row_chunks`` when both are known."""
+    if not isinstance(values, da.Array):
+        raise TypeError(f"jitree.dask.fit_forest expects {name} as a 1-D dask Array when X is "
+                        f"a dask Array, got {type(values).__name__}")
+    if values.ndim != 1:
+        raise ValueError(f"{name} should be a 1-D dask array, got shape {values.shape}")
+    if values.chunks[0] != row_chunks:
+        if any(np.isnan(row_chunks)) or any(np.isnan(values.chunks[0])):
+            raise ValueError(f"X and {name} have row chunks of unknown sizes that may differ; "
+                             "call compute_chunk_sizes() on both first")
+        if sum(values.chunks[0]) != sum(row_chunks):
+            raise ValueError(f"X and {name} have inconsistent numbers of samples: X has "
+                             f"{sum(row_chunks)}, {name} has {sum(values.chunks[0])}")
+        values = values.rechunk((row_chunks,))
+    return list(values.to_delayed())
+
+
+def _frame_partitions(X, y, sample_weight):
+    """The partitions of a dask DataFrame X with y (and sample_weight) as columns, joined
+    by ``X.assign`` (aligned as Dask aligns columns): one read of the data gives the three
+    parts of each partition, however Dask's optimiser merges partitions."""
+    import operator
+
+    series_type = sys.modules["dask.dataframe"].Series
+    extra = {}
+    for name, value in (("y", y), ("sample_weight", sample_weight)):
+        if value is None:
+            continue
+        if not isinstance(value, series_type):
+            raise TypeError(f"jitree.dask.fit_forest expects {name} as a dask Series when X "
+                            f"is a dask DataFrame, got {type(value).__name__}")
+        extra[f"_jitree_{name}_{uuid.uuid4().hex}"] = value
+    frame = X.assign(**extra)
+    columns = list(X.columns)
+    parts = frame.to_delayed()
+    pick = dask.delayed(operator.getitem, pure=True)
+    y_name, weight_name = (list(extra) + [None])[:2]
+    return _Partitions(
+        X=[pick(part, columns) for part in parts], y=[pick(part, y_name) for part in parts],
+        sample_weight=None if weight_name is None else [pick(part, weight_name)
+                                                        for part in parts],
+        meta=X._meta_nonempty)
+
+
+def _partitioned_plan(estimator, settings, template, summaries):
+    """The forest's plan from the partitions' summaries: the classes, class counts,
+    missing-value mask and weights of all the rows (the grow parameters and bootstrap size
+    of each group are set by :meth:`~jitree.model.forest.BaseForest._part_plan`)."""
+    n_samples = sum(summary.n_rows for summary in summaries)
+    if n_samples == 0:
+        raise ValueError("Found array with 0 sample(s) (X's partitions are all empty) while a "
+                         "minimum of 1 is required.")
+    filled = [summary for summary in summaries if summary.n_rows]
+    n_features = template.missing_values_in_feature_mask_.shape[0]
+    template.missing_values_in_feature_mask_ = np.logical_or.reduce(
+        [summary.nan_features for summary in filled])
+    if estimator._task == "classification":
+        classes = np.unique(np.concatenate([summary.classes for summary in filled]))
+        counts = np.zeros(classes.shape[0], dtype=np.int64)
+        for summary in filled:
+            counts[np.searchsorted(classes, summary.classes)] += summary.class_counts
+        # as _encode_target: one statistic per class
+        n_stats, n_classes = classes.shape[0], classes.shape[0]
+    else:
+        classes, counts, n_stats, n_classes = None, None, 2, 0
+    if settings["n_kept"]:
+        estimator._check_warm_data(template, n_features, classes)
+    total_weight = sum(summary.total_weight for summary in filled)
+    rows = _Rows(n_samples=n_samples, n_bootstrap=estimator._n_bootstrap(n_samples, total_weight),
+                 total_weight=total_weight,
+                 weighted_draw=min(s.min_weight for s in filled) < max(s.max_weight
+                                                                        for s in filled))
+    class_factors = estimator._class_factors(classes, None, None, counts)
+    return estimator._plan(settings, template, rows, dict(
+        n_features=n_features, n_stats=n_stats, n_classes=n_classes, classes=classes,
+        class_factors=class_factors))
+
+
+def _deal_partitions(indices, n_rows, n_groups, seed):
+    """Partitions ``indices`` (of ``n_rows`` rows each) in ``n_groups`` groups: shuffled with
+    ``seed``, each dealt to the group with the fewest rows so far; each group sorted."""
+    order = np.random.default_rng(int(seed)).permutation(len(indices))
+    groups, sizes = [[] for _ in range(n_groups)], np.zeros(n_groups, dtype=np.int64)
+    for position in order:
+        smallest = int(np.argmin(sizes))
+        groups[smallest].append(indices[position])
+        sizes[smallest] += n_rows[position]
+    return [sorted(group) for group in groups]
 
 
 # -- graph construction ------------------------------------------------------------------------
@@ -403,6 +656,55 @@ def _predict_partition_proba(partition, model, class_columns, columns=None):
     values = _predict_block(_partition_block(partition, columns), model, "predict_proba",
                             np.float64, class_columns.shape[0])
     return pd.DataFrame(values, index=partition.index, columns=class_columns)
+
+
+def _concatenated(parts):
+    if len(parts) == 1:
+        return parts[0]
+    if hasattr(parts[0], "iloc"):
+        import pandas as pd
+
+        return pd.concat(parts)
+    return np.concatenate(parts)
+
+
+def _read_part(template, estimator, X_parts, y_parts, weight_parts):
+    """The rows of some partitions concatenated and validated as ``fit`` validates X, y and
+    sample_weight: ``(X, target, sample_weight, classes)``, target indexing ``classes`` (the
+    partitions' own labels, sorted) for a classifier, the values for a regressor."""
+    X = copy.copy(template)._validate_fit_X(_concatenated(X_parts))
+    n_rows = X.shape[0]
+    target, _, _, classes = estimator._encode_target(_concatenated(y_parts), n_rows)
+    weight = None if weight_parts[0] is None else _concatenated(weight_parts)
+    return X, target, check_sample_weight(weight, n_rows), classes
+
+
+def _summarise_part(X, y, weight, template, estimator):
+    """The :class:`_PartSummary` of one partition (checked as ``fit`` checks its data)."""
+    if len(X) == 0:
+        if len(y) != 0 or (weight is not None and len(weight) != 0):
+            raise ValueError(f"X and y have inconsistent numbers of samples in a partition: "
+                             f"X has 0, y has {len(y)}")
+        return _PartSummary(0, None, None, None, np.inf, -np.inf, 0.0)
+    X, target, weight, classes = _read_part(template, estimator, [X], [y], [weight])
+    counts = None if classes is None else np.bincount(target.astype(np.intp),
+                                                      minlength=classes.shape[0])
+    return _PartSummary(n_rows=X.shape[0], nan_features=np.isnan(X).any(axis=0),
+                        classes=classes, class_counts=counts,
+                        min_weight=float(weight.min()), max_weight=float(weight.max()),
+                        total_weight=float(weight.sum()))
+
+
+def _grow_part(plan, estimator, tree_indices, n_jobs, X_parts, y_parts, weight_parts):
+    """Trees ``tree_indices`` of ``plan`` grown on these partitions' rows alone, and the plan
+    they were grown with (:meth:`~jitree.model.forest.BaseForest._part_plan`)."""
+    X, target, weight, classes = _read_part(plan.template, estimator, X_parts, y_parts,
+                                            weight_parts)
+    if classes is not None:  # the partitions' classes as indices into the forest's
+        target = np.searchsorted(plan.classes, classes)[target.astype(np.intp)].astype(
+            np.float64)
+    part_plan = estimator._part_plan(plan, weight)
+    return _grow_trees(part_plan, X, target, weight, tree_indices, n_jobs), part_plan
 
 
 def _predict_partition_quantiles(partition, model, quantile_columns, columns=None):

@@ -15,16 +15,20 @@ from ._base import (
 from .validation import check_sample_weight, check_y, prediction_chunks
 
 
-def _class_weight_factors(class_weight, classes, y_index, sample_weight):
-    """Per-class multipliers for ``class_weight`` (None, 'balanced' or {label: weight})."""
+def _class_weight_factors(class_weight, classes, y_index, sample_weight, counts=None):
+    """Per-class multipliers for ``class_weight`` (None, 'balanced' or {label: weight});
+    'balanced' reads the number of rows of each class from ``y_index``, or from ``counts``
+    when given (rows spread over a cluster)."""
     if class_weight is None:
         return np.ones(classes.shape[0])
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
                              f"{class_weight!r}")
-        counts = np.bincount(y_index, minlength=classes.shape[0]).astype(np.float64)
-        return y_index.shape[0] / (classes.shape[0] * np.where(counts > 0, counts, 1.0))
+        if counts is None:
+            counts = np.bincount(y_index, minlength=classes.shape[0])
+        counts = np.asarray(counts, dtype=np.float64)
+        return counts.sum() / (classes.shape[0] * np.where(counts > 0, counts, 1.0))
     if not isinstance(class_weight, dict):
         raise TypeError(f"class_weight must be None, 'balanced' or a dict, got "
                         f"{type(class_weight).__name__}")

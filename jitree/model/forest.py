@@ -17,7 +17,9 @@
   ``fit`` is three steps, ``_prepare_fit`` (validation, seeds: a picklable :class:`_ForestPlan`),
   :func:`_grow_trees` (any subset of the trees, with its own presort) and ``_finish_fit``
   (fitted attributes from all the trees); :func:`jitree.dask.fit_forest` runs the middle
-  step on a cluster's workers.
+  step on a cluster's workers. For data spread over the workers, the plan comes from
+  ``_fit_settings`` and ``_plan`` on summaries of the rows, and each group of trees grows
+  on its own rows with :meth:`BaseForest._part_plan`.
 - Prediction walks every tree for each block of rows in one parallel kernel
   (:func:`jitree.kernels.predict.predict_flat`) and averages the trees' class probabilities
   (classification) or means (regression).
@@ -126,6 +128,18 @@ class _ForestPlan:
     def new_trees(self):
         """Indices of the trees this fit grows (all but the ``n_kept`` of a warm start)."""
         return range(self.n_kept, self.n_estimators)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Rows:
+    """What a forest's plan needs to know of its training rows: their number, how many each
+    bootstrap draws, their total weight, and whether the draw is weighted (the weights are
+    not all equal)."""
+
+    n_samples: int
+    n_bootstrap: int
+    total_weight: float
+    weighted_draw: bool
 
 
 def _draw_probability(sample_weight):
@@ -412,50 +426,87 @@ class BaseForest(ParamsMixin):
         template = self._tree_template()
         X = template._validate_fit_X(X)
         n_samples, n_features = X.shape
+        settings = self._fit_settings()
+        sample_weight = check_sample_weight(sample_weight, n_samples)
+        n_bootstrap = self._n_bootstrap(n_samples, float(sample_weight.sum()))
+        target, n_stats, n_classes, classes = self._encode_target(y, n_samples)
+        if settings["n_kept"]:
+            self._check_warm_data(template, n_features, classes)
+        class_factors = self._class_factors(classes, target, sample_weight)
+        plan = self._plan(settings, template, _Rows(
+            n_samples=n_samples, n_bootstrap=n_bootstrap, total_weight=float(sample_weight.sum()),
+            weighted_draw=_draw_probability(sample_weight) is not None), dict(
+            n_features=n_features, n_stats=n_stats, n_classes=n_classes, classes=classes,
+            class_factors=class_factors))
+        return plan, X, target, sample_weight
+
+    def _fit_settings(self):
+        """The checked parameters of a fit that do not depend on the data (the plan's fields
+        ``n_kept``, ``verbose``, ``honest``, ``honest_fraction``, and ``n_estimators``)."""
         n_estimators = _check_int("n_estimators", self.n_estimators, 1)
         verbose = self._check_flags()
         honest, honest_fraction = _check_honest(self.honest, self.honest_fraction)
         _check_store_leaf_samples(self)
-        n_kept = self._n_kept(n_estimators)
-        sample_weight = check_sample_weight(sample_weight, n_samples)
-        n_bootstrap = self._n_bootstrap(n_samples, float(sample_weight.sum()))
-        target, n_stats, n_classes, classes = self._encode_target(y, n_samples)
-        if n_kept:
-            self._check_warm_data(template, n_features, classes)
-        class_factors = self._class_factors(classes, target, sample_weight)
-        params = template._grow_params(n_samples, n_features, float(sample_weight.sum()),
-                                       n_classes)
+        return dict(n_estimators=n_estimators, verbose=verbose, honest=honest,
+                    honest_fraction=honest_fraction, n_kept=self._n_kept(n_estimators))
+
+    def _plan(self, settings, template, rows, targets):
+        """The :class:`_ForestPlan` of :meth:`_fit_settings`, the tree ``template`` (its
+        features validated), the training ``rows`` (:class:`_Rows`) and ``targets`` (the
+        plan's fields ``n_features``, ``n_stats``, ``n_classes``, ``classes``,
+        ``class_factors``); draws the trees' seeds."""
+        params = template._grow_params(rows.n_samples, targets["n_features"],
+                                       rows.total_weight, targets["n_classes"])
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         # one draw per tree from one stream: a warm start that adds trees n_kept.. gives them
         # the seeds a single fit of n_estimators trees would have
         seeds = np.random.RandomState(_seed_of(self.random_state) % 2**32).randint(
-            np.iinfo(np.int32).max, size=n_estimators)
+            np.iinfo(np.int32).max, size=settings["n_estimators"])
         resolve_n_jobs(self.n_jobs)  # a bad n_jobs fails here, before any tree grows
-        plan = _ForestPlan(
-            seeds=seeds, n_kept=n_kept, bootstrap=bool(self.bootstrap),
-            n_bootstrap=n_bootstrap,
-            weighted_draw=bool(self.bootstrap) and _draw_probability(sample_weight) is not None,
-            n_samples=n_samples, n_features=n_features, n_stats=n_stats, n_classes=n_classes,
-            classes=classes, class_factors=class_factors, grow_params=params,
+        return _ForestPlan(
+            seeds=seeds, n_kept=settings["n_kept"], bootstrap=bool(self.bootstrap),
+            n_bootstrap=rows.n_bootstrap,
+            weighted_draw=bool(self.bootstrap) and rows.weighted_draw,
+            n_samples=rows.n_samples, grow_params=params,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf, ccp_alpha=ccp_alpha,
-            template=template, verbose=verbose, estimator_name=type(self).__name__,
-            honest=honest, honest_fraction=honest_fraction)
-        return plan, X, target, sample_weight
+            template=template, verbose=settings["verbose"], estimator_name=type(self).__name__,
+            honest=settings["honest"], honest_fraction=settings["honest_fraction"], **targets)
 
-    def _finish_fit(self, plan, trees, X, target, sample_weight):
+    def _part_plan(self, plan, sample_weight):
+        """The plan of the trees grown on one part of the training rows alone (as if they were
+        all of X, ``sample_weight`` theirs): ``plan`` with that part's row count, bootstrap
+        size, draw and grow parameters (fractions of ``min_samples_leaf`` /
+        ``min_samples_split`` are of the part's rows; ``max_samples`` of its rows or
+        weight); the seeds, classes and features stay those of ``plan``."""
+        n_samples, total_weight = sample_weight.shape[0], float(sample_weight.sum())
+        return dataclasses.replace(
+            plan, n_samples=n_samples, n_bootstrap=self._n_bootstrap(n_samples, total_weight),
+            weighted_draw=plan.bootstrap and _draw_probability(sample_weight) is not None,
+            grow_params=plan.template._grow_params(n_samples, plan.n_features, total_weight,
+                                                   plan.n_classes))
+
+    def _finish_fit(self, plan, trees, X, target, sample_weight, part_plans=None):
         """Set the fitted attributes from the plan and the ``trees`` it grew (tree
         ``plan.new_trees[k]`` at position ``k``), after the kept trees of a warm start, then
-        the out-of-bag estimate if asked for; returns the estimator."""
+        the out-of-bag estimate if asked for; returns the estimator.
+
+        ``part_plans``: for trees grown on parts of the rows (:meth:`_part_plan`), the plan
+        each tree was grown with; X, target and sample_weight are then None (the rows are
+        not here) and the bags are not known by row of the training set
+        (``estimators_samples_`` raises)."""
         new_trees = plan.new_trees
         if len(trees) != len(new_trees):
             raise ValueError(f"expected {len(new_trees)} trees, got {len(trees)}")
+        if part_plans is None:
+            part_plans = [plan] * len(trees)
         kept = list(self.estimators_[:plan.n_kept]) if plan.n_kept else []
         template = plan.template
         if plan.classes is not None:
             self.classes_ = plan.classes
             self.n_classes_ = plan.classes.shape[0]
         self._n_bootstrap_samples = plan.n_bootstrap
-        self._n_samples = plan.n_samples
+        self._n_samples = plan.n_samples if X is not None else None
+        self._grown_on_parts = X is None
         # the draw weights, to redraw the bags (estimators_samples_, out-of-bag rows)
         self._draw_weight = sample_weight if plan.weighted_draw else None
         self.n_features_in_ = plan.n_features
@@ -466,8 +517,8 @@ class BaseForest(ParamsMixin):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.estimators_ = kept + [
-            self._wrap(tree, plan, plan.seeds[t])
-            for t, tree in zip(new_trees, trees, strict=True)]
+            self._wrap(tree, part_plan, plan.seeds[t])
+            for t, tree, part_plan in zip(new_trees, trees, part_plans, strict=True)]
         self._seeds = np.array([model.random_state for model in self.estimators_],
                                dtype=np.int64)
         self.estimator_ = template
@@ -501,7 +552,7 @@ class BaseForest(ParamsMixin):
         model.missing_values_in_feature_mask_ = template.missing_values_in_feature_mask_
         return model
 
-    def _class_factors(self, classes, target, sample_weight):
+    def _class_factors(self, classes, target, sample_weight, counts=None):
         return None
 
     def _store_leaf_samples(self, plan, X, target, sample_weight):
@@ -792,6 +843,10 @@ class BaseForest(ParamsMixin):
         weights). Redrawn from the trees' seeds at each access, on the last fit's data."""
         check_is_fitted(self, "estimators_")
         n_samples = getattr(self, "_n_samples", None)
+        if n_samples is None and getattr(self, "_grown_on_parts", False):
+            raise AttributeError("estimators_samples_ is not known for a forest whose trees "
+                                 "were grown on parts of the rows (jitree.dask.fit_forest on "
+                                 "dask collections)")
         if n_samples is None:
             raise AttributeError("estimators_samples_ is not known for a forest converted by "
                                  "from_sklearn (its bags were drawn by scikit-learn)")
@@ -858,7 +913,9 @@ class _ForestClassifier(BaseForest):
         n_classes = classes.shape[0]
         return index.reshape(-1).astype(np.float64), n_classes, n_classes, classes
 
-    def _class_factors(self, classes, target, sample_weight):
+    def _class_factors(self, classes, target, sample_weight, counts=None):
+        """The per-class factors of ``class_weight`` (None, or "balanced_subsample": drawn
+        per tree); ``counts``: the rows of each class, when ``target`` is not at hand."""
         if self.warm_start and isinstance(self.class_weight, str):
             warnings.warn(f"class_weight={self.class_weight!r} with warm_start=True weighs "
                           "the classes of each fit's data: the trees of several fits are "
@@ -867,8 +924,9 @@ class _ForestClassifier(BaseForest):
                           stacklevel=4)
         if self.class_weight is None or self.class_weight == "balanced_subsample":
             return self.class_weight
-        return _class_weight_factors(self.class_weight, classes, target.astype(np.intp),
-                                     sample_weight)
+        return _class_weight_factors(self.class_weight, classes,
+                                     None if target is None else target.astype(np.intp),
+                                     sample_weight, counts)
 
     def _node_table(self, model):
         return model._node_proba()
