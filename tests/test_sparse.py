@@ -320,3 +320,78 @@ def test_fits_outside_the_sparse_growth_use_the_dense_copy(sparse_growth_calls):
     np.testing.assert_array_equal(model.missing_values_in_feature_mask_,
                                   np.isnan(dense_nan).any(axis=0))
     assert not sparse_growth_calls
+
+
+# -- prediction reads only the columns the trees test -----------------------------------------
+@pytest.mark.parametrize("cls", [jitree.DecisionTreeClassifier, jitree.DecisionTreeRegressor,
+                                 jitree.RandomForestClassifier, jitree.ExtraTreesRegressor])
+def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
+    """A wide sparse X is predicted from blocks of the columns the trees test, by a copy of
+    the model with renumbered features: the same predictions, leaves and paths as the dense
+    copy, blocks as small as the tested columns allow; infinity anywhere in X is refused."""
+    X, dense = random_sparse(8, 600, 300, 0.02, "csr")
+    y = dense[:, :20].sum(axis=1)
+    forest = "Forest" in cls.__name__ or "Trees" in cls.__name__
+    params = dict(n_estimators=4, max_depth=4) if forest else dict(max_depth=5)
+    if "Classifier" in cls.__name__:
+        y = (y > 0).astype(int)
+    model = cls(random_state=0, **params).fit(dense, y)
+    blocks = []
+    original = validation.sparse_row_blocks
+
+    def spy(X, name="X", columns=None):
+        blocks.append(columns)
+        return original(X, name, columns)
+
+    import jitree.model._base as base
+    monkeypatch.setattr(base, "sparse_row_blocks", spy)
+    method = "predict_proba" if "Classifier" in cls.__name__ else "predict"
+    np.testing.assert_array_equal(getattr(model, method)(X), getattr(model, method)(dense))
+    np.testing.assert_array_equal(model.predict(X.tocsc()), model.predict(dense))
+    np.testing.assert_array_equal(model.apply(X), model.apply(dense))
+    path, dense_path = model.decision_path(X), model.decision_path(dense)
+    if forest:
+        path, dense_path = path[0], dense_path[0]
+    assert (path != dense_path).nnz == 0
+    tested = np.unique(np.concatenate([t.tree_.feature[t.tree_.feature >= 0] for t in
+                                       (model.estimators_ if forest else [model])]))
+    assert blocks and all(np.array_equal(columns, tested) for columns in blocks)
+    assert len(tested) < 300
+    bad = X.tolil()
+    untested = np.setdiff1d(np.arange(300), tested)[0]
+    bad[0, untested] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="299 features"):
+        model.predict(X[:, :299])
+
+
+def test_column_copies_follow_refits_and_stay_out_of_pickles():
+    import pickle
+
+    X, dense = random_sparse(9, 400, 50, 0.1, "csr")
+    y = (dense[:, 3] > 0).astype(int)
+    forest = jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(dense, y)
+    size = len(pickle.dumps(forest))
+    forest.predict_proba(X)
+    assert len(pickle.dumps(forest)) <= size + 64
+    forest.fit(dense, (dense[:, 7] > 0).astype(int))  # other trees, other columns
+    np.testing.assert_array_equal(forest.predict_proba(X), forest.predict_proba(dense))
+    forest.set_params(warm_start=True, n_estimators=5).fit(dense, (dense[:, 7] > 0).astype(int))
+    np.testing.assert_array_equal(forest.predict_proba(X), forest.predict_proba(dense))
+    tree = jitree.DecisionTreeRegressor(max_depth=3).fit(dense, dense[:, 1])
+    tree.predict(X)
+    tree.fit(dense, dense[:, 2])
+    np.testing.assert_array_equal(tree.predict(X), tree.predict(dense))
+
+
+def test_store_leaf_samples_quantiles_and_names_on_sparse_rows():
+    pd = pytest.importorskip("pandas")
+    X, dense = random_sparse(10, 300, 40, 0.1, "csr")
+    y = dense[:, 0] + dense[:, 1]
+    frame = pd.DataFrame(dense, columns=[f"c{j}" for j in range(40)])
+    model = jitree.RandomForestRegressor(n_estimators=3, random_state=0,
+                                         store_leaf_samples=True).fit(frame, y)
+    with pytest.warns(UserWarning, match="valid feature names"):
+        quantiles = model.predict_quantiles(X, [0.1, 0.9])
+    np.testing.assert_array_equal(quantiles, model.predict_quantiles(frame, [0.1, 0.9]))

@@ -1,7 +1,9 @@
 """What the classifier and the regressor share: parameters, fit driver, prediction plumbing."""
 
+import copy
 import itertools
 import numbers
+import weakref
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from .validation import (
     is_sparse,
     match_feature_names,
     prediction_chunks,
+    sparse_row_blocks,
     sparse_to_dense,
 )
 
@@ -101,6 +104,24 @@ def _columns_with_nan(X):
     if not has_nonfinite(X):  # the common case: one pass, no copy
         return np.zeros(X.shape[1], dtype=bool)
     return np.array([bool(np.isnan(X[:, j]).any()) for j in range(X.shape[1])])
+
+
+def _tested_columns(trees):
+    """The features the ``trees`` test, increasing (feature 0 when none: a lone leaf still
+    reads a column)."""
+    tested = np.unique(np.concatenate([tree.feature[tree.feature >= 0] for tree in trees]))
+    return tested if tested.shape[0] else np.zeros(1, dtype=tested.dtype)
+
+
+def _reduced_copy(model, n_columns):
+    """A shallow copy of a fitted ``model`` that takes X of ``n_columns`` numeric columns,
+    by position (the caller sets its trees)."""
+    reduced = copy.copy(model)
+    reduced.n_features_in_ = n_columns
+    reduced._encoder = None
+    for attribute in ("feature_names_in_", "categories_"):
+        reduced.__dict__.pop(attribute, None)
+    return reduced
 
 
 def _scipy_sparse(method):
@@ -557,11 +578,50 @@ class BaseDecisionTree(ParamsMixin):
                              f"expecting {self.n_features_in_} features as input.")
         return X
 
+    def _chunked(self, X):
+        """``(model, chunks)``: X's chunks to predict one at a time with ``model``'s
+        validated methods (``chunks`` None: X is predicted whole, by this model).
+
+        A sparse X goes by dense blocks of rows. When every feature is numeric, the blocks
+        hold only the columns the trees test, and ``model`` is a copy of this one whose trees
+        read those columns (:meth:`_on_columns`): a block of a wide X then costs its stored
+        values, not its rows times its columns."""
+        if not is_sparse(X):
+            return self, prediction_chunks(X)
+        check_is_fitted(self, "estimators_" if hasattr(self, "n_estimators") else "tree_")
+        if len(X.shape) == 2 and X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        reduced = self._on_columns()
+        if reduced is None:
+            return self, prediction_chunks(X)
+        # a sparse X has no column names: the warning a named fit gives for any array
+        match_feature_names(self, getattr(self, "feature_names_in_", None), None, stacklevel=5)
+        model, columns = reduced
+        return model, sparse_row_blocks(X, columns=columns)
+
+    def _on_columns(self):
+        """``(model, columns)``: a copy of this fitted model whose tree reads only the
+        ``columns`` it tests (see :meth:`_chunked`), or None when a feature is not numeric."""
+        tree = self.tree_
+        if np.any(tree.feature_kind != 0):
+            return None
+
+        # cached on the tree (a refit grows a new one), for this estimator (several may
+        # share one tree: _from_tree)
+        cached = tree.cached(("on_columns", id(self)), lambda: [None])
+        if cached[0] is None or cached[0][2]() is not self:
+            columns = _tested_columns([tree])
+            model = _reduced_copy(self, len(columns))
+            model.tree_ = tree.on_features(columns)
+            cached[0] = (model, columns, weakref.ref(self))
+        return cached[0][:2]
+
     def apply(self, X):
         """Index of the leaf each row of X ends in."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._apply_validated)
+            return model._predict_chunks(chunks, model._apply_validated)
         return self._apply_validated(self._validate_predict_X(X))
 
     def _apply_validated(self, X):
@@ -579,10 +639,10 @@ class BaseDecisionTree(ParamsMixin):
     def _decision_path_blocks(self, X, stack):
         """:meth:`decision_path` of X, of each of its chunks stacked by ``stack`` (see
         :func:`~jitree.model.validation.prediction_chunks`)."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is None:
             return self._decision_path_validated(self._validate_predict_X(X))
-        pieces = [self._decision_path_validated(self._validate_predict_X(chunk))
+        pieces = [model._decision_path_validated(model._validate_predict_X(chunk))
                   for chunk in chunks]
         if not pieces:
             raise ValueError("X is an empty iterator of chunks")

@@ -12,7 +12,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
-from .validation import check_sample_weight, check_y, prediction_chunks
+from .validation import check_sample_weight, check_y
 
 
 def _class_weight_factors(class_weight, classes, y_index, sample_weight, counts=None):
@@ -298,9 +298,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_proba_validated)
+            return model._predict_chunks(chunks, model._predict_proba_validated)
         return self._predict_proba_validated(self._validate_predict_X(X))
 
     def _predict_proba_validated(self, X):
@@ -315,9 +315,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_validated)
+            return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):

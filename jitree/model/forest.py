@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -50,8 +51,10 @@ from ._base import (
     _check_honest,
     _check_int,
     _check_store_leaf_samples,
+    _reduced_copy,
     _scipy_sparse,
     _seed_of,
+    _tested_columns,
 )
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
@@ -71,7 +74,6 @@ from .validation import (
     check_sample_weight,
     check_y,
     match_feature_names,
-    prediction_chunks,
 )
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -686,6 +688,30 @@ class BaseForest(ParamsMixin):
 
     # an iterator of chunks, predicted one chunk at a time, as the trees do
     _predict_chunks = BaseDecisionTree._predict_chunks
+    _chunked = BaseDecisionTree._chunked
+
+    def _on_columns(self):
+        """``(forest, columns)``: a copy of this fitted forest whose trees read only the
+        ``columns`` some tree tests (see :meth:`BaseDecisionTree._chunked`), or None when a
+        feature is not numeric."""
+        if np.any(self.estimators_[0].tree_.feature_kind != 0):  # the trees share features
+            return None
+        # cached on the first tree (caches of trees are not pickled), for this forest and
+        # these trees (a refit or a warm start changes them)
+        trees = tuple(id(model.tree_) for model in self.estimators_)
+        cached = self.estimators_[0].tree_.cached(("forest_on_columns", id(self)),
+                                                  lambda: [None])
+        if cached[0] is None or cached[0][2]() is not self or cached[0][3] != trees:
+            columns = _tested_columns([model.tree_ for model in self.estimators_])
+            forest = _reduced_copy(self, len(columns))
+            forest._layouts = {}
+            forest.estimators_ = []
+            for model in self.estimators_:
+                reduced = _reduced_copy(model, len(columns))
+                reduced.tree_ = model.tree_.on_features(columns)
+                forest.estimators_.append(reduced)
+            cached[0] = (forest, columns, weakref.ref(self), trees)
+        return cached[0][:2]
 
     def _predict_mean(self, X):
         """Mean over the trees of each row's leaf table row (probabilities or means).
@@ -751,9 +777,9 @@ class BaseForest(ParamsMixin):
 
     def apply(self, X):
         """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._apply_validated)
+            return model._predict_chunks(chunks, model._apply_validated)
         return self._apply_validated(self._validate_predict_X(X))
 
     def _apply_validated(self, X):
@@ -933,9 +959,9 @@ class _ForestClassifier(BaseForest):
 
     def predict_proba(self, X):
         """Mean class probabilities of the trees. X may also be an iterator of chunks."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_proba_validated)
+            return model._predict_chunks(chunks, model._predict_proba_validated)
         return self._predict_mean(X)
 
     def _predict_proba_validated(self, X):
@@ -949,9 +975,9 @@ class _ForestClassifier(BaseForest):
     def predict(self, X):
         """The class with the highest mean probability. X may also be an iterator of
         chunks."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_validated)
+            return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
@@ -986,9 +1012,9 @@ class _ForestRegressor(BaseForest):
 
     def predict(self, X):
         """Mean of the trees' predictions. X may also be an iterator of chunks."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_validated)
+            return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_mean(X)[:, 0]
 
     def _predict_validated(self, X):

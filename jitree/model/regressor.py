@@ -11,7 +11,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
-from .validation import check_poisson_target, check_sample_weight, check_y, prediction_chunks
+from .validation import check_poisson_target, check_sample_weight, check_y
 
 
 def r2(y, y_pred, weight):
@@ -138,9 +138,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""
-        chunks = prediction_chunks(X)
+        model, chunks = self._chunked(X)
         if chunks is not None:
-            return self._predict_chunks(chunks, self._predict_validated)
+            return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
@@ -167,12 +167,13 @@ class DecisionTreeRegressor(BaseDecisionTree):
         return self._predict_quantiles_any(X, quantiles, scalar)
 
     def _predict_quantiles_any(self, X, quantiles, scalar):
-        def predict(validated):
-            return self._predict_quantiles_validated(validated, quantiles, scalar)
+        model, chunks = self._chunked(X)
 
-        chunks = prediction_chunks(X)
+        def predict(validated):
+            return model._predict_quantiles_validated(validated, quantiles, scalar)
+
         if chunks is not None:
-            return self._predict_chunks(chunks, predict)
+            return model._predict_chunks(chunks, predict)
         return predict(self._validate_predict_X(X))
 
     def _predict_quantiles_validated(self, X, quantiles, scalar):

@@ -619,6 +619,21 @@ class Tree:
             active = node >= 0
         return indptr, indices
 
+    def on_features(self, features):
+        """This tree reading only the columns ``features`` (increasing; every feature it
+        tests among them) of an X made of those columns alone: the same nodes, feature ids
+        renumbered to positions in ``features``."""
+        position = np.full(self.n_features, -1, dtype=np.int32)
+        position[features] = np.arange(len(features), dtype=np.int32)
+        arrays = self.arrays()
+        arrays["feature"] = np.where(self.feature >= 0, position[np.maximum(self.feature, 0)],
+                                     self.feature).astype(np.int32)
+        arrays["n_categories"] = self.n_categories[features]
+        arrays["feature_kind"] = self.feature_kind[features]
+        names = [name for name, _ in _ARRAYS]
+        return Tree._grown(len(features), self.n_classes, *(arrays.pop(name) for name in names),
+                           **arrays)
+
     # -- persistence helpers ---------------------------------------------------------------------
     def arrays(self):
         """Every array of the tree by name (node arrays, pools, feature arrays)."""

@@ -182,17 +182,27 @@ def check_sparse_X(X, name="X"):
     return columns
 
 
-def sparse_row_blocks(X, name="X"):
+def sparse_row_blocks(X, name="X", columns=None):
     """The rows of a sparse X as dense blocks of at most :data:`SPARSE_BLOCK_VALUES` values
-    (at least 64 rows), in order: an iterator of chunks for prediction. X is checked first
-    (its errors are raised here, not when the first block is read)."""
+    (at least 64 rows), in order: an iterator of chunks for prediction. ``columns``: only
+    these columns, in this order (None: all). X is checked first (its errors are raised
+    here, not when the first block is read)."""
     _check_sparse_shape(X, name)
     dtype = _sparse_dtype(X, name)
     rows = X.tocsr()
-    n_samples, n_features = rows.shape
-    step = max(64, SPARSE_BLOCK_VALUES // n_features)
-    return (rows[first:first + step].toarray().astype(dtype, copy=False)
-            for first in range(0, n_samples, step))
+    if rows.dtype.kind == "f" and np.isinf(rows.data).any():  # also in columns not read
+        raise ValueError(f"Input {name} contains infinity or a value too large for {dtype}")
+    n_samples = rows.shape[0]
+    width = rows.shape[1] if columns is None else len(columns)
+    step = max(64, SPARSE_BLOCK_VALUES // max(1, width))
+
+    def block(first):
+        part = rows[first:first + step]
+        if columns is not None:
+            part = part[:, columns]
+        return part.toarray().astype(dtype, copy=False)
+
+    return (block(first) for first in range(0, n_samples, step))
 
 
 def prediction_chunks(X):
