@@ -16,6 +16,7 @@ from ..kernels.encode import encode_numeric
 from .validation import (
     FIT_DENSE_COPIES,
     _is_dataframe,
+    check_shape,
     check_X,
     feature_names_of,
     is_sparse,
@@ -70,13 +71,6 @@ def _element_kind(value):
 
 # a ufunc runs the per-entry test in C's loop: no Python loop over rows
 _element_kinds = np.frompyfunc(_element_kind, 1, 1)
-
-
-def _check_shape(shape, name):
-    """Raise check_X's error for a shape that is not 2-D or is empty; a no-op otherwise."""
-    if len(shape) != 2 or 0 in shape:
-        # a zero-stride stand-in of that shape: the same message, without allocating X
-        check_X(np.broadcast_to(np.float64(0.0), shape), name=name)
 
 
 def _refuse_infinity(values, label, name):
@@ -440,7 +434,7 @@ class FeatureEncoder:
         """
         frame = _is_dataframe(X)
         if frame:
-            _check_shape(X.shape, name)
+            check_shape(X.shape, name)
             array = None
             column_names = feature_names_of(X)
             dtypes = list(X.dtypes)
@@ -561,7 +555,7 @@ class FeatureEncoder:
             raise AttributeError("this FeatureEncoder is not fitted yet; call fit_transform")
         frame = _is_dataframe(X)
         if frame:
-            _check_shape(X.shape, name)
+            check_shape(X.shape, name)
             array = None
             n_features = X.shape[1]
         else:
@@ -697,7 +691,7 @@ class FeatureEncoder:
             array = np.asarray(X, dtype=object)
         if array.dtype.kind == "c":
             raise ValueError(f"Complex data not supported in {name}")
-        _check_shape(array.shape, name)
+        check_shape(array.shape, name)
         return array
 
     @staticmethod

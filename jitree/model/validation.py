@@ -137,16 +137,11 @@ def _sparse_dtype(X, name):
     return X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
 
 
-def _check_sparse_shape(X, name):
-    if len(X.shape) != 2:
-        raise ValueError(f"Expected a 2D sparse matrix for {name}, got shape {X.shape}")
-    n_samples, n_features = X.shape
-    if n_samples == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
-                         "is required.")
-    if n_features == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of "
-                         "1 is required.")
+def check_shape(shape, name):
+    """Raise check_X's error for a shape that is not 2-D or is empty; a no-op otherwise."""
+    if len(shape) != 2 or 0 in shape:
+        # a zero-stride stand-in of that shape: the same message, without allocating X
+        check_X(np.broadcast_to(np.float64(0.0), shape), name=name)
 
 
 def sparse_to_dense(X, name="X", copies=1):
@@ -155,7 +150,7 @@ def sparse_to_dense(X, name="X", copies=1):
     entry 0. ``copies``: how many arrays of X's dense size the caller goes on to hold (a
     fit: the presorted indices and values besides X); a ValueError when they would not fit
     in this machine's memory."""
-    _check_sparse_shape(X, name)
+    check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
     n_samples, n_features = X.shape
     needed = copies * n_samples * n_features * dtype.itemsize
@@ -173,7 +168,7 @@ def sparse_to_dense(X, name="X", copies=1):
 def check_sparse_X(X, name="X"):
     """A sparse X checked for a fit that keeps it sparse: CSC, float32 or float64,
     no infinity among its stored values (NaN: a missing value)."""
-    _check_sparse_shape(X, name)
+    check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
     columns = X.tocsc().astype(dtype, copy=False)  # the fit copies what it keeps
     if np.isinf(columns.data).any():
@@ -187,7 +182,7 @@ def sparse_row_blocks(X, name="X", columns=None):
     (at least 64 rows), in order: an iterator of chunks for prediction. ``columns``: only
     these columns, in this order (None: all). X is checked first (its errors are raised
     here, not when the first block is read)."""
-    _check_sparse_shape(X, name)
+    check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
     rows = X.tocsr()
     if rows.dtype.kind == "f" and np.isinf(rows.data).any():  # also in columns not read
