@@ -44,12 +44,14 @@ def _check_fitted(model, caller):
     fit)."""
     from .model._base import BaseDecisionTree
     from .model.forest import BaseForest
-    from .model.validation import check_is_fitted
+    from .model.validation import check_is_fitted, check_one_output
 
     if isinstance(model, BaseForest):
         check_is_fitted(model, "estimators_")
+        check_one_output(model, f"jitree.batch.{caller}")
     elif isinstance(model, BaseDecisionTree):
         check_is_fitted(model, "tree_")
+        check_one_output(model, f"jitree.batch.{caller}")
     else:
         raise TypeError(f"jitree.batch.{caller} expects a fitted jitree tree or forest, got "
                         f"{type(model).__module__}.{type(model).__qualname__}")

@@ -189,6 +189,43 @@ def bench_criteria_constraints(report, n_samples, repeat, threads):
         report.ratio(f"{name}: time over the unconstrained tree, {t} thread(s)", seconds, base)
 
 
+def bench_multi_output(report, n_samples, repeat, threads, n_outputs=3):
+    """Multi-output trees (y of ``n_outputs`` columns) against scikit-learn's, depth 8 and
+    full depth (min_samples_leaf=5): regression (squared_error) and classification (gini,
+    3 classes per output), and the single-output tree of the first column for scale."""
+    print(f"\n[fit] multi-output {n_samples} x 20 float32, {n_outputs} outputs: "
+          "squared_error and gini, max_depth=8 and full depth (min_samples_leaf=5)")
+    X, y = make_regression_data(n_samples, 20)
+    rng = np.random.default_rng(1)
+    mixing = rng.normal(size=(20, n_outputs)).astype(np.float32)
+    Y = np.column_stack([y, X @ mixing[:, 1:]]) if n_outputs > 1 else y[:, None]
+    labels = np.column_stack([np.digitize(Y[:, j], np.quantile(Y[:, j], [1 / 3, 2 / 3]))
+                              for j in range(n_outputs)])
+    tree = _peer("sklearn.tree")
+    for task, target, kind in (("regression", Y, "DecisionTreeRegressor"),
+                               ("classification", labels, "DecisionTreeClassifier")):
+        for depth, leaf in ((8, 1), (None, 5)):
+            name = f"{task}, {'depth 8' if depth else 'full depth'}"
+            ours = {}
+            for t in threads:
+                model = getattr(jitree, kind)(max_depth=depth, min_samples_leaf=leaf, n_jobs=t)
+                ours[t] = _median_seconds(lambda m=model, v=target: m.fit(X, v), repeat)
+                report.add(f"fit-multi {name}", f"jitree {n_outputs} outputs", t, ours[t])
+            single = getattr(jitree, kind)(max_depth=depth, min_samples_leaf=leaf,
+                                           n_jobs=threads[-1])
+            seconds = _median_seconds(lambda m=single, v=target: m.fit(X, v[:, 0]), repeat)
+            report.add(f"fit-multi {name}", "jitree 1 output", threads[-1], seconds)
+            if tree is not None:
+                peer = getattr(tree, kind)(max_depth=depth, min_samples_leaf=leaf,
+                                           random_state=0)
+                seconds = _median_seconds(lambda p=peer, v=target: p.fit(X, v), repeat)
+                report.add(f"fit-multi {name}", f"scikit-learn {n_outputs} outputs", 1,
+                           seconds)
+                for t in threads:
+                    report.ratio(f"multi-output {name}: speed-up over scikit-learn, {t} "
+                                 "thread(s)", seconds, ours[t])
+
+
 def bench_user_criterion(report, n_samples, repeat, threads):
     """A Gini index written by the user (``jitree.Criterion``) against the built-in gini,
     full depth, and the user criterion's first-use compile time."""
@@ -914,7 +951,8 @@ def main(argv=None):
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
-                                 "quantiles", "shap", "pdp", "dask-fit", "sparse"])
+                                 "quantiles", "shap", "pdp", "dask-fit", "sparse",
+                                 "multi-output"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--dask-trees", type=int, default=40,
                         help="trees of the dask fit_forest figure")
@@ -954,6 +992,8 @@ def main(argv=None):
         bench_criteria_constraints(report, args.rows, args.repeat, threads)
     if "criterion" in only:
         bench_user_criterion(report, args.rows, args.repeat, threads)
+    if "multi-output" in only:
+        bench_multi_output(report, args.rows, args.repeat, threads)
     if "scaling" in only:
         bench_scaling(report, args.repeat, threads, args.rows, 10 * args.rows)
     if "memory" in only:

@@ -68,6 +68,7 @@ from .model._params import clone
 from .model.forest import BaseForest, _grow_trees, _Rows
 from .model.validation import (
     check_is_fitted,
+    check_one_output,
     check_sample_weight,
     check_X,
     feature_names_of,
@@ -260,6 +261,10 @@ def _fit_forest_on_partitions(estimator, X, y, client, sample_weight, n_groups):
         raise ValueError("jitree.dask.fit_forest cannot store_leaf_samples=True from dask "
                          "partitions (the leaf samples index all of X): set "
                          "store_leaf_samples=False, or pass X and y in memory")
+    if len(getattr(y, "shape", ())) == 2:
+        raise ValueError("jitree.dask.fit_forest takes a multi-output y (several columns) in "
+                         "memory only: pass X and y as arrays, or one output as a dask Series "
+                         "or 1-D array")
     parts = _partitions(X, y, sample_weight)
     client = _current_client(client)
     template = estimator._tree_template()
@@ -452,6 +457,8 @@ def _map(model, X, method, quantiles=None):
         raise TypeError("jitree.dask.apply takes a single tree; apply it to each of the "
                         "forest's estimators_")
     check_is_fitted(model, "estimators_" if is_forest else "tree_")
+    if method != "apply":
+        check_one_output(model, f"jitree.dask.{method}")
     dataframe_type = _dask_dataframe_type()
     if isinstance(X, da.Array):
         X = _prepare_array(model, X)

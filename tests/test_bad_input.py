@@ -33,7 +33,7 @@ def test_bad_X_at_fit(bad_X, error, match):
 @pytest.mark.parametrize("bad_y, match", [
     (Y[:20], "inconsistent numbers of samples"),
     (np.where(np.arange(30) == 3, np.nan, 1.0), "NaN"),
-    (np.zeros((30, 2)), "1d array"),
+    (np.zeros((30, 2, 2)), "1d array"),
     (np.linspace(0, 1, 30), "continuous"),
     (None, "requires y"),
     (np.array([1, "a"] * 15, dtype=object), "Unknown label type"),

@@ -316,8 +316,23 @@ def _as_version_1(arrays, metadata):
     for name in set(arrays) - set(V1_ARRAYS):
         del arrays[name]
     del metadata["categories_"], metadata["missing_values_in_feature_mask_"]
-    del metadata["leaf_samples"]
+    del metadata["leaf_samples"], metadata["n_outputs"]
     metadata["format_version"] = 1
+
+
+def test_version_3_files_are_read(saved_classifier, tmp_path):
+    """Version 3 has no n_outputs: every tree has one output."""
+    model, original = saved_classifier
+
+    def as_version_3(arrays, metadata):
+        del metadata["n_outputs"]
+        metadata["format_version"] = 3
+
+    path = tmp_path / "v3.jitree"
+    _apply(as_version_3, original, path)
+    loaded = load(path)
+    assert loaded.n_outputs_ == 1
+    _assert_same_predictions(loaded, model, X_TEST)
 
 
 def test_version_1_files_are_read(saved_classifier, tmp_path):
@@ -585,7 +600,7 @@ CRAFTED = [
     ("missing array", _drop("impurity"), "missing"),
     ("extra member", _extra_member, "unexpected members"),
     ("other format", _meta("format", "sklearn"), "not a jitree model file"),
-    ("future version", _meta("format_version", 4), "unsupported format version 4"),
+    ("future version", _meta("format_version", 5), "unsupported format version 5"),
     ("version as text", _meta("format_version", "1"), "unsupported format version"),
     ("version as boolean", _meta("format_version", True), "unsupported format version"),
     ("unknown estimator", _meta("estimator", "RandomForestClassifier"), "unknown estimator"),
@@ -632,6 +647,11 @@ CRAFTED = [
     ("class_weight repeated label", _meta_nested("params", "class_weight", [["a", 1],
                                                                             ["a", 2]]),
      "repeats"),
+    # the key of format version 4
+    ("n_outputs missing", _meta("n_outputs", KeyError), "lacks n_outputs"),
+    ("n_outputs zero", _meta("n_outputs", 0), "n_outputs"),
+    ("n_outputs as text", _meta("n_outputs", "2"), "n_outputs"),
+    ("n_outputs 2 on a one-output file", _meta("n_outputs", 2), "n_classes"),
     # the members and keys of format version 2
     ("split_kind missing", _drop("split_kind"), "'split_kind' is missing"),
     ("feature_kind missing", _drop("feature_kind"), "'feature_kind' is missing"),

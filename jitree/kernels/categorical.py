@@ -118,6 +118,9 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
     """Score of a split from its two sides' statistics (squared error: S_l**2 / W_l +
     S_r**2 / W_r, S = sum of w y; the others: :func:`criteria.split_score`)."""
     code = criterion.code
+    if criterion.blocks.shape[0] > 0:  # multi-output
+        return criteria.split_score(criterion, left, right, weight_left, weight_right,
+                                    parent_entropy)
     if is_regression and code == criteria.SQUARED_ERROR:
         return left[0] * left[0] / weight_left + right[0] * right[0] / weight_right
     if code < criteria.USER_IMPURITY:
@@ -253,6 +256,21 @@ def chance_gain(code, is_regression, stats, weight):
 
 
 @jit
+def node_chance_gain(criterion, is_regression, stats, weight):
+    """:func:`chance_gain` of a node under ``criterion`` (a :class:`Measure`); a multi-output
+    node's is the sum of its outputs' (their scores add up)."""
+    code = criterion.code
+    blocks = criterion.blocks
+    if blocks.shape[0] == 0:
+        return chance_gain(code, is_regression, stats, weight)
+    total = 0.0
+    for j in range(blocks.shape[0] - 1):
+        total += chance_gain(code, code == criteria.SQUARED_ERROR or code == criteria.POISSON,
+                             stats[blocks[j]:blocks[j + 1]], weight)
+    return total
+
+
+@jit
 def _multiway_score(settings, runs, q, missing_child, missing, node_weight, parent_entropy,
                     child):
     """Score of the multiway split into the q runs, the ``missing`` samples joining run
@@ -372,8 +390,8 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
     # a subset of q > 2 categories must beat the best single category by the penalty
     penalty = 0.0
     if not one_vs_rest and q > 2 and categories.penalty > 0.0:
-        penalty = categories.penalty * (q - 2) * chance_gain(
-            settings.criterion.code, is_regression, node_stats, node_weight)
+        penalty = categories.penalty * (q - 2) * node_chance_gain(
+            settings.criterion, is_regression, node_stats, node_weight)
     if q >= 2 and (one_vs_rest or penalty > 0.0):
         for r in range(q):
             score, direction = two_way_score(
@@ -385,7 +403,9 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                 best_kind = 0
                 best_a = r
     if q >= 2 and not one_vs_rest:
-        n_classes = 0 if is_regression else n_stats
+        # a multi-output node is ordered by each of its statistics in turn, as classes are
+        n_classes = n_stats if (not is_regression or settings.criterion.blocks.shape[0] > 0) \
+            else 0
         limit = max_subset_size if max_subset_size > 0 else q
         if n_classes > 2 and q <= max_exhaustive:
             for mask in range(1, 1 << (q - 1)):

@@ -27,6 +27,22 @@ one type (``IMPURITY_TYPE``, ``SCORE_TYPE``): the kernels are compiled once for 
 and call them through a pointer, while the built-ins keep their inlined code.
 
 Every kernel builds statistics with :func:`accumulate`.
+
+**Multi-output** (y of shape (n, k)): a node's statistics are its outputs' statistics one
+after another, each output's a *block* of the vector (``Measure.blocks``: block ``j`` is
+``stats[blocks[j]:blocks[j + 1]]``):
+
+- classification: ``stats[j * n_classes + c]``, the weight of class ``c`` of output ``j``
+  (every output has ``n_classes`` slots, the most classes of any output; an output's unused
+  slots stay 0, which no criterion notices);
+- regression: ``stats[2 j] = sum(w * y_j)``, ``stats[2 j + 1] = sum(w * y_j**2)`` (poisson:
+  ``sum(w * y_j log y_j)``).
+
+Each sample brings the row of ``TreeData.outputs`` that it adds with its weight (the class
+indicators, or ``(y_j, y_j**2)``), so one accumulation serves both tasks. A node's
+impurity is the mean of its outputs' impurities and a split's score the sum of its outputs'
+scores (the order of the mean impurity decrease), as in scikit-learn. The multi-output
+criteria are :data:`MULTI_OUTPUT_CRITERIA`; a user's functions see the whole vector.
 """
 
 import functools
@@ -122,10 +138,27 @@ def _placeholders():
             CompiledFunction(BATCH_TYPE, _no_batch, cache=True))
 
 
-def builtin(code):
-    """The :class:`Measure` of the built-in criterion ``code``."""
+_SINGLE_OUTPUT = np.zeros(0, dtype=np.int64)
+
+# the built-in criteria of a multi-output tree (the others score one output: gain ratio,
+# cart and twoing compare two sides' class distributions, the order criteria one target)
+MULTI_OUTPUT_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, SQUARED_ERROR, POISSON)
+
+
+def output_blocks(n_outputs, block_size):
+    """``Measure.blocks`` of ``n_outputs`` outputs of ``block_size`` statistics each (the
+    classes, or 2 for regression); empty for one output."""
+    if n_outputs <= 1:
+        return _SINGLE_OUTPUT
+    return np.arange(n_outputs + 1, dtype=np.int64) * np.int64(block_size)
+
+
+def builtin(code, blocks=_SINGLE_OUTPUT):
+    """The :class:`Measure` of the built-in criterion ``code`` (``blocks``: see
+    :func:`output_blocks`)."""
     impurity, score, batch = _placeholders()
-    return Measure(np.int64(code), impurity, score, batch, np.zeros(1, dtype=np.uint8))
+    return Measure(np.int64(code), impurity, score, batch, np.zeros(1, dtype=np.uint8),
+                   np.ascontiguousarray(blocks, dtype=np.int64))
 
 
 def user_code(has_score):
@@ -141,7 +174,7 @@ def _default_impurities():
             CompiledFunction(IMPURITY_TYPE, squared_error.py_func, cache=True))
 
 
-def user_measure(impurity, score, batch, is_regression):
+def user_measure(impurity, score, batch, is_regression, blocks=_SINGLE_OUTPUT):
     """The :class:`Measure` of a user's criterion from its compiled functions
     (:class:`CompiledFunction` of ``IMPURITY_TYPE`` / ``SCORE_TYPE``, or None). A score
     scores the splits; else splits maximise -(W_l I(left) + W_r I(right)). The impurity
@@ -150,7 +183,14 @@ def user_measure(impurity, score, batch, is_regression):
         impurity = _default_impurities()[1 if is_regression else 0]
     code = user_code(score is not None)
     return Measure(np.int64(code), impurity, _placeholders()[1] if score is None else score,
-                   batch, np.zeros(1, dtype=np.uint8))
+                   batch, np.zeros(1, dtype=np.uint8),
+                   np.ascontiguousarray(blocks, dtype=np.int64))
+
+
+@jit
+def is_classification(criterion):
+    """Whether ``criterion`` (a :class:`Measure`) is a built-in classification criterion."""
+    return criterion.code <= TWOING
 
 
 @jit
@@ -180,7 +220,8 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one
     accumulation of node statistics. Classification: the weight of each class; regression:
     sum of w y and sum of w y**2 (or of ``data.target_term``: w y log y for poisson). Returns
-    the samples' total weight.
+    the samples' total weight. Multi-output (``data.outputs`` not empty): the weighted rows of
+    ``data.outputs`` (see the module's notes).
 
     One call per range of samples, not per sample: a call per sample (a record argument or
     arrays, inlined or not) cost more than the loop itself."""
@@ -190,13 +231,18 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     has_term = target_term.shape[0] > 0
     sample_weight = data.sample_weight
     weighted = data.weighted
+    outputs = data.outputs
+    n_columns = outputs.shape[1]
     total = 0.0
     w = 1.0
     for k in range(np.uint64(first), np.uint64(end)):  # unsigned: no wraparound fix-ups
         i = np.uint64(index_row[k])
         if weighted:
             w = sample_weight[i]
-        if is_regression:
+        if n_columns > 0:
+            for s in range(n_columns):
+                stats[row, s] += w * outputs[i, s]
+        elif is_regression:
             y = target[i]
             stats[row, 0] += w * y
             if has_term:
@@ -309,6 +355,20 @@ def node_impurity(criterion, stats, weight):
     variance, see :func:`user_measure`).
     """
     code = criterion.code
+    blocks = criterion.blocks
+    if blocks.shape[0] > 0 and code < USER_IMPURITY:
+        total = 0.0
+        for j in range(blocks.shape[0] - 1):
+            total += output_impurity(code, stats[blocks[j]:blocks[j + 1]], weight)
+        return total / (blocks.shape[0] - 1)
+    return output_impurity(code, stats, weight) if code < USER_IMPURITY else \
+        _user_value(criterion, criterion.impurity(stats, weight))
+
+
+@jit
+def output_impurity(code, stats, weight):
+    """Impurity of one output's statistics under the built-in criterion ``code`` (see
+    :func:`node_impurity`)."""
     if code == ENTROPY or code == GAIN_RATIO:
         return entropy(stats, weight)
     if code == MISCLASSIFICATION:
@@ -319,8 +379,6 @@ def node_impurity(criterion, stats, weight):
         return poisson(stats, weight)
     if code == ABSOLUTE_ERROR or code == QUANTILE:
         return pinball_impurity(code, stats, weight)
-    if code == USER_IMPURITY or code == USER_SCORE:
-        return _user_value(criterion, criterion.impurity(stats, weight))
     return gini(stats, weight)
 
 
@@ -375,7 +433,24 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
         return -(weight_left * _user_value(criterion, criterion.impurity(left, weight_left))
                  + weight_right * _user_value(criterion,
                                               criterion.impurity(right, weight_right)))
+    blocks = criterion.blocks
+    if blocks.shape[0] > 0:
+        return multi_output_score(code, blocks, left, right, weight_left, weight_right)
     return builtin_score(code, left, right, weight_left, weight_right, parent_entropy)
+
+
+@jit
+def multi_output_score(code, blocks, left, right, weight_left, weight_right):
+    """Score of the partition (left, right) of a multi-output node under the built-in
+    criterion ``code`` (one of :data:`MULTI_OUTPUT_CRITERIA`): the sum of each output's
+    :func:`builtin_score`."""
+    total = 0.0
+    for j in range(blocks.shape[0] - 1):
+        first = blocks[j]
+        stop = blocks[j + 1]
+        total += builtin_score(code, left[first:stop], right[first:stop], weight_left,
+                               weight_right, 0.0)
+    return total
 
 
 @jit
@@ -444,6 +519,18 @@ def child_score(criterion, stats, weight):
     code = criterion.code
     if code == USER_IMPURITY:
         return -weight * _user_value(criterion, criterion.impurity(stats, weight))
+    blocks = criterion.blocks
+    if blocks.shape[0] > 0:
+        total = 0.0
+        for j in range(blocks.shape[0] - 1):
+            total += output_child_score(code, stats[blocks[j]:blocks[j + 1]], weight)
+        return total
+    return output_child_score(code, stats, weight)
+
+
+@jit
+def output_child_score(code, stats, weight):
+    """One output's term of :func:`child_score` under the built-in criterion ``code``."""
     if code == GINI:
         total = 0.0
         for c in range(stats.shape[0]):

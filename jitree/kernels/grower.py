@@ -236,6 +236,17 @@ def splittable(nodes, node, settings, is_regression):
             largest = max(largest, nodes.stats[node, c])
         if not largest / weight < settings.purity_threshold:
             return False
+    elif settings.purity_threshold < 1.0 and criteria.is_classification(settings.criterion):
+        # a multi-output classification node (no labels: see TreeData): split while some
+        # output's largest class is below the threshold
+        blocks = settings.criterion.blocks
+        for j in range(blocks.shape[0] - 1):
+            largest = 0.0
+            for c in range(blocks[j], blocks[j + 1]):
+                largest = max(largest, nodes.stats[node, c])
+            if largest / weight < settings.purity_threshold:
+                return True
+        return False
     return True
 
 

@@ -52,7 +52,11 @@ TreeData = namedtuple("TreeData", [
                       # statistic when it is not y**2 (poisson: y log y), else empty
     "sample_weight",  # (n_samples,) float64
     "weighted",       # bool: some weight differs from 1
-    "is_regression",  # bool
+    "is_regression",  # bool: no class labels (regression, and multi-output trees)
+    "outputs",        # (n_samples, n_columns) float64: a multi-output tree's per-sample
+                      # statistics, which each sample adds with its weight (class
+                      # indicators, or y_j and y_j**2 per output: see kernels.criteria);
+                      # (n_samples, 0) for one output (then label or target)
 ])
 
 Measure = namedtuple("Measure", [
@@ -61,6 +65,8 @@ Measure = namedtuple("Measure", [
     "score",     # compiled function (left, weight_left, right, weight_right) -> float64
     "batch",     # compiled function scoring a batch of threshold candidates (BATCH_TYPE)
     "invalid",   # (1,) uint8: set to 1 when a user's function returned NaN
+    "blocks",    # (n_outputs + 1,) int64: output j's statistics are stats[blocks[j]:
+                 # blocks[j + 1]] (multi-output trees, see kernels.criteria); empty: one
 ])
 
 GrowSettings = namedtuple("GrowSettings", [

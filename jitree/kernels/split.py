@@ -321,6 +321,8 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     sample_weight = data.sample_weight
     weighted = data.weighted
     is_regression = data.is_regression
+    outputs = data.outputs
+    n_columns = outputs.shape[1]
     node_stats = node.stats
     node_weight = node.weight
     left = base.stats
@@ -340,7 +342,11 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
         if weighted:
             w = sample_weight[np.uint64(index_row[k])]
-        if is_regression:
+        if n_columns > 0:
+            i = np.uint64(index_row[k])
+            for s in range(n_columns):
+                left[s] += w * outputs[i, s]
+        elif is_regression:
             y = target[np.uint64(index_row[k])]
             left[0] += w * y
             left[1] += w * y * y
@@ -366,6 +372,60 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     if m > 0:
         best_score, best_pos = _score_batch(criterion, batch, m, node_stats, node_weight,
                                             best_score, best_pos)
+    return best_score, best_pos
+
+
+@jit
+def scan_multi_output(settings, data, rows, node, base, n_right0, right):
+    """Best threshold of one node on one feature for a multi-output tree under a built-in
+    criterion: each sample adds its row of ``data.outputs`` to the running left side
+    (``base.stats``), each candidate is scored by :func:`criteria.multi_output_score`.
+    Returns (score, pos). Missing samples as in :func:`scan_classification`; no monotonic
+    constraints (refused for multi-output trees)."""
+    code = settings.criterion.code
+    blocks = settings.criterion.blocks
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    outputs = data.outputs
+    n_columns = outputs.shape[1]
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_stats = node.stats
+    node_weight = node.weight
+    left = base.stats
+    n_left0 = base.count
+    best_score = -np.inf
+    best_pos = -1
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
+        return best_score, best_pos
+    weight_left = base.weight
+    w = 1.0
+    first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
+    for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
+        if weighted:
+            w = sample_weight[i]
+        for s in range(n_columns):
+            left[s] += w * outputs[i, s]
+        weight_left += w
+        if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        for s in range(n_columns):
+            right[s] = node_stats[s] - left[s]
+        score = criteria.multi_output_score(code, blocks, left, right, weight_left,
+                                            weight_right)
+        if score > best_score:
+            best_score = score
+            best_pos = np.int64(k) + 1
     return best_score, best_pos
 
 
@@ -554,6 +614,7 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
     by_sample = classes_by_sample(sorted_label, label)
+    multi_output = data.outputs.shape[1] > 0
     for block in prange(n_blocks):
         settings_in = with_measure(settings, measure)
         criterion = measure
@@ -630,6 +691,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
                     if criterion.code >= criteria.USER_IMPURITY:
                         side_score, side_pos = scan_user(settings_in, data, rows, node, base,
                                                          n_right0, batch)
+                    elif multi_output:
+                        side_score, side_pos = scan_multi_output(settings_in, data, rows, node,
+                                                                 base, n_right0, right)
                     elif is_regression:
                         side_score, side_pos = scan_regression(settings_in, data, rows, node,
                                                                base, n_right0)

@@ -136,6 +136,26 @@ def _scipy_sparse(method):
     return sparse
 
 
+def check_single_output(model, method):
+    """Refuse ``method`` on a fitted multi-output model (it has no meaning there yet)."""
+    n_outputs = getattr(model, "n_outputs_", 1)
+    if n_outputs != 1:
+        raise ValueError(f"{method} needs a single-output model; this "
+                         f"{type(model).__name__} predicts {n_outputs} outputs")
+
+
+def _check_multi_output(model, criterion):
+    """Refuse what a multi-output fit (y of several columns) cannot do: criteria of one
+    output, and monotonic constraints (scikit-learn refuses them too)."""
+    if criterion < criteria.USER_IMPURITY and criterion not in criteria.MULTI_OUTPUT_CRITERIA:
+        allowed = ("'gini', 'entropy', 'log_loss', 'misclassification'"
+                   if model._task == "classification" else "'squared_error', 'poisson'")
+        raise ValueError(f"criterion={model.criterion!r} scores one output; a multi-output y "
+                         f"(several columns) needs {allowed} or a jitree.Criterion")
+    if getattr(model, "monotonic_cst", None) is not None:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+
+
 def _seed_of(random_state):
     """An integer seed from None / int / numpy RandomState or Generator (scikit-learn's
     meaning: None draws a fresh seed, so that fits differ)."""
@@ -232,8 +252,11 @@ class BaseDecisionTree(ParamsMixin):
             member[g, sorted(group)] = 1
         return member
 
-    def _grow_params(self, n_samples, n_features, total_weight, n_classes=0, seed=None):
+    def _grow_params(self, n_samples, n_features, total_weight, n_classes=0, seed=None,
+                     n_outputs=1):
         grown_criterion, criterion = criterion_of(self.criterion, self._task)
+        if n_outputs > 1:
+            _check_multi_output(self, criterion)
         if self.splitter not in ("best", "random"):
             raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
         max_depth = _check_int("max_depth", self.max_depth, 1, allow_none=True)
@@ -359,6 +382,7 @@ class BaseDecisionTree(ParamsMixin):
             monotonic=self._monotonic(n_features, encoder, n_classes),
             interaction=self._interactions(n_features),
             quantile=quantile,
+            n_outputs=n_outputs,
         )
 
     def _order_quantile(self):
@@ -375,6 +399,10 @@ class BaseDecisionTree(ParamsMixin):
         honest, honest_fraction = _check_honest(getattr(self, "honest", False),
                                                 getattr(self, "honest_fraction", 0.5))
         store = _check_store_leaf_samples(self)
+        if target.ndim == 2 and (honest or store):
+            raise ValueError(f"{'honest=True' if honest else 'store_leaf_samples=True'} "
+                             "needs a single-output y; y has "
+                             f"{target.shape[1]} columns")
         if is_sparse(X) and (honest or store):
             # these read the training rows again through the tree: dense rows
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
@@ -410,8 +438,9 @@ class BaseDecisionTree(ParamsMixin):
             target = target[keep]
             sample_weight = sample_weight[keep]
         n_samples = sample_weight.shape[0]
+        n_outputs = target.shape[1] if target.ndim == 2 else 1
         params = self._grow_params(n_samples, n_features, float(sample_weight.sum()),
-                                   n_classes, seed)
+                                   n_classes, seed, n_outputs)
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         presorted = None
         # a small input's levels are searched faster than threads start on them
@@ -422,13 +451,13 @@ class BaseDecisionTree(ParamsMixin):
             if dropped and is_sparse(X):
                 X = X[keep]
             elif dropped:
-                presorted = Presorted.of(X, all_targets, params.is_regression,
+                presorted = Presorted.of(X, all_targets, not params.has_labels,
                                          n_classes).subset(keep)
             tree = TreeBuilder(params).build(X, target, sample_weight, n_stats, n_classes,
                                              presorted)
         self.tree_ = pruning.cost_complexity(tree, ccp_alpha)
         self.n_features_in_ = n_features
-        self.n_outputs_ = 1
+        self.n_outputs_ = n_outputs
         self.max_features_ = params.max_features
 
     def _validate_fit_X(self, X, keep_sparse=False):
@@ -528,11 +557,14 @@ class BaseDecisionTree(ParamsMixin):
         model = cls(**(params or {}))
         model.tree_ = tree._freeze()
         model.n_features_in_ = tree.n_features
-        model.n_outputs_ = 1
+        model.n_outputs_ = tree.n_outputs
         model.max_features_ = tree.n_features
         if feature_names is not None:
             model.feature_names_in_ = np.asarray(feature_names, dtype=object)
-        if cls._task == "classification":
+        if cls._task == "classification" and tree.n_outputs > 1:
+            model.classes_ = [np.asarray(c) for c in classes]
+            model.n_classes_ = [c.shape[0] for c in model.classes_]
+        elif cls._task == "classification":
             model.classes_ = np.asarray(classes)
             model.n_classes_ = model.classes_.shape[0]
         return model
@@ -552,6 +584,8 @@ class BaseDecisionTree(ParamsMixin):
         pieces = [validated_method(self._validate_predict_X(chunk)) for chunk in chunks]
         if not pieces:
             raise ValueError("X is an empty iterator of chunks")
+        if isinstance(pieces[0], list):  # a multi-output classifier's probabilities
+            return [np.concatenate(output) for output in zip(*pieces, strict=True)]
         return np.concatenate(pieces)
 
     def _validate_predict_X(self, X, by_position=False):
@@ -675,6 +709,6 @@ class BaseDecisionTree(ParamsMixin):
     def _more_tags_common(self, tags):
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
-        tags.target_tags.multi_output = False
+        tags.target_tags.multi_output = True
         tags.non_deterministic = False
         return tags

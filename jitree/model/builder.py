@@ -79,13 +79,24 @@ class GrowParams:
     interaction: np.ndarray = None
     # the order criteria's alpha (criterion "quantile"; absolute_error: 0.5)
     quantile: float = 0.5
+    # columns of y: a tree of several outputs grows on per-sample statistics rows
+    # (TreeData.outputs) instead of class labels or one target
+    n_outputs: int = 1
 
-    def measure(self):
+    @property
+    def has_labels(self):
+        """Whether the samples carry class labels through the kernels (single-output
+        classification)."""
+        return not self.is_regression and self.n_outputs == 1
+
+    def measure(self, block_size=0):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
-        call: its flag of NaN results belongs to one fit)."""
+        call: its flag of NaN results belongs to one fit); ``block_size``: the statistics of
+        each output of a multi-output tree (classes, or 2)."""
+        blocks = criteria.output_blocks(self.n_outputs, block_size)
         if isinstance(self.criterion, numbers.Integral):
-            return criteria.builtin(self.criterion)
-        return self.criterion.measure(self.is_regression)
+            return criteria.builtin(self.criterion, blocks)
+        return self.criterion.measure(self.is_regression, blocks)
 
     def settings(self, n_blocks, measure):
         """The :class:`~jitree.kernels.records.GrowSettings` record the kernels read."""
@@ -187,7 +198,9 @@ class Scaling:
     @classmethod
     def of(cls, target, sample_weight, is_regression, centred=True):
         """The scaling of these samples (positive weights; finite targets); ``centred=False``
-        scales the targets without centring them (poisson)."""
+        scales the targets without centring them (poisson). A 2-D target (multi-output
+        regression) shares one magnitude and spread, each output centred on its own mean
+        (``centre`` is then a vector): the outputs' impurities keep their common units."""
         largest = float(sample_weight.max())
         if sample_weight.min() == largest:
             weight_unit = largest
@@ -195,6 +208,8 @@ class Scaling:
             weight_unit = float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1))
         if not is_regression:
             return cls(weight_unit)
+        if target.ndim == 2:
+            return cls._of_outputs(target, sample_weight / weight_unit, weight_unit, centred)
         largest = float(np.abs(target).max())
         magnitude = int(np.frexp(largest)[1]) if largest > 0.0 else 0
         if not centred:
@@ -206,6 +221,21 @@ class Scaling:
         centre = float(criteria.weighted_total(weight, z)
                        / criteria.weighted_total(weight, np.ones_like(weight)))
         spread = int(np.frexp(np.abs(z - centre).max())[1])
+        return cls(weight_unit, centre, magnitude, spread, True)
+
+    @classmethod
+    def _of_outputs(cls, target, weight, weight_unit, centred):
+        largest = float(np.abs(target).max())
+        magnitude = int(np.frexp(largest)[1]) if largest > 0.0 else 0
+        if not centred:
+            return cls(weight_unit, 0.0, magnitude, 0, True, 1)
+        z = np.ldexp(target, -magnitude)
+        total = criteria.weighted_total(weight, np.ones_like(weight))
+        centre = np.array([z[0, j] if z[:, j].min() == z[:, j].max() else
+                           criteria.weighted_total(weight, np.ascontiguousarray(z[:, j]))
+                           / total for j in range(z.shape[1])])
+        deviation = float(np.abs(z - centre).max())
+        spread = int(np.frexp(deviation)[1]) if deviation > 0.0 else 0
         return cls(weight_unit, centre, magnitude, spread, True)
 
     def weights(self, sample_weight):
@@ -253,6 +283,28 @@ def _bounded_class_weights(value, floats):
     bounded[:, 0] = fraction * weight
     bounded[:, 1] = (1.0 - fraction) * weight
     return bounded
+
+
+def output_rows(code, target, is_regression, n_classes):
+    """``TreeData.outputs`` of a multi-output target (n_samples, n_outputs): per sample, the
+    indicators of its class in each output's block of ``n_classes`` (classification), or
+    ``y_j`` and ``y_j**2`` (poisson: ``y_j log y_j``) for each output (see
+    :mod:`jitree.kernels.criteria`)."""
+    n_samples, n_outputs = target.shape
+    if not is_regression:
+        rows = np.zeros((n_samples, n_outputs * n_classes))
+        column = target.astype(np.int64) + np.arange(n_outputs) * n_classes
+        rows[np.arange(n_samples)[:, None], column] = 1.0
+        return rows
+    rows = np.empty((n_samples, 2 * n_outputs))
+    rows[:, 0::2] = target
+    for j in range(n_outputs):
+        term = target_term(code, target[:, j])
+        rows[:, 2 * j + 1] = term if term.shape[0] else target[:, j] * target[:, j]
+    return rows
+
+
+_NO_OUTPUTS = np.empty((0, 0))
 
 
 def target_term(code, target):
@@ -356,7 +408,7 @@ def sparse_growth(params, measure, X):
     growth, no constraint and a built-in criterion of :data:`_SPARSE_CRITERIA`. Other fits
     grow on the dense copy."""
     numeric = params.feature_kind is None or not np.any(np.asarray(params.feature_kind))
-    return (numeric and not params.random_splitter
+    return (numeric and params.n_outputs == 1 and not params.random_splitter
             and params.max_features >= X.shape[1] and not params.max_leaf_nodes
             and params.monotonic is None and params.interaction is None
             and int(measure.code) in _SPARSE_CRITERIA
@@ -367,7 +419,9 @@ class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
     ``target`` is float64: the class index for classification (``n_stats`` classes), the value
-    for regression (``n_stats == 2``). ``sample_weight`` is float64, non-negative, positive sum.
+    for regression (``n_stats == 2``); for a multi-output tree (``params.n_outputs`` > 1) a
+    matrix of one column per output (``n_stats``: outputs x classes, or 2 x outputs).
+    ``sample_weight`` is float64, non-negative, positive sum.
     """
 
     def __init__(self, params):
@@ -377,7 +431,8 @@ class TreeBuilder:
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
-        measure = self.params.measure()
+        multi_output = self.params.n_outputs > 1
+        measure = self.params.measure(n_stats // self.params.n_outputs if multi_output else 0)
         order = int(measure.code) in criteria.ORDER_CRITERIA
         if order:
             n_stats = pinball.N_STATS
@@ -389,6 +444,10 @@ class TreeBuilder:
             Scaling.of(target, sample_weight, self.params.is_regression,
                        centred=measure.code == criteria.SQUARED_ERROR)
         target = scaling.targets(target)
+        outputs = _NO_OUTPUTS
+        if multi_output:
+            outputs = output_rows(measure.code, target, self.params.is_regression, n_classes)
+            target = np.empty(0)
         term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
         params = replace(self.params,
@@ -406,7 +465,7 @@ class TreeBuilder:
                                   params, scaling, n_features, n_classes, order, measure)
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
         if presorted is None:
-            presorted = Presorted.of(X, target, params.is_regression, n_classes)
+            presorted = Presorted.of(X, target, not params.has_labels, n_classes)
         # classes left out of the sorted arrays are gathered per scan (see
         # kernels.split.classes_by_sample): one row per block of find_splits
         n_blocks = 8 * numba.get_num_threads()
@@ -417,13 +476,14 @@ class TreeBuilder:
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
                         term, sample_weight, not bool(np.all(sample_weight == 1.0)),
-                        bool(params.is_regression))
+                        not params.has_labels,
+                        outputs if multi_output else np.empty((sample_weight.shape[0], 0)))
         ranks = None
         if order:
             ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
                           np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
         root_stats, root_weight = self._root(target, term, sample_weight, presorted.label,
-                                             n_stats, params, order)
+                                             n_stats, params, order, outputs)
         categories = params.categories(
             n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
         nodes, count, category_bits, multiway_slot = grow_tree(
@@ -433,10 +493,14 @@ class TreeBuilder:
                           n_features, n_classes, order, measure)
 
     @staticmethod
-    def _root(target, term, sample_weight, label, n_stats, params, order):
+    def _root(target, term, sample_weight, label, n_stats, params, order, outputs=_NO_OUTPUTS):
         """The statistics and weight of all the samples: the root's."""
         root_stats = np.zeros(n_stats)
-        if params.is_regression:
+        if params.n_outputs > 1:
+            for s in range(n_stats):
+                root_stats[s] = criteria.weighted_total(sample_weight,
+                                                        np.ascontiguousarray(outputs[:, s]))
+        elif params.is_regression:
             root_stats[0] = criteria.weighted_total(sample_weight, target)
             root_stats[1] = criteria.weighted_total(sample_weight, term) if term.shape[0] \
                 else criteria.weighted_total(sample_weight * target, target)
@@ -497,7 +561,9 @@ class TreeBuilder:
                              "statistics vector with positive weight")
         ints = nodes.ints[:count]
         floats = nodes.floats[:count]
-        if params.is_regression:
+        if params.is_regression and params.n_outputs > 1:
+            value = scaling.means(nodes.stats[:count, 0::2] / floats[:, F_WEIGHT, None])
+        elif params.is_regression:
             if order:
                 mean = nodes.stats[:count, pinball.STAT_VALUE:pinball.STAT_VALUE + 1].copy()
             else:
@@ -526,4 +592,5 @@ class TreeBuilder:
                            missing_left=ints[:, N_MISSING_LEFT],
                            category_offset=ints[:, N_CATEGORY_OFFSET],
                            category_bits=category_bits, multiway_slot=multiway_slot,
-                           n_categories=n_categories, feature_kind=feature_kind)
+                           n_categories=n_categories, feature_kind=feature_kind,
+                           n_outputs=params.n_outputs)

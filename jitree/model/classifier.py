@@ -11,6 +11,7 @@ from ._base import (
     MIN_SAMPLES_CATEGORY,
     SUBSET_PENALTY,
     BaseDecisionTree,
+    check_single_output,
 )
 from .validation import check_sample_weight, check_y
 
@@ -44,6 +45,82 @@ def _class_weight_factors(class_weight, classes, y_index, sample_weight, counts=
                              f"{weight!r}")
         factors[known[label]] = float(weight)
     return factors
+
+
+def classes_of(y):
+    """(classes, index of each label among them) of a 1-D y of labels."""
+    try:
+        classes, y_index = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise ValueError("Unknown label type: the labels of y cannot be compared with each "
+                         "other (mixed types)") from None
+    if classes.shape[0] < 1:
+        raise ValueError("y has no class")
+    return classes, y_index.reshape(-1)
+
+
+def encode_outputs(y, class_weight, sample_weight, counts=None):
+    """``(classes, y_index, sample_weight)`` of a multi-output y (n_samples, n_outputs):
+    each output's classes, the class index of every label (n_samples, n_outputs) and the
+    weights multiplied by each output's class weight, as scikit-learn does. ``class_weight``:
+    None, 'balanced' (each output balanced) or a list of one dict per output. ``counts``:
+    per output, the rows of each class (when they are spread over a cluster)."""
+    n_outputs = y.shape[1]
+    if class_weight is None or isinstance(class_weight, str):
+        weights = [class_weight] * n_outputs
+    elif isinstance(class_weight, dict):
+        raise ValueError("class_weight of a multi-output y must be None, 'balanced' or a list "
+                         f"of {n_outputs} dicts, one per output; got a dict")
+    else:
+        weights = list(class_weight)
+        if len(weights) != n_outputs:
+            raise ValueError(f"class_weight has {len(weights)} entries; y has {n_outputs} "
+                             "outputs and needs one dict per output")
+    classes = []
+    y_index = np.empty(y.shape, dtype=np.int64)
+    factor = np.ones(y.shape[0])
+    for j in range(n_outputs):
+        output_classes, index = classes_of(y[:, j])
+        classes.append(output_classes)
+        y_index[:, j] = index
+        if weights[j] is not None:
+            factor *= _class_weight_factors(weights[j], output_classes, index, sample_weight,
+                                            None if counts is None else counts[j])[index]
+    if class_weight is not None:
+        sample_weight = sample_weight * factor
+        if not sample_weight.sum() > 0:
+            raise ValueError("class_weight leaves every sample with weight 0")
+    return classes, y_index, sample_weight
+
+
+def output_labels(classes, proba_columns):
+    """Per output ``j``: the labels of ``classes[j]`` of largest probability in
+    ``proba_columns[j]`` (n_samples, n_classes_j), as one (n_samples, n_outputs) array (the
+    dtype of the first output's labels when every output has it, else object)."""
+    dtypes = {c.dtype for c in classes}
+    dtype = classes[0].dtype if len(dtypes) == 1 else object
+    labels = np.empty((proba_columns[0].shape[0], len(classes)), dtype=dtype)
+    for j, (output_classes, proba) in enumerate(zip(classes, proba_columns, strict=True)):
+        labels[:, j] = output_classes.take(np.argmax(proba, axis=1))
+    return labels
+
+
+def subset_accuracy(y_pred, y, sample_weight):
+    """Mean (weighted) accuracy; for several outputs the fraction of rows whose every output
+    is right (scikit-learn's subset accuracy)."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1 and y_pred.ndim == 1:
+        y = y[:, 0]
+    if y_pred.ndim == 2:
+        if y.shape != y_pred.shape:
+            raise ValueError(f"y has shape {y.shape}; the model predicts {y_pred.shape[1]} "
+                             f"outputs for {y_pred.shape[0]} rows")
+        correct = np.all(y_pred == y, axis=1).astype(np.float64)
+    else:
+        correct = (y_pred == y).astype(np.float64)
+    if sample_weight is None:
+        return float(correct.mean())
+    return float(np.average(correct, weights=np.asarray(sample_weight, dtype=np.float64)))
 
 
 def _plain_label(label):
@@ -226,16 +303,17 @@ class DecisionTreeClassifier(BaseDecisionTree):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""
         X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
-        y = check_y(y, n_samples, regression=False)
+        y = check_y(y, n_samples, regression=False, multi_output=True)
         sample_weight = check_sample_weight(sample_weight, n_samples)
-        try:
-            classes, y_index = np.unique(y, return_inverse=True)
-        except TypeError:
-            raise ValueError("Unknown label type: the labels of y cannot be compared with each "
-                             "other (mixed types)") from None
-        if classes.shape[0] < 1:
-            raise ValueError("y has no class")
-        y_index = y_index.reshape(-1)
+        if y.ndim == 2:
+            classes, y_index, sample_weight = encode_outputs(y, self.class_weight,
+                                                             sample_weight)
+            self.classes_ = classes
+            self.n_classes_ = [c.shape[0] for c in classes]
+            most = max(self.n_classes_)
+            return self._fit_tree(X, y_index.astype(np.float64), sample_weight,
+                                  most * y.shape[1], most)
+        classes, y_index = classes_of(y)
         factors = _class_weight_factors(self.class_weight, classes, y_index, sample_weight)
         if self.class_weight is not None:
             sample_weight = sample_weight * factors[y_index]
@@ -251,6 +329,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         """Class index of each pruning label and the class index each node predicts. A label
         that is not among ``classes_`` is refused: the tree cannot predict it, so every node
         would count it as an error and the pruning would mean nothing."""
+        check_single_output(self, "pruning")
         y = check_y(y, n_samples, regression=False)
         try:
             position = np.searchsorted(self.classes_, y)
@@ -275,6 +354,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         from .validation import check_is_fitted
 
         check_is_fitted(self)
+        check_single_output(self, "prune_pessimistic")
         if isinstance(confidence, (bool, np.bool_)) \
                 or not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
@@ -297,7 +377,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
-        leaf each row reaches."""
+        leaf each row reaches. Several outputs: a list of one such array per output."""
         model, chunks = self._chunked(X)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_proba_validated)
@@ -305,12 +385,22 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def _predict_proba_validated(self, X):
         with n_threads(self.n_jobs):
-            return self.tree_.predict_table(X, self._node_proba())
+            proba = self.tree_.predict_table(X, self._node_proba())
+        return self._outputs_proba(proba) if self.tree_.n_outputs > 1 else proba
+
+    def _outputs_proba(self, proba):
+        """The columns of each output in a multi-output ``proba`` (n_samples, n_outputs x
+        the most classes), as a list of (n_samples, n_classes_j) arrays."""
+        width = self.tree_.n_classes
+        return [proba[:, j * width:j * width + n] for j, n in enumerate(self.n_classes_)]
+
 
     def predict_log_proba(self, X):
         """Natural logarithm of :meth:`predict_proba` (-inf for a probability of 0)."""
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
             return np.log(proba)
 
     def predict(self, X):
@@ -321,6 +411,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
+        if self.tree_.n_outputs > 1:
+            return output_labels(self.classes_, self._predict_proba_validated(X))
         node_label, direct = self._node_label()
         with n_threads(self.n_jobs):
             if node_label.dtype == np.float64:
@@ -330,15 +422,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return labels if direct else self.classes_.take(labels)
 
     def score(self, X, y, sample_weight=None):
-        """Mean (weighted) accuracy."""
-        y_pred = self.predict(X)
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        correct = (y_pred == y).astype(np.float64)
-        if sample_weight is None:
-            return float(correct.mean())
-        return float(np.average(correct, weights=np.asarray(sample_weight, dtype=np.float64)))
+        """Mean (weighted) accuracy; several outputs: the fraction of rows whose every output
+        is predicted right (subset accuracy)."""
+        return subset_accuracy(self.predict(X), y, sample_weight)
 
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags

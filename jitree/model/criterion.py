@@ -37,7 +37,13 @@ class Criterion:
     - classification: ``stats[c]`` is the weight of class ``c`` (classes in the order of
       ``classes_``);
     - regression: ``stats[0]`` is the sum of ``w * y`` and ``stats[1]`` the sum of
-      ``w * y**2`` (the weight sum is ``weight``).
+      ``w * y**2`` (the weight sum is ``weight``);
+    - multi-output (y of k columns): the outputs' statistics one after another. A
+      classifier's ``stats[j * n_classes + c]`` is the weight of class ``c`` of output ``j``
+      (``n_classes``: the most classes of any output; unused slots are 0); a regressor's
+      ``stats[2 * j]`` and ``stats[2 * j + 1]`` are output ``j``'s sums of ``w * y_j`` and
+      ``w * y_j**2``. A multi-output tree needs the ``impurity`` function (its nodes'
+      impurities).
 
     The functions see the samples' own targets and weights (no rescaling). Both ``weight``
     arguments of a split are positive. A function must return a float; a NaN impurity or
@@ -90,10 +96,17 @@ class Criterion:
                          else "(stats, weight)"))
         return self._compiled
 
-    def measure(self, is_regression):
-        """The :class:`~jitree.kernels.records.Measure` record the kernels take."""
+    def measure(self, is_regression, blocks=None):
+        """The :class:`~jitree.kernels.records.Measure` record the kernels take (``blocks``:
+        a multi-output tree's, see :func:`jitree.kernels.criteria.output_blocks`)."""
         impurity, score, batch = self._functions()
-        return criteria.user_measure(impurity, score, batch, is_regression)
+        if blocks is None:
+            return criteria.user_measure(impurity, score, batch, is_regression)
+        if blocks.shape[0] and self.impurity is None:
+            raise ValueError(f"criterion {self.name!r} gives a score but no impurity; a "
+                             "multi-output tree needs the impurity function too (its nodes' "
+                             "impurities)")
+        return criteria.user_measure(impurity, score, batch, is_regression, blocks)
 
 
 def _batch_scorer(impurity, score):

@@ -56,13 +56,15 @@ ALL_VALUES = float(np.finfo(np.float64).max)
 def _fitted_tree(model):
     """``model.tree_``; a bare :class:`Tree` is exported too (no names, classes by column,
     its impurity named ``impurity``), as scikit-learn's exporters take a bare ``Tree``."""
+    from .validation import check_is_fitted, check_one_output
+
     if isinstance(model, Tree):
+        check_one_output(model, "this export")
         return model
     tree = getattr(model, "tree_", None)
     if tree is None:
-        from .validation import check_is_fitted
-
         check_is_fitted(model)
+    check_one_output(tree, "this export")
     return tree
 
 

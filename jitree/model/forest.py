@@ -58,7 +58,13 @@ from ._base import (
 )
 from ._params import ParamsMixin
 from .builder import GrowParams, Presorted, TreeBuilder
-from .classifier import DecisionTreeClassifier, _class_weight_factors
+from .classifier import (
+    DecisionTreeClassifier,
+    _class_weight_factors,
+    classes_of,
+    encode_outputs,
+    output_labels,
+)
 from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import (
@@ -110,8 +116,9 @@ class _ForestPlan:
     n_samples: int
     n_features: int
     n_stats: int
-    n_classes: int
-    classes: np.ndarray | None
+    n_classes: int  # a multi-output classifier's: the most classes of any output
+    classes: object  # None (regression), the classes, or a list of each output's
+
     class_factors: object  # None, per-class factors, or "balanced_subsample"
     grow_params: GrowParams
     min_weight_fraction_leaf: float
@@ -121,6 +128,7 @@ class _ForestPlan:
     estimator_name: str = "forest"
     honest: bool = False
     honest_fraction: float = 0.5
+    n_outputs: int = 1
 
     @property
     def n_estimators(self):
@@ -180,6 +188,12 @@ def _same_categories(ours, theirs):
 
 def _class_weighted(weight, target, factors, n_classes):
     if factors is None:
+        return weight
+    if target.ndim == 2:  # multi-output: the product of the outputs' class weights
+        for j in range(target.shape[1]):
+            weight = _class_weighted(weight, target[:, j],
+                                     factors if isinstance(factors, str) else factors[j],
+                                     n_classes)
         return weight
     index = target.astype(np.intp)
     if isinstance(factors, str):  # balanced_subsample: 'balanced' on this tree's bag
@@ -256,7 +270,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     tree_indices = [int(t) for t in tree_indices]
     params = plan.grow_params
     with n_threads(n_jobs):
-        presorted = Presorted.of(X, target, params.is_regression, plan.n_classes)
+        presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
 
     carry_labels = _carries_labels(params.max_features, plan.n_features)
     probability = _draw_probability(sample_weight) if plan.weighted_draw else None
@@ -395,7 +409,7 @@ class BaseForest(ParamsMixin):
                           "new trees.", UserWarning, stacklevel=4)
         return n_kept
 
-    def _check_warm_data(self, template, n_features, classes):
+    def _check_warm_data(self, template, n_features, classes, n_outputs=1):
         """A warm start's new trees join the kept ones in one prediction: refuse data whose
         features or classes differ from theirs."""
         kept = self.estimators_[0]
@@ -416,7 +430,17 @@ class BaseForest(ParamsMixin):
             raise ValueError("warm_start=True: the categorical or ordinal features of X (or "
                              "their categories) differ from those of the fitted trees; fit on "
                              "the same data or set warm_start=False")
-        if classes is not None and not np.array_equal(classes, self.classes_):
+        if n_outputs != getattr(self, "n_outputs_", 1):
+            raise ValueError(f"warm_start=True: y has {n_outputs} outputs, the fitted trees "
+                             f"{self.n_outputs_}; fit on the same outputs or set "
+                             "warm_start=False")
+        if n_outputs > 1 and classes is not None:
+            if not all(np.array_equal(a, b) for a, b in zip(classes, self.classes_,
+                                                               strict=True)):
+                raise ValueError("warm_start=True: the classes of y's outputs differ from "
+                                 "those of the fitted trees; fit on the same classes or set "
+                                 "warm_start=False")
+        elif classes is not None and not np.array_equal(classes, self.classes_):
             raise ValueError(f"warm_start=True: y has the classes {classes.tolist()}, the "
                              f"fitted trees {self.classes_.tolist()}; fit on the same classes "
                              "or set warm_start=False")
@@ -432,14 +456,18 @@ class BaseForest(ParamsMixin):
         sample_weight = check_sample_weight(sample_weight, n_samples)
         n_bootstrap = self._n_bootstrap(n_samples, float(sample_weight.sum()))
         target, n_stats, n_classes, classes = self._encode_target(y, n_samples)
+        n_outputs = target.shape[1] if target.ndim == 2 else 1
+        if n_outputs > 1 and (settings["honest"] or _check_store_leaf_samples(self)):
+            option = "honest=True" if settings["honest"] else "store_leaf_samples=True"
+            raise ValueError(f"{option} needs a single-output y; y has {n_outputs} columns")
         if settings["n_kept"]:
-            self._check_warm_data(template, n_features, classes)
+            self._check_warm_data(template, n_features, classes, n_outputs)
         class_factors = self._class_factors(classes, target, sample_weight)
         plan = self._plan(settings, template, _Rows(
             n_samples=n_samples, n_bootstrap=n_bootstrap, total_weight=float(sample_weight.sum()),
             weighted_draw=_draw_probability(sample_weight) is not None), dict(
             n_features=n_features, n_stats=n_stats, n_classes=n_classes, classes=classes,
-            class_factors=class_factors))
+            class_factors=class_factors, n_outputs=n_outputs))
         return plan, X, target, sample_weight
 
     def _fit_settings(self):
@@ -458,7 +486,8 @@ class BaseForest(ParamsMixin):
         plan's fields ``n_features``, ``n_stats``, ``n_classes``, ``classes``,
         ``class_factors``); draws the trees' seeds."""
         params = template._grow_params(rows.n_samples, targets["n_features"],
-                                       rows.total_weight, targets["n_classes"])
+                                       rows.total_weight, targets["n_classes"],
+                                       n_outputs=targets.get("n_outputs", 1))
         ccp_alpha = _check_float("ccp_alpha", self.ccp_alpha, 0.0, np.inf)
         # one draw per tree from one stream: a warm start that adds trees n_kept.. gives them
         # the seeds a single fit of n_estimators trees would have
@@ -485,7 +514,7 @@ class BaseForest(ParamsMixin):
             plan, n_samples=n_samples, n_bootstrap=self._n_bootstrap(n_samples, total_weight),
             weighted_draw=plan.bootstrap and _draw_probability(sample_weight) is not None,
             grow_params=plan.template._grow_params(n_samples, plan.n_features, total_weight,
-                                                   plan.n_classes))
+                                                   plan.n_classes, n_outputs=plan.n_outputs))
 
     def _finish_fit(self, plan, trees, X, target, sample_weight, part_plans=None):
         """Set the fitted attributes from the plan and the ``trees`` it grew (tree
@@ -505,14 +534,15 @@ class BaseForest(ParamsMixin):
         template = plan.template
         if plan.classes is not None:
             self.classes_ = plan.classes
-            self.n_classes_ = plan.classes.shape[0]
+            self.n_classes_ = ([c.shape[0] for c in plan.classes] if plan.n_outputs > 1
+                               else plan.classes.shape[0])
         self._n_bootstrap_samples = plan.n_bootstrap
         self._n_samples = plan.n_samples if X is not None else None
         self._grown_on_parts = X is None
         # the draw weights, to redraw the bags (estimators_samples_, out-of-bag rows)
         self._draw_weight = sample_weight if plan.weighted_draw else None
         self.n_features_in_ = plan.n_features
-        self.n_outputs_ = 1
+        self.n_outputs_ = plan.n_outputs
         names = getattr(template, "feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = names
@@ -921,7 +951,7 @@ class BaseForest(ParamsMixin):
     def _more_tags_common(self, tags):
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
-        tags.target_tags.multi_output = False
+        tags.target_tags.multi_output = True
         return tags
 
 
@@ -930,14 +960,15 @@ class _ForestClassifier(BaseForest):
     _task = "classification"
 
     def _encode_target(self, y, n_samples):
-        y = check_y(y, n_samples, regression=False)
-        try:
-            classes, index = np.unique(y, return_inverse=True)
-        except TypeError:
-            raise ValueError("Unknown label type: the labels of y cannot be compared with "
-                             "each other (mixed types)") from None
+        y = check_y(y, n_samples, regression=False, multi_output=True)
+        if y.ndim == 2:
+            # the class weights are applied per tree (_class_factors), not here
+            classes, index, _ = encode_outputs(y, None, np.ones(n_samples))
+            most = max(c.shape[0] for c in classes)
+            return index.astype(np.float64), most * y.shape[1], most, classes
+        classes, index = classes_of(y)
         n_classes = classes.shape[0]
-        return index.reshape(-1).astype(np.float64), n_classes, n_classes, classes
+        return index.astype(np.float64), n_classes, n_classes, classes
 
     def _class_factors(self, classes, target, sample_weight, counts=None):
         """The per-class factors of ``class_weight`` (None, or "balanced_subsample": drawn
@@ -948,8 +979,24 @@ class _ForestClassifier(BaseForest):
                           "balanced on different data unless it is the same. Pass the "
                           "weights of the full data as a dict instead.", UserWarning,
                           stacklevel=4)
-        if self.class_weight is None or self.class_weight == "balanced_subsample":
+        if self.class_weight is None or (isinstance(self.class_weight, str)
+                                         and self.class_weight == "balanced_subsample"):
             return self.class_weight
+        if isinstance(classes, list):  # multi-output: one factor array per output
+            weights = self.class_weight
+            if isinstance(weights, dict):
+                raise ValueError("class_weight of a multi-output y must be None, 'balanced', "
+                                 f"'balanced_subsample' or a list of {len(classes)} dicts, one "
+                                 "per output; got a dict")
+            if not isinstance(weights, str):
+                weights = list(weights)
+                if len(weights) != len(classes):
+                    raise ValueError(f"class_weight has {len(weights)} entries; y has "
+                                     f"{len(classes)} outputs and needs one dict per output")
+            return [_class_weight_factors(
+                weights if isinstance(weights, str) else weights[j], classes[j],
+                None if target is None else target[:, j].astype(np.intp), sample_weight,
+                None if counts is None else counts[j]) for j in range(len(classes))]
         return _class_weight_factors(self.class_weight, classes,
                                      None if target is None else target.astype(np.intp),
                                      sample_weight, counts)
@@ -964,13 +1011,26 @@ class _ForestClassifier(BaseForest):
             return model._predict_chunks(chunks, model._predict_proba_validated)
         return self._predict_mean(X)
 
+    def _predict_mean(self, X):
+        mean = super()._predict_mean(X)
+        return self._outputs(mean) if self.n_outputs_ > 1 else mean
+
     def _predict_proba_validated(self, X):
-        return self._predict_mean_validated(X)
+        mean = self._predict_mean_validated(X)
+        return self._outputs(mean) if self.n_outputs_ > 1 else mean
+
+    def _outputs(self, mean):
+        """Each output's columns of a multi-output forest's mean table (see
+        :meth:`DecisionTreeClassifier._outputs_proba`)."""
+        return self.estimators_[0]._outputs_proba(mean)
 
     def predict_log_proba(self, X):
         """Natural logarithm of :meth:`predict_proba` (-inf for a probability of 0)."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X):
         """The class with the highest mean probability. X may also be an iterator of
@@ -981,7 +1041,9 @@ class _ForestClassifier(BaseForest):
         return self._predict_validated(self._validate_predict_X(X))
 
     def _predict_validated(self, X):
-        proba = self._predict_mean_validated(X)
+        proba = self._predict_proba_validated(X)
+        if self.n_outputs_ > 1:
+            return output_labels(self.classes_, proba)
         return self.classes_.take(np.argmax(proba, axis=1))
 
     def score(self, X, y, sample_weight=None):
@@ -989,6 +1051,19 @@ class _ForestClassifier(BaseForest):
         return DecisionTreeClassifier.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
+        if self.n_outputs_ > 1:
+            # scikit-learn's layout, (n_samples, n_classes, n_outputs), and the mean of the
+            # outputs' accuracies
+            width = mean.shape[1] // self.n_outputs_
+            self.oob_decision_function_ = mean.reshape(mean.shape[0], self.n_outputs_,
+                                                       width).transpose(0, 2, 1)
+            scores = []
+            for j, n in enumerate(self.n_classes_):
+                column = mean[:, j * width:j * width + n]
+                predicted = np.argmax(np.where(has_oob[:, None], column, 0.0), axis=1)
+                scores.append(np.mean(predicted[has_oob] == target[has_oob, j]))
+            self.oob_score_ = float(np.mean(scores))
+            return
         self.oob_decision_function_ = mean
         predicted = np.argmax(np.where(has_oob[:, None], mean, 0.0), axis=1)
         self.oob_score_ = float(np.mean(predicted[has_oob] == target[has_oob]))
@@ -1002,10 +1077,11 @@ class _ForestRegressor(BaseForest):
     _task = "regression"
 
     def _encode_target(self, y, n_samples):
-        y = check_y(y, n_samples, regression=True)
+        y = check_y(y, n_samples, regression=True, multi_output=True)
         if isinstance(self.criterion, str) and self.criterion == "poisson":
-            check_poisson_target(y)
-        return y, 2, 0, None
+            for column in (y.T if y.ndim == 2 else (y,)):
+                check_poisson_target(column)
+        return y, (2 * y.shape[1] if y.ndim == 2 else 2), 0, None
 
     def _node_table(self, model):
         return model.tree_.value
@@ -1015,10 +1091,12 @@ class _ForestRegressor(BaseForest):
         model, chunks = self._chunked(X)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
-        return self._predict_mean(X)[:, 0]
+        mean = self._predict_mean(X)
+        return mean if self.n_outputs_ > 1 else mean[:, 0]
 
     def _predict_validated(self, X):
-        return self._predict_mean_validated(X)[:, 0]
+        mean = self._predict_mean_validated(X)
+        return mean if self.n_outputs_ > 1 else mean[:, 0]
 
     def predict_quantiles(self, X, quantiles=0.5):
         """Conditional quantiles of the target (quantile regression forest, Meinshausen 2006):
@@ -1055,6 +1133,16 @@ class _ForestRegressor(BaseForest):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
+        if self.n_outputs_ > 1:
+            self.oob_prediction_ = mean
+            scores = []
+            for j in range(self.n_outputs_):
+                column = target[has_oob, j]
+                varies = column.shape[0] > 0 and column.max() > column.min()
+                scores.append(r2(column, mean[has_oob, j], np.ones(column.shape[0]))
+                              if varies else 0.0)
+            self.oob_score_ = float(np.mean(scores))
+            return
         self.oob_prediction_ = mean[:, 0]
         target = target[has_oob]
         varies = target.shape[0] > 0 and target.max() > target.min()

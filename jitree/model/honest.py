@@ -107,4 +107,4 @@ def reestimate(tree, X, target, weight, quantile=None):
         value[empty] = value[parent[empty]]
     arrays = tree.arrays()
     arrays["value"] = value
-    return Tree._grown(tree.n_features, tree.n_classes, **arrays)
+    return Tree._grown(tree.n_features, tree.n_classes, **arrays, n_outputs=tree.n_outputs)

@@ -132,16 +132,19 @@ def _sklearn_forest_name(estimator):
     return None
 
 
-def _check_convertible(estimator, fitted_attribute, kind):
-    """NotFittedError for an unfitted scikit-learn estimator, ValueError for several outputs
-    (jitree ``kind`` have one)."""
+def _check_convertible(estimator, fitted_attribute):
+    """NotFittedError for an unfitted scikit-learn estimator."""
     name = type(estimator).__name__
     if not hasattr(estimator, fitted_attribute):
         raise compatible(NotFittedError)(
             f"This {name} instance is not fitted yet: fit it before converting it")
-    if estimator.n_outputs_ != 1:
-        raise ValueError(f"{name} has {estimator.n_outputs_} outputs; jitree {kind} have a "
-                         "single output")
+
+
+def _copied_classes(estimator):
+    """``classes_`` of a scikit-learn classifier, copied: an array, or one per output."""
+    if estimator.n_outputs_ > 1:
+        return [np.array(c, copy=True) for c in estimator.classes_]
+    return np.array(estimator.classes_, copy=True)
 
 
 def _forest_from_sklearn(estimator, name):
@@ -149,7 +152,7 @@ def _forest_from_sklearn(estimator, name):
     from . import forest as jitree_forests
 
     cls = getattr(jitree_forests, name)
-    _check_convertible(estimator, "estimators_", "forests")
+    _check_convertible(estimator, "estimators_")
     sklearn_params = estimator.get_params(deep=False)
     names = set(cls._param_names()) - {"criterion", "random_state", "class_weight", "n_jobs",
                                        "oob_score", "warm_start", "verbose"}
@@ -169,8 +172,9 @@ def _forest_from_sklearn(estimator, name):
         if feature_names is not None:
             tree.feature_names_in_ = np.asarray(feature_names, dtype=object)
         if cls._tree_class is DecisionTreeClassifier:
-            tree.classes_ = np.array(estimator.classes_, copy=True)
-            tree.n_classes_ = tree.classes_.shape[0]
+            tree.classes_ = _copied_classes(estimator)
+            tree.n_classes_ = ([c.shape[0] for c in tree.classes_]
+                               if isinstance(tree.classes_, list) else tree.classes_.shape[0])
         trees.append(tree)
     model.estimators_ = trees
     model.estimator_ = trees[0]
@@ -178,12 +182,12 @@ def _forest_from_sklearn(estimator, name):
                              for tree in trees], dtype=np.int64)
     model._layouts = {}
     model.n_features_in_ = int(estimator.n_features_in_)
-    model.n_outputs_ = 1
+    model.n_outputs_ = int(estimator.n_outputs_)
     if feature_names is not None:
         model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     if cls._tree_class is DecisionTreeClassifier:
-        model.classes_ = np.array(estimator.classes_, copy=True)
-        model.n_classes_ = model.classes_.shape[0]
+        model.classes_ = trees[0].classes_
+        model.n_classes_ = trees[0].n_classes_
     return model
 
 
@@ -196,8 +200,8 @@ def from_sklearn(estimator):
         ``sklearn.tree.DecisionTreeClassifier`` or ``DecisionTreeRegressor`` (or a subclass
         such as ``ExtraTreeClassifier``), or ``sklearn.ensemble.RandomForestClassifier``,
         ``RandomForestRegressor``, ``ExtraTreesClassifier`` or ``ExtraTreesRegressor``;
-        fitted, single output. A forest becomes the jitree forest of the same name holding
-        the converted trees (its bags are not known: ``estimators_samples_`` and the
+        fitted, with one output or several. A forest becomes the jitree forest of the same
+        name holding the converted trees (its bags are not known: ``estimators_samples_`` and the
         out-of-bag estimate are not available).
 
     Returns
@@ -219,7 +223,7 @@ def from_sklearn(estimator):
     NotFittedError
         (a ValueError) ``estimator`` is not fitted.
     ValueError
-        ``estimator`` has several outputs, or its tree is malformed.
+        ``estimator``'s tree is malformed.
     """
     forest_name = _sklearn_forest_name(estimator)
     if forest_name is not None:
@@ -236,7 +240,7 @@ def from_sklearn(estimator):
                         f"got {kind.__module__}.{kind.__qualname__}")
     is_classifier = cls is DecisionTreeClassifier
     name = type(estimator).__name__
-    _check_convertible(estimator, "tree_", "trees")
+    _check_convertible(estimator, "tree_")
 
     source = estimator.tree_
     n_nodes = int(source.node_count)
@@ -251,17 +255,20 @@ def from_sklearn(estimator):
     weighted_n_node_samples = np.asarray(source.weighted_n_node_samples,
                                          dtype=np.float64)[:n_nodes]
     n_features = int(estimator.n_features_in_)
+    n_outputs = int(estimator.n_outputs_)
     if is_classifier:
-        classes = np.array(estimator.classes_, copy=True)
-        n_classes = classes.shape[0]
-        fractions = np.asarray(source.value, dtype=np.float64)[:n_nodes, 0, :n_classes]
+        classes = _copied_classes(estimator)
+        # scikit-learn's value is (n_nodes, n_outputs, the most classes), jitree's the same
+        # outputs side by side: (n_nodes, n_outputs x the most classes)
+        n_classes = int(np.max(estimator.n_classes_))
+        fractions = np.asarray(source.value, dtype=np.float64)[:n_nodes, :, :n_classes]
         # jitree keeps weighted class counts; scikit-learn (>= 1.4) keeps each node's fractions
-        weight = weighted_n_node_samples[:, None]
-        value = np.where(weight > 0.0, fractions * weight, 0.0)
+        weight = weighted_n_node_samples[:, None, None]
+        value = np.where(weight > 0.0, fractions * weight, 0.0).reshape(n_nodes, -1)
     else:
         classes = None
         n_classes = 0
-        value = np.asarray(source.value, dtype=np.float64)[:n_nodes, 0, :1]
+        value = np.asarray(source.value, dtype=np.float64)[:n_nodes, :, 0].reshape(n_nodes, -1)
     children_left = _as_int32("children_left", left)
     children_right = _as_int32("children_right", right)
     missing_go_to_left = getattr(source, "missing_go_to_left", None)
@@ -272,7 +279,7 @@ def from_sklearn(estimator):
     tree = Tree(n_features, n_classes, _as_int32("feature", feature), threshold,
                 children_left, children_right, value, source.impurity[:n_nodes],
                 source.n_node_samples[:n_nodes], weighted_n_node_samples,
-                missing_left=missing_left)
+                missing_left=missing_left, n_outputs=n_outputs)
     check_tree(tree, n_features, n_classes)
     model = cls._from_tree(tree, classes=classes,
                            feature_names=getattr(estimator, "feature_names_in_", None),

@@ -6,7 +6,7 @@
 crafted), so that a loaded model can never make the prediction kernels read out of bounds or
 loop. No Python object is ever unpickled.
 
-Format ``"jitree"``, version 3
+Format ``"jitree"``, version 4
 ------------------------------
 A zip archive as written by ``numpy.savez``: every member is a ``.npy`` array stored
 uncompressed (a compressed member is refused).
@@ -19,7 +19,8 @@ member                               dtype     shape
 ``threshold.npy``                    float64   (n_nodes,)
 ``children_left.npy``                int32     (n_nodes,)
 ``children_right.npy``               int32     (n_nodes,)
-``value.npy``                        float64   (n_nodes, n_classes); (n_nodes, 1) for regression
+``value.npy``                        float64   (n_nodes, n_outputs * max(n_classes)); regression:
+                                               (n_nodes, n_outputs)
 ``impurity.npy``                     float64   (n_nodes,)
 ``n_node_samples.npy``               int64     (n_nodes,)
 ``weighted_n_node_samples.npy``      float64   (n_nodes,)
@@ -53,7 +54,7 @@ are written in the machine's byte order; either byte order is read.
 The metadata object has exactly these keys:
 
 ``format`` : ``"jitree"``
-``format_version`` : ``2``
+``format_version`` : ``4``
 ``jitree_version`` : str, the version that wrote the file (informative)
 ``estimator`` : ``"DecisionTreeClassifier"`` or ``"DecisionTreeRegressor"``
 ``params`` : object, the constructor parameters (``get_params()``); each value is null, a
@@ -64,12 +65,15 @@ The metadata object has exactly these keys:
     floats are written as JSON ``Infinity``/``NaN``.
 ``n_nodes`` : int >= 1
 ``n_features_in_`` : int >= 1
-``n_classes`` : int, the number of classes (>= 1), 0 for a regressor
+``n_classes`` : int, the number of classes (>= 1), 0 for a regressor; for a classifier of
+    several outputs, a list of each output's number of classes
 ``max_features_`` : int in [1, n_features_in_]
 ``classes_`` : null for a regressor; else ``{"dtype": str, "values": list}``: the labels in
     the order of the value columns, with the NumPy dtype string of ``classes_`` (``"<i8"``,
     ``"<f8"``, ``"|b1"``, ``"<U5"``, ``"|S3"``, ``"|O"``, ...). Bytes labels are stored as
-    latin-1 decoded strings; an object array holds strings, numbers or booleans only.
+    latin-1 decoded strings; an object array holds strings, numbers or booleans only. A
+    classifier of several outputs: a list of one such object per output.
+``n_outputs`` : int >= 1, the columns of y (the tree's ``n_outputs``)
 ``feature_names_in_`` : list of n_features_in_ strings, or null
 ``categories_`` : null (the model has no ``categories_``), or a list with one entry per
     feature: null for a numeric feature (``n_categories`` 0), else ``{"dtype": str, "values":
@@ -82,7 +86,8 @@ The metadata object has exactly these keys:
 ``leaf_samples`` : null, or ``{"n_entries": int >= 0, "n_train": int >= 1}`` when the leaf
     sample members are present (a regressor only).
 
-Version 2 files (without ``leaf_samples``) and version 1 files are still read. Version 1
+Version 3 files (without ``n_outputs``: one output), version 2 files (without
+``leaf_samples`` either) and version 1 files are still read. Version 1
 files lack the members from ``split_kind.npy`` on and the metadata keys ``categories_`` and
 ``missing_values_in_feature_mask_``; their trees are all threshold tests on numeric features
 (the :class:`jitree.Tree` defaults, missing values going to the heavier child).
@@ -109,8 +114,8 @@ from .tree_check import check_tree
 from .validation import check_is_fitted
 
 FORMAT_NAME = "jitree"
-FORMAT_VERSION = 3
-_READABLE_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4
+_READABLE_VERSIONS = (1, 2, 3, 4)
 
 _ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)}
 _METADATA = "metadata"
@@ -123,6 +128,7 @@ _METADATA_KEYS = {
     2: _METADATA_KEYS_V1 | {"categories_", MISSING_SEEN_ATTRIBUTE},
 }
 _METADATA_KEYS[3] = _METADATA_KEYS[2] | {"leaf_samples"}
+_METADATA_KEYS[4] = _METADATA_KEYS[3] | {"n_outputs"}
 # (name, dtype, what its length counts) of every array member, by format version
 _V1_NAMES = ("feature", "threshold", "children_left", "children_right", "value", "impurity",
              "n_node_samples", "weighted_n_node_samples")
@@ -132,7 +138,7 @@ _LAYOUT = {
     + tuple((name, dtype, "features") for name, dtype in _FEATURE_ARRAYS),
 }
 _LAYOUT[1] = tuple(entry for entry in _LAYOUT[2] if entry[0] in _V1_NAMES)
-_LAYOUT[3] = _LAYOUT[2]
+_LAYOUT[3] = _LAYOUT[4] = _LAYOUT[2]
 # (member, dtype, what its length counts) of the optional leaf samples (version 3)
 _LEAF_LAYOUT = (("leaf_start", np.int64, "nodes"), ("leaf_stop", np.int64, "nodes"),
                 ("leaf_sample", np.int32, "n_entries"), ("leaf_weight", np.float64, "n_entries"),
@@ -140,6 +146,7 @@ _LEAF_LAYOUT = (("leaf_start", np.int64, "nodes"), ("leaf_stop", np.int64, "node
 _MEMBERS = {version: frozenset([f"{_METADATA}.npy"] + [f"{name}.npy" for name, _, _ in layout])
             for version, layout in _LAYOUT.items()}
 _MEMBERS[3] = _MEMBERS[3] | {f"{name}.npy" for name, _, _ in _LEAF_LAYOUT}
+_MEMBERS[4] = _MEMBERS[3]
 _ZIP_MAGIC = b"PK\x03\x04"
 _LABEL_KINDS = "biufUSO"
 _CATEGORY_KINDS = "biufUO"  # str, int, float and bool categories (no bytes)
@@ -337,8 +344,15 @@ def save(model, path):
                         f"DecisionTreeRegressor, got {type(model).__module__}.{name}")
     check_is_fitted(model)
     is_classifier = model._task == "classification"
-    n_classes = len(model.classes_) if is_classifier else 0
-    tree = check_tree(model.tree_, model.n_features_in_, n_classes)
+    n_outputs = int(getattr(model.tree_, "n_outputs", 1))
+    if n_outputs > 1 and is_classifier:
+        n_classes = [len(c) for c in model.classes_]
+        tree = check_tree(model.tree_, model.n_features_in_, max(n_classes))
+        classes = [_encode_classes(c) for c in model.classes_]
+    else:
+        n_classes = len(model.classes_) if is_classifier else 0
+        tree = check_tree(model.tree_, model.n_features_in_, n_classes)
+        classes = _encode_classes(model.classes_) if is_classifier else None
     feature_names = getattr(model, "feature_names_in_", None)
     metadata = {
         "format": FORMAT_NAME,
@@ -350,7 +364,8 @@ def save(model, path):
         "n_features_in_": tree.n_features,
         "n_classes": n_classes,
         "max_features_": int(getattr(model, "max_features_", tree.n_features)),
-        "classes_": _encode_classes(model.classes_) if is_classifier else None,
+        "classes_": classes,
+        "n_outputs": n_outputs,
         "feature_names_in_": None if feature_names is None else [str(feature)
                                                                  for feature in feature_names],
         "categories_": _encode_categories(model, tree),
@@ -616,7 +631,23 @@ def _read_model(archive, file_size):
     n_nodes = _field(metadata, "n_nodes", lambda v: _is_int(v) and v >= 1, "an int >= 1")
     n_features = _field(metadata, "n_features_in_", lambda v: _is_int(v) and v >= 1,
                         "an int >= 1")
-    if is_classifier:
+    n_outputs = 1
+    if version >= 4:
+        n_outputs = _field(metadata, "n_outputs", lambda v: _is_int(v) and v >= 1,
+                           "an int >= 1")
+    if is_classifier and n_outputs > 1:
+        per_output = _field(metadata, "n_classes",
+                            lambda v: isinstance(v, list) and len(v) == n_outputs
+                            and all(_is_int(n) and n >= 1 for n in v),
+                            f"a list of {n_outputs} ints >= 1 for a classifier of "
+                            f"{n_outputs} outputs")
+        entries = _field(metadata, "classes_",
+                         lambda v: isinstance(v, list) and len(v) == n_outputs,
+                         f"a list of {n_outputs} label lists")
+        classes = [_decode_classes(entry, n) for entry, n in zip(entries, per_output,
+                                                                 strict=True)]
+        n_classes = max(per_output)
+    elif is_classifier:
         n_classes = _field(metadata, "n_classes", lambda v: _is_int(v) and v >= 1,
                            "an int >= 1 for a classifier")
         classes = _decode_classes(metadata["classes_"], n_classes)
@@ -645,7 +676,7 @@ def _read_model(archive, file_size):
     else:
         missing_seen = None
 
-    width = n_classes if is_classifier else 1
+    width = n_outputs * (n_classes if is_classifier else 1)
     length = {"nodes": n_nodes, "pool": None, "features": n_features}
     arrays = {}
     for name, dtype, counted in _LAYOUT[version]:
@@ -654,7 +685,8 @@ def _read_model(archive, file_size):
     if "category_offset" in arrays:
         _check_offsets_in_pools(arrays)
     try:  # the constructor checks the tree; the expected sizes are checked again here
-        tree = check_tree(Tree(n_features, n_classes, **arrays), n_features, n_classes)
+        tree = check_tree(Tree(n_features, n_classes, **arrays, n_outputs=n_outputs),
+                          n_features, n_classes)
     except (TypeError, ValueError) as error:
         raise _FormatError(f"invalid tree: {error}") from None
     categories = _decode_categories(metadata.get("categories_"), tree)

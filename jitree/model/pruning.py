@@ -78,7 +78,7 @@ def prune(tree, make_leaf):
                 tree.n_node_samples[old_of_new], tree.weighted_n_node_samples[old_of_new],
                 split_kind=kind, missing_left=np.where(leaf, 0, tree.missing_left[old_of_new]),
                 category_offset=offset, n_categories=tree.n_categories,
-                feature_kind=tree.feature_kind, **pools)
+                feature_kind=tree.feature_kind, n_outputs=tree.n_outputs, **pools)
     return pruned._freeze()  # a tree of fitted estimators, like the one it came from
 
 

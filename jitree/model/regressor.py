@@ -10,8 +10,27 @@ from ._base import (
     MIN_SAMPLES_CATEGORY,
     SUBSET_PENALTY,
     BaseDecisionTree,
+    check_single_output,
 )
 from .validation import check_poisson_target, check_sample_weight, check_y
+
+
+def r2_score_of(y_pred, y, sample_weight):
+    """:meth:`score` of a regressor's predictions ``y_pred``: R^2, or the mean of each
+    output's R^2 for a 2-D ``y_pred`` (scikit-learn's ``uniform_average``)."""
+    if y_pred.ndim == 2:
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != y_pred.shape:
+            raise ValueError(f"y has shape {y.shape}; the model predicts {y_pred.shape[1]} "
+                             f"outputs for {y_pred.shape[0]} rows")
+        weight = np.ones(y.shape[0]) if sample_weight is None else \
+            np.asarray(sample_weight, dtype=np.float64)
+        return float(np.mean([r2(y[:, j], y_pred[:, j], weight)
+                              for j in range(y.shape[1])]))
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    weight = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight,
+                                                                      dtype=np.float64)
+    return r2(y, y_pred, weight)
 
 
 def r2(y, y_pred, weight):
@@ -124,16 +143,21 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.store_leaf_samples = store_leaf_samples
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree on X (n_samples, n_features) and real targets y."""
+        """Grow the tree on X (n_samples, n_features) and real targets y, of shape
+        (n_samples,) or (n_samples, n_outputs) for one tree predicting several outputs (its
+        criterion the mean of the outputs' impurities, as scikit-learn's)."""
         X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
-        y = check_y(y, n_samples, regression=True)
+        y = check_y(y, n_samples, regression=True, multi_output=True)
         sample_weight = check_sample_weight(sample_weight, n_samples)
         if isinstance(self.criterion, str) and self.criterion == "poisson":
-            check_poisson_target(y, sample_weight)
-        return self._fit_tree(X, y, sample_weight, 2, 0)
+            for column in (y.T if y.ndim == 2 else (y,)):
+                check_poisson_target(column, sample_weight)
+        n_stats = 2 * y.shape[1] if y.ndim == 2 else 2
+        return self._fit_tree(X, y, sample_weight, n_stats, 0)
 
     def _pruning_targets(self, y, n_samples):
+        check_single_output(self, "prune_reduced_error")
         return check_y(y, n_samples, regression=True), self.tree_.value[:, 0].copy()
 
     def predict(self, X):
@@ -145,7 +169,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def _predict_validated(self, X):
         with n_threads(self.n_jobs):
-            return self.tree_.predict_table(X, self.tree_.value)[:, 0]
+            prediction = self.tree_.predict_table(X, self.tree_.value)
+        return prediction if self.tree_.n_outputs > 1 else prediction[:, 0]
 
     def predict_quantiles(self, X, quantiles=0.5):
         """Conditional quantiles of the target: the weighted quantiles of the training targets
@@ -183,12 +208,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                                         *leaf_samples.layout_of(self, samples))
 
     def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2."""
-        y_pred = self.predict(X)
-        y = np.asarray(y, dtype=np.float64).reshape(-1)
-        weight = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight,
-                                                                          dtype=np.float64)
-        return r2(y, y_pred, weight)
+        """Coefficient of determination R^2 (several outputs: the mean of their R^2)."""
+        return r2_score_of(self.predict(X), y, sample_weight)
 
     def __sklearn_tags__(self):
         from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags

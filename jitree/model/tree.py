@@ -179,9 +179,12 @@ class Tree:
         ``SPLIT_SUBSET``: first word of the node's set in ``category_bits``; the set takes
         ``ceil(n_categories[feature] / 64)`` words, bit ``c`` set when code ``c`` goes left.
         ``SPLIT_MULTIWAY``: first entry in ``multiway_slot``. -1 elsewhere.
-    value : float64 array, shape (n_nodes, n_classes) or (n_nodes, 1)
+    value : float64 array, shape (n_nodes, n_outputs * n_classes) or (n_nodes, n_outputs)
         Classification: the (sample- and class-) weighted count of each class among the node's
-        training samples. Regression: the weighted mean target.
+        training samples. Regression: the weighted mean target. A multi-output tree holds its
+        outputs one after another: ``value.reshape(n_nodes, n_outputs, -1)[:, j]`` is output
+        ``j``'s (classification: ``n_classes`` columns per output, the most classes of any
+        output; an output with fewer classes leaves its last columns 0).
     impurity : float64 array, shape (n_nodes,)
         Node impurity under the fitting criterion (Gini index for ``cart``/``twoing``, entropy in
         bits for ``entropy``/``gain_ratio``, weighted variance for ``squared_error``).
@@ -212,9 +215,10 @@ class Tree:
     feature_kind : int8 array, shape (n_features,)
         ``FEATURE_NUMERIC`` (0), ``FEATURE_ORDINAL`` (1) or ``FEATURE_CATEGORICAL`` (2).
 
-    Attributes ``n_features`` (columns of X the tree was fitted on) and ``n_classes`` (0 for
-    regression) complete the description. The node arrays after ``weighted_n_node_samples``,
-    the pools and the feature arrays are optional in the constructor: by default every node is
+    Attributes ``n_features`` (columns of X the tree was fitted on), ``n_classes`` (0 for
+    regression) and ``n_outputs`` (1 unless y had several columns) complete the
+    description. The node arrays after ``weighted_n_node_samples``, the pools, the feature
+    arrays and ``n_outputs`` are optional in the constructor: by default every node is
     a threshold test sending missing values to its heavier child, on numeric features. The
     constructor checks the arrays (:func:`jitree.model.tree_check.check_tree`) and raises
     ValueError on any inconsistency. The arrays are plain NumPy, so a user's ``@njit`` code can
@@ -226,11 +230,12 @@ class Tree:
     def __init__(self, n_features, n_classes, feature, threshold, children_left,
                  children_right, value, impurity, n_node_samples, weighted_n_node_samples,
                  split_kind=None, missing_left=None, category_offset=None, category_bits=None,
-                 multiway_slot=None, n_categories=None, feature_kind=None):
+                 multiway_slot=None, n_categories=None, feature_kind=None, n_outputs=1):
         self._set_arrays(n_features, n_classes, feature, threshold, children_left,
                          children_right, value, impurity, n_node_samples,
                          weighted_n_node_samples, split_kind, missing_left, category_offset,
-                         category_bits, multiway_slot, n_categories, feature_kind)
+                         category_bits, multiway_slot, n_categories, feature_kind,
+                         n_outputs=n_outputs)
         # The tree owns its arrays: an input kept as is (or a view of one) is copied, so that
         # once the tree is read-only (see :meth:`_freeze`) no other reference can write it.
         given = (feature, threshold, children_left, children_right, value, impurity,
@@ -279,12 +284,14 @@ class Tree:
                     children_right, value, impurity, n_node_samples, weighted_n_node_samples,
                     split_kind=None, missing_left=None, category_offset=None,
                     category_bits=None, multiway_slot=None, n_categories=None,
-                    feature_kind=None, trusted=False):
-        for name, count in (("n_features", n_features), ("n_classes", n_classes)):
+                    feature_kind=None, trusted=False, n_outputs=1):
+        for name, count in (("n_features", n_features), ("n_classes", n_classes),
+                            ("n_outputs", n_outputs)):
             if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral):
                 raise TypeError(f"tree.{name} must be an int, got {count!r}")
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
+        self.n_outputs = int(n_outputs)
         self.feature = _array(feature, np.int32, "feature", trusted)
         self.threshold = _array(threshold, np.float64, "threshold", trusted)
         self.children_left = _array(children_left, np.int32, "children_left", trusted)
@@ -404,11 +411,17 @@ class Tree:
     def __repr__(self):
         return (f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
                 f"max_depth={self.max_depth}, n_features={self.n_features}, "
-                f"n_classes={self.n_classes})")
+                f"n_classes={self.n_classes}"
+                + (f", n_outputs={self.n_outputs})" if self.n_outputs != 1 else ")"))
 
     # -- node tables ---------------------------------------------------------------------------
     def probability_table(self):
-        """Class probabilities of every node (rows of ``value`` normalised to sum 1)."""
+        """Class probabilities of every node (rows of ``value`` normalised to sum 1; each
+        output's columns of a multi-output tree)."""
+        if self.n_outputs > 1:
+            value = self.value.reshape(self.node_count, self.n_outputs, -1)
+            totals = value.sum(axis=2, keepdims=True)
+            return (value / np.where(totals > 0.0, totals, 1.0)).reshape(self.value.shape)
         totals = self.value.sum(axis=1, keepdims=True)
         return self.value / np.where(totals > 0.0, totals, 1.0)
 
@@ -632,7 +645,7 @@ class Tree:
         arrays["feature_kind"] = self.feature_kind[features]
         names = [name for name, _ in _ARRAYS]
         return Tree._grown(len(features), self.n_classes, *(arrays.pop(name) for name in names),
-                           **arrays)
+                           **arrays, n_outputs=self.n_outputs)
 
     # -- persistence helpers ---------------------------------------------------------------------
     def arrays(self):
@@ -643,6 +656,8 @@ class Tree:
         state = self.arrays()
         state["n_features"] = self.n_features
         state["n_classes"] = self.n_classes
+        if self.n_outputs != 1:
+            state["n_outputs"] = self.n_outputs
         state["frozen"] = self.is_frozen
         return state
 

@@ -72,9 +72,12 @@ def _check_arrays(tree, n_classes):
                              f"{n_nodes}: every array needs one entry per node")
     if n_nodes < 1:
         raise ValueError("the tree has no node: every array is empty (the root is needed)")
-    width = n_classes if n_classes > 0 else 1
+    n_outputs = _check_count("n_outputs", getattr(tree, "n_outputs", 1), 1)
+    width = n_outputs * (n_classes if n_classes > 0 else 1)
     if tree.value.shape != (n_nodes, width):
         kind = f"{n_classes} classes" if n_classes > 0 else "regression"
+        if n_outputs > 1:
+            kind += f", {n_outputs} outputs"
         raise ValueError(f"tree.value must have shape ({n_nodes}, {width}) ({kind}), got "
                          f"{tree.value.shape}")
     return n_nodes

@@ -326,8 +326,10 @@ def check_poisson_target(y, sample_weight=None):
                          + f", got {total}")
 
 
-def check_y(y, n_samples, regression):
-    """Validate y: 1-D (a column vector is flattened with a warning), finite, n_samples long."""
+def check_y(y, n_samples, regression, multi_output=False):
+    """Validate y: 1-D (a column vector is flattened with a warning), finite, n_samples long.
+    ``multi_output``: a 2-D y of several columns (one per output) is accepted too, each
+    column checked as a 1-D y; returned 2-D (float64 for regression)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
     if _is_dataframe(y):
@@ -338,9 +340,20 @@ def check_y(y, n_samples, regression):
                       "change the shape of y to (n_samples,), for example using ravel().",
                       compatible(DataConversionWarning), stacklevel=3)
         y = y[:, 0]
+    if multi_output and y.ndim == 2:
+        if y.shape[1] == 0:
+            raise ValueError(f"y has {y.shape[0]} rows and no column: a multi-output y needs "
+                             "one column per output")
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X and y have inconsistent numbers of samples: X has "
+                             f"{n_samples}, y has {y.shape[0]}")
+        columns = [check_y(y[:, j], n_samples, regression) for j in range(y.shape[1])]
+        return np.stack(columns, axis=1)
     if y.ndim != 1:
-        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead; "
-                         "multi-output targets are not supported")
+        raise ValueError(f"y should be a 1d array or, for several outputs, a 2d array, got "
+                         f"an array of shape {y.shape} instead" if multi_output else
+                         f"y should be a 1d array, got an array of shape {y.shape} instead; "
+                         "multi-output targets are not supported here")
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples}, "
                          f"y has {y.shape[0]}")
@@ -406,6 +419,16 @@ def check_sample_weight(sample_weight, n_samples):
     return weight
 
 
+def check_one_output(model, purpose):
+    """Refuse ``purpose`` on a fitted model or :class:`~jitree.Tree` of several outputs (y of
+    several columns), which it does not handle."""
+    n_outputs = getattr(model, "n_outputs_", getattr(model, "n_outputs", 1))
+    if n_outputs != 1:
+        raise ValueError(f"{purpose} handles single-output models; this "
+                         f"{type(model).__name__} predicts {n_outputs} outputs (y had "
+                         f"{n_outputs} columns)")
+
+
 def fitted_trees(model, purpose):
     """``(estimators, is_classifier)`` of a fitted jitree tree (``[model]``) or forest (its
     trees): what the explanations and exports read. TypeError naming ``purpose`` for
@@ -415,9 +438,11 @@ def fitted_trees(model, purpose):
 
     if isinstance(model, BaseForest):
         check_is_fitted(model, "estimators_")
+        check_one_output(model, purpose)
         return list(model.estimators_), model._task == "classification"
     if isinstance(model, BaseDecisionTree):
         check_is_fitted(model)
+        check_one_output(model, purpose)
         return [model], model._task == "classification"
     kind = type(model)
     raise TypeError(f"{purpose} needs a fitted jitree tree or forest (DecisionTreeClassifier, "

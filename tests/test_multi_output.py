@@ -1,0 +1,491 @@
+"""Multi-output trees and forests (y of shape (n_samples, n_outputs)): scikit-learn's
+behaviour and trees, a brute-force twin of the split search, invariants, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitree
+
+sklearn_tree = pytest.importorskip("sklearn.tree")
+
+
+def _regression(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    Y = np.column_stack([X[:, 0] + 0.3 * rng.normal(size=n),
+                         X[:, 1] ** 2 + 0.3 * rng.normal(size=n),
+                         np.sin(X[:, 2]) * 5.0])
+    return X, Y
+
+
+def _classification(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    Y = np.column_stack([(X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int),
+                         np.digitize(X[:, 1] + 0.3 * rng.normal(size=n), [-1.0, 0.0, 1.0]),
+                         np.where(X[:, 2] > 0.5, 5, 9)])
+    return X, Y
+
+
+def _split_set(tree):
+    """The (feature, threshold) tests of a tree, whatever the node numbering."""
+    internal = tree.feature >= 0
+    return sorted(zip(tree.feature[internal].tolist(),
+                      np.round(tree.threshold[internal], 9).tolist(), strict=True))
+
+
+def _same_partition(ours, theirs, X):
+    """Whether two trees send the rows of X to the same groups of leaves (deep nodes of a few
+    samples often hold several splits of one partition: the trees may then test other
+    features, which scikit-learn draws in a random order)."""
+    def groups(leaves):
+        return sorted(tuple(np.flatnonzero(leaves == leaf)) for leaf in np.unique(leaves))
+
+    return groups(ours.apply(X)) == groups(theirs.apply(X))
+
+
+# -- the same trees as scikit-learn on tie-free data ---------------------------------------------
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("max_depth", [1, 3, 6])
+def test_regressor_equals_sklearn(criterion, max_depth):
+    X, Y = _regression()
+    X = X.astype(np.float32)  # scikit-learn's thresholds are midpoints of float32 values
+    if criterion == "poisson":
+        Y = np.exp(Y / 4.0)
+    ours = jitree.DecisionTreeRegressor(criterion=criterion, max_depth=max_depth).fit(X, Y)
+    theirs = sklearn_tree.DecisionTreeRegressor(criterion=criterion, max_depth=max_depth,
+                                                random_state=0).fit(X, Y)
+    assert ours.n_outputs_ == theirs.n_outputs_ == 3
+    assert ours.tree_.n_outputs == 3 and ours.tree_.value.shape == (ours.tree_.node_count, 3)
+    assert _same_partition(ours, theirs, X)
+    if max_depth <= 3:  # nodes of many samples: no ties between splits
+        assert _split_set(ours.tree_) == _split_set(theirs.tree_)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.score(X, Y), theirs.score(X, Y), rtol=1e-12)
+    # impurities: the mean of the outputs' (scikit-learn's), node by node in split order
+    np.testing.assert_allclose(sorted(ours.tree_.impurity), sorted(theirs.tree_.impurity),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("max_depth", [1, 2, 3])  # deeper, class counts tie between splits
+def test_classifier_equals_sklearn(criterion, max_depth):
+    X, Y = _classification()
+    X = X.astype(np.float32)  # scikit-learn's thresholds are midpoints of float32 values
+    ours = jitree.DecisionTreeClassifier(criterion=criterion, max_depth=max_depth).fit(X, Y)
+    theirs = sklearn_tree.DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
+                                                 random_state=0).fit(X, Y)
+    assert ours.n_outputs_ == theirs.n_outputs_ == 3
+    assert ours.n_classes_ == list(theirs.n_classes_) == [2, 4, 2]
+    for a, b in zip(ours.classes_, theirs.classes_, strict=True):
+        assert list(a) == list(b)
+    assert _same_partition(ours, theirs, X)
+    assert _split_set(ours.tree_) == _split_set(theirs.tree_)
+    proba, reference = ours.predict_proba(X), theirs.predict_proba(X)
+    assert isinstance(proba, list) and len(proba) == 3
+    for p, q in zip(proba, reference, strict=True):
+        np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    assert ours.predict(X).shape == (X.shape[0], 3)
+    log_proba = ours.predict_log_proba(X)
+    with np.errstate(divide="ignore"):
+        for p, q in zip(log_proba, proba, strict=True):
+            np.testing.assert_array_equal(p, np.log(q))
+
+
+def test_labels_of_each_output_keep_their_type():
+    X, Y = _classification()
+    labels = np.empty(Y.shape, dtype=object)
+    labels[:, 0] = Y[:, 0]
+    labels[:, 1] = np.array(["low", "mid", "high", "top"])[Y[:, 1]]
+    labels[:, 2] = Y[:, 2] == 5
+    model = jitree.DecisionTreeClassifier(max_depth=4).fit(X, labels)
+    assert [list(c) for c in model.classes_] == [[0, 1], ["high", "low", "mid", "top"],
+                                                 [False, True]]
+    predicted = model.predict(X)
+    assert predicted.dtype == object and predicted.shape == labels.shape
+    assert model.score(X, labels) == pytest.approx(np.mean(np.all(predicted == labels, axis=1)))
+    strings = jitree.DecisionTreeClassifier(max_depth=4).fit(X, labels[:, 1:2].repeat(2, 1))
+    assert strings.predict(X).dtype == strings.classes_[0].dtype
+
+
+def test_classifier_score_is_subset_accuracy():
+    X, Y = _classification()
+    model = jitree.DecisionTreeClassifier(max_depth=3).fit(X, Y)
+    predicted = model.predict(X)
+    expected = np.mean(np.all(predicted == Y, axis=1))
+    assert model.score(X, Y) == pytest.approx(expected)
+    weight = np.arange(1.0, X.shape[0] + 1.0)
+    assert model.score(X, Y, weight) == pytest.approx(
+        np.average(np.all(predicted == Y, axis=1), weights=weight))
+
+
+def test_regressor_score_is_mean_r2():
+    from sklearn.metrics import r2_score
+
+    X, Y = _regression()
+    model = jitree.DecisionTreeRegressor(max_depth=3).fit(X, Y)
+    assert model.score(X, Y) == pytest.approx(r2_score(Y, model.predict(X)), rel=1e-12)
+    weight = np.arange(1.0, X.shape[0] + 1.0)
+    assert model.score(X, Y, weight) == pytest.approx(
+        r2_score(Y, model.predict(X), sample_weight=weight), rel=1e-12)
+
+
+# -- a brute-force twin of the root split ---------------------------------------------------------
+
+def _best_root_split(X, Y, w, regression):
+    """(feature, threshold) of the split of largest decrease of the mean impurity over the
+    outputs (variance, or Gini index), by trying every split."""
+    def impurity(rows):
+        weight = w[rows]
+        total = weight.sum()
+        value = 0.0
+        for j in range(Y.shape[1]):
+            y = Y[rows, j]
+            if regression:
+                mean = np.sum(weight * y) / total
+                value += np.sum(weight * (y - mean) ** 2) / total
+            else:
+                fractions = np.array([weight[y == c].sum() for c in np.unique(Y[:, j])]) / total
+                value += 1.0 - np.sum(fractions ** 2)
+        return value / Y.shape[1]
+
+    everything = np.arange(X.shape[0])
+    parent = impurity(everything)
+    best = (-np.inf, None)
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for low, high in zip(values[:-1], values[1:], strict=True):
+            left = everything[X[:, f] <= low]
+            right = everything[X[:, f] > low]
+            gain = parent * w.sum() - (w[left].sum() * impurity(left)
+                                       + w[right].sum() * impurity(right))
+            if gain > best[0] + 1e-9:
+                best = (gain, (f, (low + high) / 2.0))
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_root_split_is_the_brute_force_best(seed, regression, weighted):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 40))
+    X = rng.normal(size=(n, 3))
+    if regression:
+        Y = rng.normal(size=(n, 2))
+    else:
+        Y = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 3, n)])
+    w = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
+    gain, split = _best_root_split(X, Y, w, regression)
+    cls = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
+    model = cls(max_depth=1).fit(X, Y, sample_weight=w)
+    tree = model.tree_
+    if split is None or gain <= 1e-9:
+        return
+    assert tree.node_count == 3
+    ours = (int(tree.feature[0]), float(tree.threshold[0]))
+    # the same decrease (another split may tie with it)
+    left = X[:, ours[0]] <= ours[1]
+    decrease = tree.weighted_n_node_samples[0] * tree.impurity[0] - (
+        tree.weighted_n_node_samples[1] * tree.impurity[1]
+        + tree.weighted_n_node_samples[2] * tree.impurity[2])
+    assert decrease == pytest.approx(gain, rel=1e-7, abs=1e-9)
+    assert tree.n_node_samples[1] == left.sum() or tree.n_node_samples[2] == left.sum()
+
+
+# -- invariants -----------------------------------------------------------------------------------
+
+def test_copies_of_one_output_grow_its_tree():
+    """Several copies of one output grow the single-output tree (the criterion is their
+    mean)."""
+    X, Y = _regression()
+    single = jitree.DecisionTreeRegressor(max_depth=5).fit(X, Y[:, 0])
+    multi = jitree.DecisionTreeRegressor(max_depth=5).fit(X, np.column_stack([Y[:, 0]] * 3))
+    np.testing.assert_array_equal(single.tree_.feature, multi.tree_.feature)
+    np.testing.assert_array_equal(single.tree_.threshold, multi.tree_.threshold)
+    np.testing.assert_allclose(multi.predict(X), np.column_stack([single.predict(X)] * 3),
+                               rtol=1e-12)
+    Xc, Yc = _classification()
+    labels = Yc[:, 1].astype(int)
+    # entropy: the single-output scan scores a split as each output's term does (gini's
+    # single-output scan keeps running sums, rounded otherwise, which can flip a near tie)
+    single = jitree.DecisionTreeClassifier(criterion="entropy", max_depth=5).fit(Xc, labels)
+    multi = jitree.DecisionTreeClassifier(criterion="entropy", max_depth=5).fit(
+        Xc, np.column_stack([labels] * 2))
+    np.testing.assert_array_equal(single.tree_.feature, multi.tree_.feature)
+    np.testing.assert_array_equal(single.tree_.threshold, multi.tree_.threshold)
+    np.testing.assert_allclose(multi.predict_proba(Xc)[1], single.predict_proba(Xc))
+
+
+def test_outputs_of_different_scales():
+    """Each output is centred on its own mean: an (exact) offset of one output changes no
+    split."""
+    X, Y = _regression()
+    Y = np.round(Y * 1024.0) / 1024.0  # offsets below are then exact
+    offset = np.array([2.0**20, -3.0, 0.0])
+    shifted = Y + offset
+    a = jitree.DecisionTreeRegressor(max_depth=6, min_samples_leaf=5).fit(X, Y)
+    b = jitree.DecisionTreeRegressor(max_depth=6, min_samples_leaf=5).fit(X, shifted)
+    assert _same_partition(a, b, X)
+    np.testing.assert_allclose(b.predict(X) - offset, a.predict(X), atol=1e-6)
+    np.testing.assert_allclose(a.tree_.impurity, b.tree_.impurity, rtol=1e-6)
+
+
+@pytest.mark.parametrize("options", [
+    dict(splitter="random", random_state=3),
+    dict(max_leaf_nodes=12),
+    dict(max_features=2, random_state=1),
+    dict(min_samples_leaf=7, min_impurity_decrease=1e-3),
+    dict(ccp_alpha=0.01),
+])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_growth_options(options, task):
+    X, Y = _regression() if task == "regression" else _classification()
+    cls = jitree.DecisionTreeRegressor if task == "regression" else jitree.DecisionTreeClassifier
+    model = cls(**options).fit(X, Y)
+    leaves = model.apply(X)
+    assert model.tree_.children_left[leaves].max() == -1
+    predicted = model.predict(X)
+    assert predicted.shape == Y.shape
+    # every leaf predicts its samples' mean (regression) or majority (classification)
+    for leaf in np.unique(leaves)[:10]:
+        rows = leaves == leaf
+        if task == "regression":
+            np.testing.assert_allclose(predicted[rows][0], Y[rows].mean(axis=0), rtol=1e-9,
+                                       atol=1e-9)
+        else:
+            proba = model.predict_proba(X[rows][:1])
+            for j in range(Y.shape[1]):
+                labels, counts = np.unique(Y[rows, j], return_counts=True)
+                fractions = dict(zip(labels.tolist(), (counts / counts.sum()).tolist(),
+                                     strict=True))
+                for k, label in enumerate(model.classes_[j]):
+                    assert proba[j][0, k] == pytest.approx(fractions.get(label, 0.0))
+
+
+def test_missing_values_and_categories():
+    rng = np.random.default_rng(5)
+    n = 600
+    X = rng.normal(size=(n, 3))
+    X[:, 2] = rng.integers(0, 12, n)
+    Y = np.column_stack([np.where(np.isin(X[:, 2], [1, 4, 7]), 2.0, -1.0) + X[:, 0],
+                         (X[:, 2] % 3) + 0.1 * rng.normal(size=n)])
+    X[rng.random(n) < 0.1, 0] = np.nan
+    for mode in ("subset", "one_vs_rest", "multiway"):
+        model = jitree.DecisionTreeRegressor(categorical_features=[2], categorical_split=mode,
+                                             max_depth=6).fit(X, Y)
+        # one-vs-rest needs a split per category: a depth-6 tree fits less of y
+        assert model.score(X, Y) > (0.5 if mode == "one_vs_rest" else 0.8)
+        leaves = model.apply(X)
+        for leaf in np.unique(leaves):
+            np.testing.assert_allclose(model.predict(X[leaves == leaf][:1])[0],
+                                       Y[leaves == leaf].mean(axis=0), atol=1e-9)
+    classes = np.column_stack([(Y[:, 0] > 0).astype(int), np.round(Y[:, 1]).astype(int)])
+    model = jitree.DecisionTreeClassifier(categorical_features=[2], max_depth=6).fit(X, classes)
+    assert model.score(X, classes) > 0.8
+
+
+def test_user_criterion_equals_builtin():
+    import numba
+
+    @numba.njit
+    def mean_gini(stats, weight):  # two outputs of two classes each: blocks of 2
+        total = 0.0
+        for j in range(2):
+            square = 0.0
+            for c in range(2):
+                p = stats[2 * j + c] / weight
+                square += p * p
+            total += 1.0 - square
+        return total / 2.0
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 4))
+    Y = np.column_stack([(X[:, 0] + rng.normal(size=300) > 0), (X[:, 1] > 0.3)]).astype(int)
+    ours = jitree.DecisionTreeClassifier(criterion=jitree.Criterion(impurity=mean_gini),
+                                         max_depth=4).fit(X, Y)
+    builtin = jitree.DecisionTreeClassifier(max_depth=4).fit(X, Y)
+    np.testing.assert_array_equal(ours.tree_.feature, builtin.tree_.feature)
+    np.testing.assert_array_equal(ours.tree_.threshold, builtin.tree_.threshold)
+    np.testing.assert_allclose(ours.tree_.impurity, builtin.tree_.impurity, atol=1e-12)
+
+
+def test_class_weight_multiplies_the_outputs_weights():
+    X, Y = _classification()
+    Y = Y[:, :2].astype(int)
+    weights = [{0: 1.0, 1: 3.0}, {0: 2.0, 1: 1.0, 2: 1.0, 3: 0.5}]
+    model = jitree.DecisionTreeClassifier(max_depth=4, class_weight=weights).fit(X, Y)
+    factor = (np.array([1.0, 3.0])[Y[:, 0]] * np.array([2.0, 1.0, 1.0, 0.5])[Y[:, 1]])
+    weighted = jitree.DecisionTreeClassifier(max_depth=4).fit(X, Y, sample_weight=factor)
+    np.testing.assert_array_equal(model.tree_.threshold, weighted.tree_.threshold)
+    X = X.astype(np.float32)
+    theirs = sklearn_tree.DecisionTreeClassifier(max_depth=4, class_weight="balanced",
+                                                 random_state=0).fit(X, Y)
+    ours = jitree.DecisionTreeClassifier(max_depth=4, class_weight="balanced").fit(X, Y)
+    assert _same_partition(ours, theirs, X)
+    for p, q in zip(ours.predict_proba(X), theirs.predict_proba(X), strict=True):
+        np.testing.assert_allclose(p, q, atol=1e-12)
+
+
+def test_pickle_and_column_vector():
+    X, Y = _classification()
+    model = jitree.DecisionTreeClassifier(max_depth=4).fit(X, Y)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    assert again.tree_.n_outputs == 3
+    # one column stays a single-output fit (with scikit-learn's warning for a column vector)
+    with pytest.warns(Warning, match="column-vector"):
+        single = jitree.DecisionTreeRegressor(max_depth=2).fit(X, _regression()[1][:, :1])
+    assert single.n_outputs_ == 1 and single.predict(X).ndim == 1
+
+
+def test_chunked_prediction():
+    X, Y = _classification()
+    model = jitree.DecisionTreeClassifier(max_depth=4).fit(X, Y)
+    chunks = iter([X[:150], X[150:]])
+    proba = model.predict_proba(chunks)
+    for p, q in zip(proba, model.predict_proba(X), strict=True):
+        np.testing.assert_array_equal(p, q)
+    np.testing.assert_array_equal(model.predict(iter([X[:10], X[10:]])), model.predict(X))
+
+
+# -- forests --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier])
+def test_forest_classifier(cls):
+    X, Y = _classification(600)
+    forest = cls(n_estimators=15, random_state=0, oob_score=True, bootstrap=True,
+                 max_depth=8).fit(X, Y)
+    assert forest.n_outputs_ == 3 and forest.n_classes_ == [2, 4, 2]
+    proba = forest.predict_proba(X)
+    mean = [np.mean([tree.predict_proba(X)[j] for tree in forest], axis=0) for j in range(3)]
+    for p, q in zip(proba, mean, strict=True):
+        np.testing.assert_allclose(p, q, atol=1e-12)
+    predicted = forest.predict(X)
+    for j in range(3):
+        np.testing.assert_array_equal(predicted[:, j],
+                                      forest.classes_[j].take(np.argmax(proba[j], axis=1)))
+    assert forest.oob_decision_function_.shape == (600, 4, 3)
+    assert 0.6 < forest.oob_score_ <= 1.0
+    assert forest.score(X, Y) == pytest.approx(np.mean(np.all(predicted == Y, axis=1)))
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestRegressor, jitree.ExtraTreesRegressor])
+def test_forest_regressor(cls):
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, Y = _regression(600)
+    forest = cls(n_estimators=20, random_state=0, oob_score=True, bootstrap=True).fit(X, Y)
+    predicted = forest.predict(X)
+    assert predicted.shape == Y.shape
+    np.testing.assert_allclose(predicted, np.mean([t.predict(X) for t in forest], axis=0),
+                               atol=1e-12)
+    assert forest.oob_prediction_.shape == Y.shape
+    reference = RandomForestRegressor(n_estimators=20, random_state=0, oob_score=True).fit(X, Y)
+    assert abs(forest.oob_score_ - reference.oob_score_) < 0.1
+
+
+@pytest.mark.filterwarnings("ignore:class_weight='balanced_subsample' with warm_start")
+def test_forest_class_weight_and_warm_start():
+    X, Y = _classification(500)
+    Y = Y[:, :2].astype(int)
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0, warm_start=True,
+                                           class_weight="balanced_subsample").fit(X, Y)
+    forest.set_params(n_estimators=8).fit(X, Y)
+    assert len(forest) == 8
+    with pytest.raises(ValueError, match="outputs"):
+        forest.set_params(n_estimators=10).fit(X, Y[:, 0])
+    with pytest.raises(ValueError, match="one dict per output"):
+        jitree.RandomForestClassifier(class_weight=[{0: 1.0}]).fit(X, Y)
+
+
+# -- what a multi-output fit refuses --------------------------------------------------------------
+
+@pytest.mark.parametrize("cls, options, match", [
+    (jitree.DecisionTreeRegressor, dict(criterion="absolute_error"), "scores one output"),
+    (jitree.DecisionTreeRegressor, dict(criterion="quantile", quantile=0.3), "scores one"),
+    (jitree.DecisionTreeClassifier, dict(criterion="gain_ratio"), "scores one output"),
+    (jitree.DecisionTreeClassifier, dict(criterion="twoing"), "scores one output"),
+    (jitree.DecisionTreeRegressor, dict(monotonic_cst=[1, 0, 0, 0, 0]), "Monotonicity"),
+    (jitree.DecisionTreeRegressor, dict(honest=True), "single-output"),
+    (jitree.DecisionTreeRegressor, dict(store_leaf_samples=True), "single-output"),
+    (jitree.RandomForestRegressor, dict(store_leaf_samples=True), "single-output"),
+    (jitree.DecisionTreeClassifier, dict(class_weight={0: 1.0}), "list of"),
+])
+def test_refused(cls, options, match):
+    X, Y = _regression()
+    if cls in (jitree.DecisionTreeClassifier,):
+        Y = (Y > 0).astype(int)
+    with pytest.raises(ValueError, match=match):
+        cls(**options).fit(X, Y)
+
+
+def test_bad_targets():
+    X, Y = _regression()
+    with pytest.raises(ValueError, match="NaN"):
+        jitree.DecisionTreeRegressor().fit(X, np.where(np.arange(400)[:, None] == 3, np.nan, Y))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        jitree.DecisionTreeRegressor().fit(X, Y[:-1])
+    with pytest.raises(ValueError, match="no column"):
+        jitree.DecisionTreeRegressor().fit(X, np.zeros((400, 0)))
+    with pytest.raises(ValueError, match="Poisson|poisson|negative"):
+        jitree.DecisionTreeRegressor(criterion="poisson").fit(X, Y)
+    model = jitree.DecisionTreeRegressor(max_depth=2).fit(X, Y)
+    with pytest.raises(ValueError, match="single-output"):
+        model.prune_reduced_error(X, Y[:, 0])
+    with pytest.raises(ValueError, match="shape"):
+        model.score(X, Y[:, :2])
+
+
+# -- persistence ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_save_and_load(task, tmp_path):
+    X, Y = _regression() if task == "regression" else _classification()
+    cls = jitree.DecisionTreeRegressor if task == "regression" else jitree.DecisionTreeClassifier
+    model = cls(max_depth=5).fit(X, Y)
+    jitree.save(model, tmp_path / "model.jitree")
+    loaded = jitree.load(tmp_path / "model.jitree")
+    assert loaded.n_outputs_ == 3 and loaded.tree_.n_outputs == 3
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    if task == "classification":
+        assert loaded.n_classes_ == model.n_classes_
+        for a, b in zip(loaded.classes_, model.classes_, strict=True):
+            assert a.dtype == b.dtype and list(a) == list(b)
+        for p, q in zip(loaded.predict_proba(X), model.predict_proba(X), strict=True):
+            np.testing.assert_array_equal(p, q)
+
+
+def test_forest_pickle():
+    X, Y = _classification()
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0).fit(X, Y)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(again.predict(X), forest.predict(X))
+
+
+# -- conversion from scikit-learn -----------------------------------------------------------------
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_from_sklearn(task):
+    from sklearn import ensemble
+
+    X, Y = _regression() if task == "regression" else _classification()
+    if task == "regression":
+        estimators = [sklearn_tree.DecisionTreeRegressor(max_depth=6, random_state=0),
+                      ensemble.RandomForestRegressor(n_estimators=5, random_state=0)]
+    else:
+        estimators = [sklearn_tree.DecisionTreeClassifier(max_depth=6, random_state=0),
+                      ensemble.ExtraTreesClassifier(n_estimators=5, random_state=0)]
+    for estimator in estimators:
+        estimator.fit(X, Y)
+        model = jitree.from_sklearn(estimator)
+        assert model.n_outputs_ == 3
+        np.testing.assert_array_equal(model.predict(X), estimator.predict(X))
+        if task == "classification":
+            for p, q in zip(model.predict_proba(X), estimator.predict_proba(X), strict=True):
+                np.testing.assert_allclose(p, q, atol=1e-12)
