@@ -34,15 +34,15 @@ after another, each output's a *block* of the vector (``Measure.blocks``: block 
 
 - classification: ``stats[j * n_classes + c]``, the weight of class ``c`` of output ``j``
   (every output has ``n_classes`` slots, the most classes of any output; an output's unused
-  slots stay 0, which no criterion notices);
+  slots stay 0, which no criterion notices); a sample adds its weight to the column of its
+  class in each output (``TreeData.output_columns``);
 - regression: ``stats[2 j] = sum(w * y_j)``, ``stats[2 j + 1] = sum(w * y_j**2)`` (poisson:
-  ``sum(w * y_j log y_j)``).
+  ``sum(w * y_j log y_j)``); a sample adds its row of ``TreeData.outputs`` times its weight.
 
-Each sample brings the row of ``TreeData.outputs`` that it adds with its weight (the class
-indicators, or ``(y_j, y_j**2)``), so one accumulation serves both tasks. A node's
-impurity is the mean of its outputs' impurities and a split's score the sum of its outputs'
-scores (the order of the mean impurity decrease), as in scikit-learn. The multi-output
-criteria are :data:`MULTI_OUTPUT_CRITERIA`; a user's functions see the whole vector.
+A node's impurity is the mean of its outputs' impurities and a split's score the sum of its
+outputs' scores (the order of the mean impurity decrease), as in scikit-learn. The
+multi-output criteria are :data:`MULTI_OUTPUT_CRITERIA`; a user's functions see the whole
+vector.
 """
 
 import functools
@@ -220,8 +220,8 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     classes ``label_row``) to row ``row`` of the statistics table ``stats``: the one
     accumulation of node statistics. Classification: the weight of each class; regression:
     sum of w y and sum of w y**2 (or of ``data.target_term``: w y log y for poisson). Returns
-    the samples' total weight. Multi-output (``data.outputs`` not empty): the weighted rows of
-    ``data.outputs`` (see the module's notes).
+    the samples' total weight. Multi-output: each output's class column or the weighted rows
+    of ``data.outputs`` (see the module's notes).
 
     One call per range of samples, not per sample: a call per sample (a record argument or
     arrays, inlined or not) cost more than the loop itself."""
@@ -233,13 +233,18 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     weighted = data.weighted
     outputs = data.outputs
     n_columns = outputs.shape[1]
+    output_columns = data.output_columns
+    n_outputs = output_columns.shape[1]
     total = 0.0
     w = 1.0
     for k in range(np.uint64(first), np.uint64(end)):  # unsigned: no wraparound fix-ups
         i = np.uint64(index_row[k])
         if weighted:
             w = sample_weight[i]
-        if n_columns > 0:
+        if n_outputs > 0:
+            for j in range(n_outputs):
+                stats[row, output_columns[i, j]] += w
+        elif n_columns > 0:
             for s in range(n_columns):
                 stats[row, s] += w * outputs[i, s]
         elif is_regression:
@@ -443,13 +448,40 @@ def split_score(criterion, left, right, weight_left, weight_right, parent_entrop
 def multi_output_score(code, blocks, left, right, weight_left, weight_right):
     """Score of the partition (left, right) of a multi-output node under the built-in
     criterion ``code`` (one of :data:`MULTI_OUTPUT_CRITERIA`): the sum of each output's
-    :func:`builtin_score`."""
+    :func:`builtin_score`, its terms added column by column (gini and entropy are sums over
+    every class column, whatever its output; no view of a block is made: this runs per
+    candidate)."""
+    n_blocks = blocks.shape[0] - 1
     total = 0.0
-    for j in range(blocks.shape[0] - 1):
+    if code == GINI:
+        left_sq = 0.0
+        right_sq = 0.0
+        for c in range(blocks[n_blocks]):
+            left_sq += left[c] * left[c]
+            right_sq += right[c] * right[c]
+        return left_sq / weight_left + right_sq / weight_right
+    if code == ENTROPY:
+        for c in range(blocks[n_blocks]):
+            # -(W_l H_l + W_r H_r) in nats, as builtin_score's
+            if left[c] > 0.0:
+                total += left[c] * math.log(left[c] / weight_left)
+            if right[c] > 0.0:
+                total += right[c] * math.log(right[c] / weight_right)
+        return total
+    for j in range(n_blocks):
         first = blocks[j]
-        stop = blocks[j + 1]
-        total += builtin_score(code, left[first:stop], right[first:stop], weight_left,
-                               weight_right, 0.0)
+        if code == SQUARED_ERROR:
+            total += (left[first] * left[first] / weight_left
+                      + right[first] * right[first] / weight_right)
+        elif code == POISSON:
+            total += poisson_score(left[first], weight_left, right[first], weight_right)
+        else:  # MISCLASSIFICATION
+            left_max = 0.0
+            right_max = 0.0
+            for c in range(first, blocks[j + 1]):
+                left_max = max(left_max, left[c])
+                right_max = max(right_max, right[c])
+            total += left_max + right_max
     return total
 
 

@@ -53,10 +53,13 @@ TreeData = namedtuple("TreeData", [
     "sample_weight",  # (n_samples,) float64
     "weighted",       # bool: some weight differs from 1
     "is_regression",  # bool: no class labels (regression, and multi-output trees)
-    "outputs",        # (n_samples, n_columns) float64: a multi-output tree's per-sample
-                      # statistics, which each sample adds with its weight (class
-                      # indicators, or y_j and y_j**2 per output: see kernels.criteria);
-                      # (n_samples, 0) for one output (then label or target)
+    "outputs",        # (n_samples, 2 n_outputs) float64: a multi-output regression tree's
+                      # per-sample statistics, y_j and y_j**2 (poisson: y_j log y_j) per
+                      # output, which each sample adds with its weight (see
+                      # kernels.criteria); (n_samples, 0) otherwise
+    "output_columns",  # (n_samples, n_outputs) int32: a multi-output classification tree's
+                       # statistics column of each sample's class in each output, to which
+                       # it adds its weight; (n_samples, 0) otherwise
 ])
 
 Measure = namedtuple("Measure", [

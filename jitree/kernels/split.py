@@ -323,6 +323,8 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     is_regression = data.is_regression
     outputs = data.outputs
     n_columns = outputs.shape[1]
+    output_columns = data.output_columns
+    n_outputs = output_columns.shape[1]
     node_stats = node.stats
     node_weight = node.weight
     left = base.stats
@@ -342,7 +344,11 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
     for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
         if weighted:
             w = sample_weight[np.uint64(index_row[k])]
-        if n_columns > 0:
+        if n_outputs > 0:
+            i = np.uint64(index_row[k])
+            for j in range(n_outputs):
+                left[output_columns[i, j]] += w
+        elif n_columns > 0:
             i = np.uint64(index_row[k])
             for s in range(n_columns):
                 left[s] += w * outputs[i, s]
@@ -378,10 +384,15 @@ def scan_user(settings, data, rows, node, base, n_right0, batch):
 @jit
 def scan_multi_output(settings, data, rows, node, base, n_right0, right):
     """Best threshold of one node on one feature for a multi-output tree under a built-in
-    criterion: each sample adds its row of ``data.outputs`` to the running left side
-    (``base.stats``), each candidate is scored by :func:`criteria.multi_output_score`.
-    Returns (score, pos). Missing samples as in :func:`scan_classification`; no monotonic
-    constraints (refused for multi-output trees)."""
+    criterion. Returns (score, pos). Missing samples as in :func:`scan_classification`; no
+    monotonic constraints (refused for multi-output trees).
+
+    Classification: each sample adds its weight to its class column in every output
+    (``data.output_columns``); gini keeps the sums of squares of all the class columns up
+    to date as :func:`scan_classification` does (O(n_outputs) per sample, O(1) per
+    candidate), the other criteria score each candidate by
+    :func:`criteria.multi_output_score`. Regression: only the outputs' sums of w y move
+    (their scores read nothing else): ``base.stats[2 j]``."""
     code = settings.criterion.code
     blocks = settings.criterion.blocks
     min_samples_leaf = settings.min_samples_leaf
@@ -391,17 +402,27 @@ def scan_multi_output(settings, data, rows, node, base, n_right0, right):
     start = rows.start
     end = rows.end
     outputs = data.outputs
-    n_columns = outputs.shape[1]
+    output_columns = data.output_columns
+    n_outputs = blocks.shape[0] - 1
+    classification = output_columns.shape[1] > 0
+    gini = code == criteria.GINI
     sample_weight = data.sample_weight
     weighted = data.weighted
     node_stats = node.stats
     node_weight = node.weight
+    n_stats = node_stats.shape[0]
     left = base.stats
     n_left0 = base.count
     best_score = -np.inf
     best_pos = -1
     if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
         return best_score, best_pos
+    left_sq = 0.0
+    right_sq = 0.0
+    for s in range(n_stats):
+        right[s] = node_stats[s] - left[s]
+        left_sq += left[s] * left[s]
+        right_sq += right[s] * right[s]
     weight_left = base.weight
     w = 1.0
     first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
@@ -409,8 +430,18 @@ def scan_multi_output(settings, data, rows, node, base, n_right0, right):
         i = np.uint64(index_row[k])
         if weighted:
             w = sample_weight[i]
-        for s in range(n_columns):
-            left[s] += w * outputs[i, s]
+        if classification:
+            for j in range(n_outputs):
+                c = output_columns[i, j]
+                count_left = left[c]
+                count_right = right[c]
+                left_sq += w * (2.0 * count_left + w)
+                right_sq += w * (w - 2.0 * count_right)
+                left[c] = count_left + w
+                right[c] = count_right - w
+        else:
+            for j in range(n_outputs):
+                left[2 * j] += w * outputs[i, 2 * j]
         weight_left += w
         if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
             continue
@@ -419,10 +450,23 @@ def scan_multi_output(settings, data, rows, node, base, n_right0, right):
             continue
         if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
             continue
-        for s in range(n_columns):
-            right[s] = node_stats[s] - left[s]
-        score = criteria.multi_output_score(code, blocks, left, right, weight_left,
-                                            weight_right)
+        if classification and gini:
+            score = ((left_sq * weight_right + right_sq * weight_left)
+                     / (weight_left * weight_right))
+        elif classification:
+            score = criteria.multi_output_score(code, blocks, left, right, weight_left,
+                                                weight_right)
+        else:
+            score = 0.0
+            for j in range(n_outputs):
+                sum_left = left[2 * j]
+                sum_right = node_stats[2 * j] - sum_left
+                if code == criteria.POISSON:
+                    score += criteria.poisson_score(sum_left, weight_left, sum_right,
+                                                    weight_right)
+                else:
+                    score += (sum_left * sum_left / weight_left
+                              + sum_right * sum_right / weight_right)
         if score > best_score:
             best_score = score
             best_pos = np.int64(k) + 1
@@ -614,7 +658,7 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
     by_sample = classes_by_sample(sorted_label, label)
-    multi_output = data.outputs.shape[1] > 0
+    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
     for block in prange(n_blocks):
         settings_in = with_measure(settings, measure)
         criterion = measure

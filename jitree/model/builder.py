@@ -286,25 +286,20 @@ def _bounded_class_weights(value, floats):
 
 
 def output_rows(code, target, is_regression, n_classes):
-    """``TreeData.outputs`` of a multi-output target (n_samples, n_outputs): per sample, the
-    indicators of its class in each output's block of ``n_classes`` (classification), or
-    ``y_j`` and ``y_j**2`` (poisson: ``y_j log y_j``) for each output (see
-    :mod:`jitree.kernels.criteria`)."""
+    """``(TreeData.outputs, TreeData.output_columns)`` of a multi-output target (n_samples,
+    n_outputs): per sample, the statistics column of its class in each output's block of
+    ``n_classes`` (classification), or ``y_j`` and ``y_j**2`` (poisson: ``y_j log y_j``) for
+    each output (regression; see :mod:`jitree.kernels.criteria`). The other is empty."""
     n_samples, n_outputs = target.shape
     if not is_regression:
-        rows = np.zeros((n_samples, n_outputs * n_classes))
-        column = target.astype(np.int64) + np.arange(n_outputs) * n_classes
-        rows[np.arange(n_samples)[:, None], column] = 1.0
-        return rows
+        columns = (target.astype(np.int64) + np.arange(n_outputs) * n_classes).astype(np.int32)
+        return np.empty((n_samples, 0)), np.ascontiguousarray(columns)
     rows = np.empty((n_samples, 2 * n_outputs))
     rows[:, 0::2] = target
     for j in range(n_outputs):
         term = target_term(code, target[:, j])
         rows[:, 2 * j + 1] = term if term.shape[0] else target[:, j] * target[:, j]
-    return rows
-
-
-_NO_OUTPUTS = np.empty((0, 0))
+    return rows, np.empty((n_samples, 0), dtype=np.int32)
 
 
 def target_term(code, target):
@@ -444,9 +439,12 @@ class TreeBuilder:
             Scaling.of(target, sample_weight, self.params.is_regression,
                        centred=measure.code == criteria.SQUARED_ERROR)
         target = scaling.targets(target)
-        outputs = _NO_OUTPUTS
+        n_samples = sample_weight.shape[0]
+        outputs = np.empty((n_samples, 0))
+        output_columns = np.empty((n_samples, 0), dtype=np.int32)
         if multi_output:
-            outputs = output_rows(measure.code, target, self.params.is_regression, n_classes)
+            outputs, output_columns = output_rows(measure.code, target,
+                                                  self.params.is_regression, n_classes)
             target = np.empty(0)
         term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
@@ -476,14 +474,13 @@ class TreeBuilder:
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
                         term, sample_weight, not bool(np.all(sample_weight == 1.0)),
-                        not params.has_labels,
-                        outputs if multi_output else np.empty((sample_weight.shape[0], 0)))
+                        not params.has_labels, outputs, output_columns)
         ranks = None
         if order:
             ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
                           np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
         root_stats, root_weight = self._root(target, term, sample_weight, presorted.label,
-                                             n_stats, params, order, outputs)
+                                             n_stats, params, order, outputs, output_columns)
         categories = params.categories(
             n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
         nodes, count, category_bits, multiway_slot = grow_tree(
@@ -493,10 +490,14 @@ class TreeBuilder:
                           n_features, n_classes, order, measure)
 
     @staticmethod
-    def _root(target, term, sample_weight, label, n_stats, params, order, outputs=_NO_OUTPUTS):
+    def _root(target, term, sample_weight, label, n_stats, params, order, outputs=None,
+              output_columns=None):
         """The statistics and weight of all the samples: the root's."""
         root_stats = np.zeros(n_stats)
-        if params.n_outputs > 1:
+        if params.n_outputs > 1 and not params.is_regression:
+            root_stats[:] = np.bincount(output_columns.reshape(-1), minlength=n_stats,
+                                        weights=np.repeat(sample_weight, params.n_outputs))
+        elif params.n_outputs > 1:
             for s in range(n_stats):
                 root_stats[s] = criteria.weighted_total(sample_weight,
                                                         np.ascontiguousarray(outputs[:, s]))
