@@ -167,11 +167,13 @@ def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch, sparse_growth_calls
     X = sparse.random(100_000, 2_000, density=1e-4, format="csc", random_state=0)
     y = np.arange(100_000) % 2
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB.*fewer features"):
-        jitree.DecisionTreeClassifier(max_features=0.5).fit(X, y)
+        jitree.DecisionTreeClassifier(splitter="random").fit(X, y)
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB"):
-        jitree.RandomForestClassifier(n_estimators=2).fit(X, y)
-    model = jitree.DecisionTreeClassifier(max_depth=3).fit(X, y)
-    assert sparse_growth_calls and model.tree_.node_count > 1
+        jitree.ExtraTreesClassifier(n_estimators=2).fit(X, y)
+    model = jitree.DecisionTreeClassifier(max_depth=3, max_features=0.5).fit(X, y)
+    assert len(sparse_growth_calls) == 1 and model.tree_.node_count > 1
+    forest = jitree.RandomForestClassifier(n_estimators=2, max_depth=3).fit(X, y)
+    assert len(sparse_growth_calls) == 3 and forest.estimators_[1].tree_.node_count > 1
 
 
 def test_dask_arrays_of_sparse_blocks():
@@ -217,10 +219,11 @@ CRITERIA = {False: ["gini", "entropy", "misclassification", "gain_ratio", "cart"
        density=st.sampled_from([0.0, 0.05, 0.2, 0.6, 1.0]), regression=st.booleans(),
        criterion=st.integers(0, 5), weighted=st.booleans(), rounded=st.booleans(),
        min_samples_leaf=st.sampled_from([1, 3]), max_depth=st.sampled_from([None, 3]),
-       float32=st.booleans())
+       float32=st.booleans(), max_features=st.sampled_from([None, "sqrt", 0.5, 1]))
 def test_sparse_growth_equals_the_dense_loop(sparse_growth_calls, seed, n, d, density,
                                              regression, criterion, weighted, rounded,
-                                             min_samples_leaf, max_depth, float32):
+                                             min_samples_leaf, max_depth, float32,
+                                             max_features):
     """Every tree the sparse growth can grow, against the dense loop on X.toarray(): node by
     node (classes and integer weights: sums are exact, so the scores agree to the bit)."""
     X, dense = random_sparse(seed, n, d, density, "csc",
@@ -242,7 +245,11 @@ def test_sparse_growth_equals_the_dense_loop(sparse_growth_calls, seed, n, d, de
     weight = rng.integers(0, 4, n).astype(float) if weighted else None
     if weighted and weight.sum() == 0:
         weight[0] = 1.0
-    params = dict(criterion=name, min_samples_leaf=min_samples_leaf, max_depth=max_depth)
+    # max_features: each node draws its features as the dense loop does (same seed)
+    params = dict(criterion=name, min_samples_leaf=min_samples_leaf, max_depth=max_depth,
+                  max_features=max_features, random_state=seed % 1000)
+    if name == "squared_error":  # a mirrored tie would change what the children draw
+        params["max_features"] = None
     if params["criterion"] == "poisson" and np.sum(y * (weight if weighted else 1)) == 0:
         y[0] += 1.0
         if weighted:
@@ -306,7 +313,7 @@ def test_sparse_growth_on_continuous_targets_and_weights(sparse_growth_calls):
 def test_fits_outside_the_sparse_growth_use_the_dense_copy(sparse_growth_calls):
     X, dense = random_sparse(5, 200, 6, 0.3, "csc")
     y = (dense[:, 0] > 0).astype(int)
-    for params in (dict(max_features=2), dict(splitter="random"), dict(max_leaf_nodes=5),
+    for params in (dict(splitter="random"), dict(max_leaf_nodes=5),
                    dict(criterion="absolute_error"), dict(monotonic_cst=[1, 0, 0, 0, 0, 0])):
         cls = jitree.DecisionTreeRegressor if "criterion" in params else \
             jitree.DecisionTreeClassifier
@@ -320,6 +327,45 @@ def test_fits_outside_the_sparse_growth_use_the_dense_copy(sparse_growth_calls):
     np.testing.assert_array_equal(model.missing_values_in_feature_mask_,
                                   np.isnan(dense_nan).any(axis=0))
     assert not sparse_growth_calls
+
+
+@pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")  # 5 trees: rows in every bag
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
+    """A forest on a sparse X sorts its columns once and grows each tree on its bag's rows of
+    them: the same trees as the forest on the dense copy. Squared error's sums round
+    differently (see same_partition), and with max_features a tie between two splits that
+    part a node alike, mirrored, changes what its children draw: on these rows no node has
+    such a tie (two leaves of min_samples_leaf=3 rows told apart by two features)."""
+    X, dense = random_sparse(21, 600, 30, 0.1, "csr")
+    rng = np.random.default_rng(22)
+    y = dense[:, 2] - 2 * dense[:, 5] + 0.1 * rng.normal(size=600)
+    if cls is jitree.RandomForestClassifier:
+        y = np.digitize(y, [-0.3, 0.3])
+    params = dict(n_estimators=5, random_state=3, min_samples_leaf=3, max_features="sqrt")
+    a = cls(**params).fit(X, y)
+    assert len(sparse_growth_calls) == 5
+    b = cls(**params).fit(dense, y)
+    if cls is jitree.RandomForestClassifier:
+        for tree_a, tree_b in zip(a.estimators_, b.estimators_, strict=True):
+            same_tree(tree_a, tree_b)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(dense))
+    else:
+        for tree_a, tree_b in zip(a.estimators_, b.estimators_, strict=True):
+            np.testing.assert_array_equal(tree_a.tree_.feature, tree_b.tree_.feature)
+            np.testing.assert_array_equal(tree_a.tree_.threshold, tree_b.tree_.threshold)
+            np.testing.assert_allclose(tree_a.tree_.value, tree_b.tree_.value, rtol=1e-12,
+                                       atol=1e-12)
+        counts = np.round(np.exp(y)).astype(float)  # poisson on counts: exact sums, exact trees
+        poisson = dict(params, criterion="poisson", min_samples_leaf=1)
+        for tree_a, tree_b in zip(cls(**poisson).fit(X, counts).estimators_,
+                                  cls(**poisson).fit(dense, counts).estimators_, strict=True):
+            same_tree(tree_a, tree_b)
+    # what reads the rows after the trees (out-of-bag scores) grows on the dense copy
+    before = len(sparse_growth_calls)
+    oob = cls(oob_score=True, **params).fit(X, y)
+    assert len(sparse_growth_calls) == before
+    assert oob.oob_score_ == cls(oob_score=True, **params).fit(dense, y).oob_score_
 
 
 # -- prediction reads only the columns the trees test -----------------------------------------

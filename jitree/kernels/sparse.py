@@ -15,9 +15,17 @@ positive values) and stopping rules. Sums of non-integer weights or targets may 
 differently in the scan (the zero run's statistics come from a subtraction), which can only
 swap two candidates whose scores agree to the last bits.
 
-It covers numeric features without missing values, the best splitter on every feature
-(``max_features`` equal to the number of features) and the built-in criteria of
-:func:`criteria.builtin_score`, gini and squared error; the Python layer
+``max_features`` below the number of features draws each node's features as the dense
+loop's :func:`jitree.kernels.select.select_features` does (the same permutation of the
+same random stream, among the features not constant in the node: :func:`draw_features`),
+and the column passes skip the stored values of the nodes that did not draw their feature.
+The stored values of samples in no open node are dropped as the levels go
+(:func:`open_entries`), so that a deep tree's levels cost their open samples' stored values.
+A forest's trees grow on the rows of their bags (:func:`keep_rows`: the columns sorted once
+for all the trees).
+
+It covers numeric features without missing values, the best splitter and the built-in
+criteria of :func:`criteria.builtin_score`, gini and squared error; the Python layer
 (:mod:`jitree.model.builder`) sends every other fit to the dense loop.
 """
 
@@ -47,6 +55,7 @@ from .grower import (
     splittable,
 )
 from .predict import SPLIT_THRESHOLD
+from .random import stream_key, uniform
 from .split import midpoint, plain_settings, with_measure
 
 SparseData = namedtuple("SparseData", [
@@ -83,6 +92,226 @@ def sort_columns(column_start, row, value):
         for k in range(end - first):
             value[first + k] = values[order[k]]
             row[first + k] = rows[order[k]]
+
+
+@pjit
+def keep_rows(column_start, row, value, number, out_start, out_row, out_value):
+    """The stored values of the rows ``i`` with ``number[i] >= 0``, renumbered
+    ``number[i]``, each column's kept in their order (still sorted), into ``out_row``,
+    ``out_value`` (``out_start``: the columns' starts); returns the number kept."""
+    n_features = column_start.shape[0] - 1
+    kept = np.zeros(n_features + 1, dtype=np.int64)
+    for f in prange(n_features):
+        count = 0
+        for p in range(column_start[f], column_start[f + 1]):
+            if number[row[p]] >= 0:
+                count += 1
+        kept[f + 1] = count
+    for f in range(n_features):
+        kept[f + 1] += kept[f]
+    out_start[:] = kept
+    for f in prange(n_features):
+        q = kept[f]
+        for p in range(column_start[f], column_start[f + 1]):
+            i = number[row[p]]
+            if i >= 0:
+                out_row[q] = i
+                out_value[q] = value[p]
+                q += 1
+    return kept[n_features]
+
+
+@jit
+def open_entries(data, local):
+    """``data`` with the stored values of the closed samples (``local[i] < 0``: in no open
+    node) left out, each column's kept in order; samples keep their numbers. A deep tree's
+    levels then cost the stored values of their open samples, not all of X's."""
+    column_start = data.column_start
+    row_of = data.row
+    n_features = column_start.shape[0] - 1
+    start = np.zeros(n_features + 1, dtype=np.int64)
+    for f in range(n_features):
+        count = 0
+        for p in range(column_start[f], column_start[f + 1]):
+            if local[row_of[p]] >= 0:
+                count += 1
+        start[f + 1] = start[f] + count
+    n_kept = start[n_features]
+    row = np.empty(n_kept, dtype=row_of.dtype)
+    value = np.empty(n_kept, dtype=data.value.dtype)
+    classified = data.entry_class.shape[0] > 0
+    weight = np.empty(n_kept)
+    entry_class = np.empty(n_kept if classified else 0, dtype=data.entry_class.dtype)
+    entry_wy = np.empty(0 if classified else n_kept)
+    q = 0
+    for p in range(column_start[n_features]):
+        if local[row_of[p]] >= 0:
+            row[q] = row_of[p]
+            value[q] = data.value[p]
+            weight[q] = data.entry_weight[p]
+            if classified:
+                entry_class[q] = data.entry_class[p]
+            else:
+                entry_wy[q] = data.entry_wy[p]
+            q += 1
+    return SparseData(start, row, value, data.label, data.target, data.target_term,
+                      data.sample_weight, data.is_regression, weight, entry_class, entry_wy)
+
+
+@jit
+def by_rows(data, n_samples):
+    """The stored values of ``data`` row by row: ``(start, feature, value)``, row i's at
+    ``start[i]:start[i + 1]`` (features increasing); empty arrays for ``n_samples`` 0."""
+    column_start = data.column_start
+    row_of = data.row
+    n_features = column_start.shape[0] - 1
+    if n_samples == 0:
+        return (np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0))
+    start = np.zeros(n_samples + 1, dtype=np.int64)
+    for p in range(column_start[n_features]):
+        start[row_of[p] + 1] += 1
+    for i in range(n_samples):
+        start[i + 1] += start[i]
+    feature = np.empty(column_start[n_features], dtype=np.int32)
+    value = np.empty(column_start[n_features])
+    fill = start[:n_samples].copy()
+    for f in range(n_features):
+        for p in range(column_start[f], column_start[f + 1]):
+            i = row_of[p]
+            feature[fill[i]] = f
+            value[fill[i]] = data.value[p]
+            fill[i] += 1
+    return start, feature, value
+
+
+@jit(inline="always")
+def varies_in_column(data, f, k, local, n_node):
+    """Whether feature f varies in the open node k of ``n_node`` samples (``local``): a
+    stored value and a zero of it there, or two different stored values (what
+    :func:`~jitree.kernels.select.select_features` asks of the sorted values, without
+    missing values); reads column f."""
+    row_of = data.row
+    value_of = data.value
+    count = 0
+    low = 0.0
+    high = 0.0
+    for p in range(data.column_start[f], data.column_start[f + 1]):
+        if local[row_of[p]] == k:
+            v = np.float64(value_of[p])
+            if count == 0:
+                low = v
+            high = v  # values increase along the column
+            count += 1
+    return count > 0 and (count < n_node or low < high)
+
+
+@jit
+def draw_features(data, rows, local, seed, ids, node_count, members, member_start,
+                  max_features):
+    """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
+    member_start[k + 1]]``) searches, as :func:`~jitree.kernels.select.select_features`
+    draws them: up to ``max_features`` of the features that vary in it, met in the
+    Fisher-Yates permutation of the stream of (seed, node). Returns ``(start, node)``: for
+    each feature f, the nodes that drew it, ``node[start[f]:start[f + 1]]``, increasing.
+
+    Per node, the cheaper of two ways that draw the same features: from the stored values of
+    its samples (``rows``: :func:`by_rows`), the features that vary in it, all taken when at
+    most ``max_features``, else marked for the permutation; or (a node of many samples,
+    where most features vary) the permutation itself, each feature it meets checked on its
+    column (:func:`varies_in_column`): the draw then reads about ``max_features``
+    columns, not the node's every stored value."""
+    row_start, row_feature, row_value = rows
+    n_features = data.column_start.shape[0] - 1
+    m = ids.shape[0]
+    column_mean = data.column_start[n_features] / max(1, n_features)
+    chosen_count = np.zeros(m, dtype=np.int64)
+    chosen = np.empty((m, max_features), dtype=np.int64)
+    stored = np.zeros(n_features, dtype=np.int64)  # per feature, in the current node
+    low = np.zeros(n_features)
+    high = np.zeros(n_features)
+    varies = np.zeros(n_features, dtype=np.uint8)
+    touched = np.empty(n_features, dtype=np.int64)
+    order = np.empty(n_features, dtype=np.int64)
+    for k in range(m):
+        n_node = node_count[k]
+        entries = 0
+        for r in range(member_start[k], member_start[k + 1]):
+            i = members[r]
+            entries += row_start[i + 1] - row_start[i]
+        # the varying features are at most the node's stored values; a permutation meets
+        # max_features of V varying features after about max_features * n_features / V
+        # steps, each reading a column
+        bound = max(1, min(n_features, entries))
+        steps = n_features if bound <= max_features else max_features * n_features / bound
+        by_rows_now = entries <= steps * max(1.0, column_mean)
+        count = 0
+        if by_rows_now:
+            n_touched = 0
+            for r in range(member_start[k], member_start[k + 1]):
+                i = members[r]
+                for q in range(row_start[i], row_start[i + 1]):
+                    f = row_feature[q]
+                    v = row_value[q]
+                    if stored[f] == 0:
+                        touched[n_touched] = f
+                        n_touched += 1
+                        low[f] = v
+                        high[f] = v
+                    else:
+                        low[f] = min(low[f], v)
+                        high[f] = max(high[f], v)
+                    stored[f] += 1
+            n_varying = 0
+            for t in range(n_touched):
+                f = touched[t]
+                if stored[f] < n_node or low[f] < high[f]:
+                    varies[f] = 1
+                    n_varying += 1
+                stored[f] = 0
+            if n_varying <= max_features:
+                for t in range(n_touched):
+                    f = touched[t]
+                    if varies[f]:
+                        chosen[k, count] = f
+                        count += 1
+                        varies[f] = 0
+                chosen[k, :count].sort()
+                chosen_count[k] = count
+                continue
+        key = stream_key(seed, ids[k], -1)
+        for f in range(n_features):
+            order[f] = f
+        for step in range(n_features):
+            pick = step + np.int64(uniform(key, step) * (n_features - step))
+            if pick >= n_features:
+                pick = n_features - 1
+            order[step], order[pick] = order[pick], order[step]
+            f = order[step]
+            if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
+                                                                     n_node):
+                chosen[k, count] = f
+                count += 1
+                if count == max_features:
+                    break
+        if by_rows_now:
+            for t in range(n_touched):
+                varies[touched[t]] = 0
+        chosen[k, :count].sort()
+        chosen_count[k] = count
+    by_feature_start = np.zeros(n_features + 1, dtype=np.int64)
+    for k in range(m):
+        for t in range(chosen_count[k]):
+            by_feature_start[chosen[k, t] + 1] += 1
+    for f in range(n_features):
+        by_feature_start[f + 1] += by_feature_start[f]
+    by_feature_node = np.empty(by_feature_start[n_features], dtype=np.int64)
+    fill = by_feature_start[:n_features].copy()
+    for k in range(m):  # nodes increase within each feature
+        for t in range(chosen_count[k]):
+            f = chosen[k, t]
+            by_feature_node[fill[f]] = k
+            fill[f] += 1
+    return by_feature_start, by_feature_node
 
 
 @jit(inline="always")
@@ -140,13 +369,15 @@ def split_score(settings, is_regression, left, node_stats, weight_left, weight_r
 
 @pjit
 def search_level(data, settings, measure, node_stats, node_weight, node_count, local, n_blocks,
-                 best_score, best_feature, best_threshold, best_left, best_left_weight,
+                 drawn, best_score, best_feature, best_threshold, best_left, best_left_weight,
                  best_left_count):
     """The best threshold of each open node of a level (``local[i]``: the open node of
     sample i, -1 for none) over every feature, in parallel over blocks of features; block b
     writes its best per node into row b of the ``best_*`` arrays (score -inf: none).
     ``settings``: the :func:`~jitree.kernels.split.plain_settings` of the criterion
-    ``measure``.
+    ``measure``. ``drawn``: ``(start, node)`` of :func:`draw_features` (feature f is searched
+    at the nodes ``node[start[f]:start[f + 1]]``), or two empty arrays: every node searches
+    every feature.
 
     Each stored value is read once: a column's positive values from the largest down, adding
     up each node's right side (a candidate's left side is the node minus it), then its
@@ -163,6 +394,8 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
     n_features = column_start.shape[0] - 1
     m = node_weight.shape[0]
     n_stats = node_stats.shape[1]
+    drawn_start, drawn_node = drawn
+    restricted = drawn_start.shape[0] > 0
     for b in prange(n_blocks):
         settings_in = with_measure(settings, measure)
         limits = (min_samples_leaf, min_weight_leaf)
@@ -178,6 +411,7 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
         last_positive = np.zeros(m)
         seen = np.full(m, -1, dtype=np.int64)
         touched = np.empty(m, dtype=np.int64)
+        searched = np.full(m if restricted else 0, -1, dtype=np.int64)
         side = np.empty(n_stats)
         scratch = np.empty(n_stats)
         entropy = np.zeros(m)
@@ -189,6 +423,11 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
         for f in range(b * n_features // n_blocks, (b + 1) * n_features // n_blocks):
             first = column_start[f]
             end = column_start[f + 1]
+            if restricted:
+                if drawn_start[f] == drawn_start[f + 1]:
+                    continue  # no node drew f
+                for q in range(drawn_start[f], drawn_start[f + 1]):
+                    searched[drawn_node[q]] = f
             # the first positive value (values increase; no stored zero)
             low = first
             high = end
@@ -202,7 +441,7 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
             n_touched = 0
             for p in range(end - 1, positive - 1, -1):
                 k = local[row_of[p]]
-                if k < 0:
+                if k < 0 or (restricted and searched[k] != f):
                     continue
                 if seen[k] != f:
                     seen[k] = f
@@ -222,7 +461,7 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
                 last_positive[k] = v
             for p in range(first, positive):
                 k = local[row_of[p]]
-                if k < 0:
+                if k < 0 or (restricted and searched[k] != f):
                     continue
                 if seen[k] != f:
                     seen[k] = f
@@ -334,8 +573,26 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
     if not splittable(nodes, 0, settings, is_regression):
         return nodes, count
     stored_flag = np.zeros(n_samples, dtype=np.uint8)
+    # the samples of the open nodes (and some closed ones: checked), and how many samples
+    # the stored values in ``data`` belong to
+    open_rows = np.arange(n_samples)
+    rows_in_data = n_samples
+    drawing = settings.max_features < n_features
+    rows = by_rows(data, n_samples if drawing else 0)
     while open_ids.shape[0] > 0:
         m = open_ids.shape[0]
+        n_open_rows = 0
+        for r in range(open_rows.shape[0]):
+            if local[open_rows[r]] >= 0:
+                open_rows[n_open_rows] = open_rows[r]
+                n_open_rows += 1
+        open_rows = open_rows[:n_open_rows]
+        if 2 * n_open_rows < rows_in_data:
+            data = open_entries(data, local)
+            column_start = data.column_start
+            row_of = data.row
+            value_of = data.value
+            rows_in_data = n_open_rows
         node_stats = np.empty((m, n_stats))
         node_weight = np.empty(m)
         node_count = np.empty(m, dtype=np.int64)
@@ -343,6 +600,23 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             node_stats[k, :] = nodes.stats[open_ids[k]]
             node_weight[k] = nodes.floats[open_ids[k], F_WEIGHT]
             node_count[k] = nodes.ints[open_ids[k], N_SAMPLES]
+        # the samples of each open node, in increasing index (children's statistics are
+        # summed in the dense loop's order)
+        member_count = np.zeros(m + 1, dtype=np.int64)
+        for i in open_rows:
+            member_count[local[i] + 1] += 1
+        for k in range(m):
+            member_count[k + 1] += member_count[k]
+        members = np.empty(member_count[m], dtype=np.int64)
+        fill = member_count[:m].copy()
+        for i in open_rows:  # increasing
+            k = local[i]
+            members[fill[k]] = i
+            fill[k] += 1
+        drawn = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        if drawing:
+            drawn = draw_features(data, rows, local, settings.seed, open_ids, node_count,
+                                  members, member_count, settings.max_features)
         blocks = max(1, min(n_blocks, n_features))
         best_score = np.empty((blocks, m))
         best_feature = np.full((blocks, m), -1, dtype=np.int64)
@@ -351,7 +625,7 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         best_left_weight = np.zeros((blocks, m))
         best_left_count = np.zeros((blocks, m), dtype=np.int64)
         search_level(data, plain_settings(settings), settings.criterion, node_stats,
-                     node_weight, node_count, local, blocks, best_score, best_feature,
+                     node_weight, node_count, local, blocks, drawn, best_score, best_feature,
                      best_threshold, best_left, best_left_weight, best_left_count)
         # the best over blocks (increasing feature ranges: a strictly better score replaces,
         # so the lowest feature index wins a tie)
@@ -363,21 +637,6 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
                 if best_feature[b, k] >= 0 and best_score[b, k] > best:
                     best = best_score[b, k]
                     chosen[k] = b
-        # the samples of each open node, in increasing index (children's statistics are
-        # summed in the dense loop's order)
-        member_count = np.zeros(m + 1, dtype=np.int64)
-        for i in range(n_samples):
-            if local[i] >= 0:
-                member_count[local[i] + 1] += 1
-        for k in range(m):
-            member_count[k + 1] += member_count[k]
-        members = np.empty(member_count[m], dtype=np.int64)
-        fill = member_count[:m].copy()
-        for i in range(n_samples):
-            k = local[i]
-            if k >= 0:
-                members[fill[k]] = i
-                fill[k] += 1
         # accepted splits, their children's statistics and impurity decrease
         split_feature = np.full(m, -1, dtype=np.int64)
         child_stats = np.zeros((m, 2, n_stats))
@@ -465,13 +724,12 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             count += 2
         # every sample moves to its child's local number (-1: a leaf); first to the child
         # of value 0, then the stored values of the split feature to their side
-        for i in range(n_samples):
+        for i in open_rows:
             k = local[i]
-            if k >= 0:
-                if split_feature[k] < 0:
-                    local[i] = -1
-                else:
-                    local[i] = child_local[k, 0 if 0.0 <= threshold[k] else 1]
+            if split_feature[k] < 0:
+                local[i] = -1
+            else:
+                local[i] = child_local[k, 0 if 0.0 <= threshold[k] else 1]
         for k in range(m):
             f = split_feature[k]
             if f < 0:

@@ -32,7 +32,7 @@ from ..kernels.grower import (
 )
 from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, TreeData
-from ..kernels.sparse import SparseData, grow_sparse, sort_columns
+from ..kernels.sparse import SparseData, grow_sparse, keep_rows, sort_columns
 from .tree import FEATURE_CATEGORICAL, Tree
 from .validation import FIT_DENSE_COPIES, is_sparse, memory_bytes, sparse_to_dense
 
@@ -397,17 +397,69 @@ _SPARSE_CRITERIA = frozenset({criteria.GINI, criteria.ENTROPY, criteria.MISCLASS
 
 
 def sparse_growth(params, measure, X):
-    """Whether the tree on the sparse X grows by :func:`jitree.kernels.sparse.grow_sparse`
-    (the same tree as the dense loop on its dense copy, in memory of its stored values):
-    numeric features without missing values, the best splitter on every feature, depth-wise
-    growth, no constraint and a built-in criterion of :data:`_SPARSE_CRITERIA`. Other fits
-    grow on the dense copy."""
+    """Whether the tree on the sparse X (or :class:`SortedColumns`) grows by
+    :func:`jitree.kernels.sparse.grow_sparse` (the same tree as the dense loop on its dense
+    copy, in memory of its stored values): one output, numeric features without missing
+    values, the best splitter (any ``max_features``), depth-wise growth, no constraint and a
+    built-in criterion of :data:`_SPARSE_CRITERIA`. Other fits grow on the dense copy."""
     numeric = params.feature_kind is None or not np.any(np.asarray(params.feature_kind))
+    values = X.value if isinstance(X, SortedColumns) else X.data
     return (numeric and params.n_outputs == 1 and not params.random_splitter
-            and params.max_features >= X.shape[1] and not params.max_leaf_nodes
+            and not params.max_leaf_nodes
             and params.monotonic is None and params.interaction is None
             and int(measure.code) in _SPARSE_CRITERIA
-            and not np.isnan(X.data).any())
+            and not np.isnan(values).any())
+
+
+class SortedColumns:
+    """A sparse X as the sparse growth reads it: each column's stored non-zero values
+    (``value``, float32 or float64) and their rows (``row``, int32) sorted by value,
+    column f's at ``start[f]:start[f + 1]`` (explicit zeros dropped, duplicates summed).
+    Made once for the trees of a forest, each of which takes its bag's rows
+    (:meth:`subset`)."""
+
+    def __init__(self, start, row, value, n_samples):
+        self.start = start
+        self.row = row
+        self.value = value
+        self.n_samples = n_samples
+
+    @property
+    def shape(self):
+        return (self.n_samples, self.start.shape[0] - 1)
+
+    @classmethod
+    def of(cls, X):
+        columns = X.tocsc()
+        if not columns.has_canonical_format:
+            columns = columns.copy()
+            columns.sum_duplicates()
+        start = np.asarray(columns.indptr, dtype=np.int64)
+        rows = np.array(columns.indices, dtype=np.int32)
+        values = np.array(columns.data, dtype=columns.data.dtype
+                          if columns.data.dtype in (np.float32, np.float64) else np.float64)
+        if np.any(values == 0.0):  # explicit zeros: dropped (they join the zero run)
+            kept = values != 0.0
+            column_of = np.repeat(np.arange(columns.shape[1]), np.diff(start))
+            start = np.concatenate([[0], np.cumsum(np.bincount(column_of[kept],
+                                                               minlength=columns.shape[1]))])
+            start = start.astype(np.int64)
+            rows = rows[kept]
+            values = values[kept]
+        sort_columns(start, rows, values)
+        return cls(start, rows, values, columns.shape[0])
+
+    def subset(self, keep):
+        """The rows with ``keep[i]`` true, renumbered in their order (columns still sorted)."""
+        keep = np.asarray(keep, dtype=bool)
+        number = np.full(keep.shape[0], -1, dtype=np.int32)
+        number[keep] = np.arange(int(np.count_nonzero(keep)), dtype=np.int32)
+        start = np.empty_like(self.start)
+        row = np.empty_like(self.row)
+        value = np.empty_like(self.value)
+        kept = keep_rows(self.start, self.row, self.value, number, start, row, value)
+        return SortedColumns(start, row[:kept].copy(), value[:kept].copy(),
+                             int(number.max()) + 1 if keep.any() else 0)
 
 
 class TreeBuilder:
@@ -455,7 +507,9 @@ class TreeBuilder:
                          impurity_threshold=scaling.impurity_setting(
                              self.params.impurity_threshold))
         n_features = X.shape[1]
-        if is_sparse(X):
+        if isinstance(presorted, SortedColumns):  # a forest's tree: its bag's columns
+            X, presorted = presorted, None
+        if is_sparse(X) or isinstance(X, SortedColumns):
             if sparse_growth(params, measure, X):
                 return self._wrap(*self._grow_sparse(X, target, term, sample_weight, n_stats,
                                                      params, measure),
@@ -515,25 +569,10 @@ class TreeBuilder:
         return root_stats, float(sample_weight.sum())
 
     def _grow_sparse(self, X, target, term, sample_weight, n_stats, params, measure):
-        """:func:`jitree.kernels.sparse.grow_sparse` on a sparse X (see
-        :func:`sparse_growth`): (nodes, count)."""
-        columns = X.tocsc()
-        if not columns.has_canonical_format:
-            columns = columns.copy()
-            columns.sum_duplicates()
-        start = np.asarray(columns.indptr, dtype=np.int64)
-        rows = np.array(columns.indices, dtype=np.int32)
-        values = np.array(columns.data, dtype=columns.data.dtype
-                          if columns.data.dtype in (np.float32, np.float64) else np.float64)
-        if np.any(values == 0.0):  # explicit zeros: dropped (they join the zero run)
-            kept = values != 0.0
-            column_of = np.repeat(np.arange(columns.shape[1]), np.diff(start))
-            start = np.concatenate([[0], np.cumsum(np.bincount(column_of[kept],
-                                                               minlength=columns.shape[1]))])
-            start = start.astype(np.int64)
-            rows = rows[kept]
-            values = values[kept]
-        sort_columns(start, rows, values)
+        """:func:`jitree.kernels.sparse.grow_sparse` on a sparse X or its
+        :class:`SortedColumns` (see :func:`sparse_growth`): (nodes, count)."""
+        columns = X if isinstance(X, SortedColumns) else SortedColumns.of(X)
+        start, rows, values = columns.start, columns.row, columns.value
         label = np.zeros(0, dtype=np.int64) if params.is_regression \
             else target.astype(np.int64)
         entry_weight = sample_weight[rows]

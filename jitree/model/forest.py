@@ -57,7 +57,7 @@ from ._base import (
     _tested_columns,
 )
 from ._params import ParamsMixin
-from .builder import GrowParams, Presorted, TreeBuilder
+from .builder import GrowParams, Presorted, SortedColumns, TreeBuilder, sparse_growth
 from .classifier import (
     DecisionTreeClassifier,
     _class_weight_factors,
@@ -75,11 +75,14 @@ from .tree import (
     read_only,
 )
 from .validation import (
+    FIT_DENSE_COPIES,
     check_is_fitted,
     check_poisson_target,
     check_sample_weight,
     check_y,
+    is_sparse,
     match_feature_names,
+    sparse_to_dense,
 )
 
 # Most rows per parallel task of forest prediction; each task walks its rows through every
@@ -269,8 +272,17 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     """
     tree_indices = [int(t) for t in tree_indices]
     params = plan.grow_params
-    with n_threads(n_jobs):
-        presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
+    columns = None
+    if is_sparse(X):
+        if sparse_growth(params, params.measure(), X):
+            # the columns sorted once; each tree grows on its bag's rows of them
+            with n_threads(n_jobs):
+                columns = SortedColumns.of(X)
+        else:
+            X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
+    if columns is None:
+        with n_threads(n_jobs):
+            presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
 
     carry_labels = _carries_labels(params.max_features, plan.n_features)
     probability = _draw_probability(sample_weight) if plan.weighted_draw else None
@@ -291,9 +303,10 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
             params, seed=int(seed), min_weight_leaf=plan.min_weight_fraction_leaf * total)
         bag = weight > 0
         with n_threads(1):
+            rows = columns.subset(bag) if columns is not None else \
+                presorted.subset(bag, carry_labels)
             tree = TreeBuilder(tree_params).build(X, target[bag], weight[bag], plan.n_stats,
-                                                  plan.n_classes,
-                                                  presorted.subset(bag, carry_labels))
+                                                  plan.n_classes, rows)
         tree = pruning.cost_complexity(tree, plan.ccp_alpha)
         if plan.honest:
             order = isinstance(params.criterion, int) and params.criterion in \
@@ -450,7 +463,12 @@ class BaseForest(ParamsMixin):
         and the arrays the trees grow on, ``(plan, X, target, sample_weight)``. The estimator
         itself is left unchanged."""
         template = self._tree_template()
-        X = template._validate_fit_X(X)
+        # a sparse X stays sparse for the trees that grow on its stored values (best
+        # splitter; see _grow_trees), unless what the fit reads after the trees wants rows
+        keep_sparse = (self._splitter == "best" and not self.oob_score
+                       and not getattr(self, "store_leaf_samples", False)
+                       and not (isinstance(self.honest, (bool, np.bool_)) and self.honest))
+        X = template._validate_fit_X(X, keep_sparse=keep_sparse)
         n_samples, n_features = X.shape
         settings = self._fit_settings()
         sample_weight = check_sample_weight(sample_weight, n_samples)

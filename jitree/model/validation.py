@@ -160,9 +160,27 @@ def sparse_to_dense(X, name="X", copies=1):
             f"{name} is a sparse {n_samples:,} x {n_features:,} matrix; this use of it needs "
             f"its dense copy, about {needed / 2**30:,.1f} GiB here, more than half of this "
             f"machine's {memory / 2**30:,.1f} GiB: select or hash fewer features, or use a "
-            "sample of the rows (a single tree with the best splitter on every feature, "
-            "numeric features and no missing value grows on the stored values alone)")
+            "sample of the rows (trees and random forests with the best splitter, numeric "
+            "features and no missing value grow on the stored values alone)")
     return X.toarray().astype(dtype, copy=False)
+
+
+def summed_as_dense(X):
+    """X with its duplicated entries summed in the order ``X.toarray()`` sums them (their
+    order of storage): scipy's own conversions may add them in another order, which can
+    change a sum's last bit and so a threshold. X itself when it has no duplicate."""
+    if getattr(X, "format", None) not in ("coo", "csr", "csc") or \
+            getattr(X, "has_canonical_format", True):
+        return X
+    entries = X.tocoo()  # the entries in their order of storage
+    n_samples = X.shape[0]
+    cells, inverse = np.unique(entries.col.astype(np.int64) * n_samples + entries.row,
+                               return_inverse=True)
+    if cells.shape[0] == entries.nnz:
+        return X
+    summed = np.zeros(cells.shape[0], dtype=entries.data.dtype)
+    np.add.at(summed, inverse.ravel(), entries.data)  # one by one, in order
+    return type(entries)((summed, (cells % n_samples, cells // n_samples)), shape=X.shape)
 
 
 def check_sparse_X(X, name="X"):
@@ -170,7 +188,7 @@ def check_sparse_X(X, name="X"):
     no infinity among its stored values (NaN: a missing value)."""
     check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
-    columns = X.tocsc().astype(dtype, copy=False)  # the fit copies what it keeps
+    columns = summed_as_dense(X).tocsc().astype(dtype, copy=False)  # the fit copies it
     if np.isinf(columns.data).any():
         raise ValueError(f"Input {name} contains infinity or a value too large for {dtype}; "
                          "only NaN is accepted as a missing value")
@@ -184,7 +202,7 @@ def sparse_row_blocks(X, name="X", columns=None):
     here, not when the first block is read)."""
     check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
-    rows = X.tocsr()
+    rows = summed_as_dense(X).tocsr()
     if rows.dtype.kind == "f" and np.isinf(rows.data).any():  # also in columns not read
         raise ValueError(f"Input {name} contains infinity or a value too large for {dtype}")
     n_samples = rows.shape[0]
