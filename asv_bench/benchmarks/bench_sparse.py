@@ -1,4 +1,5 @@
-"""Fit of a tree on a sparse matrix (the sparse growth of jitree.kernels.sparse)."""
+"""Fit of a tree and a forest on a sparse matrix (the sparse growth of jitree.kernels.sparse),
+and the forest's prediction of its CSR rows."""
 
 import numpy as np
 
@@ -27,3 +28,28 @@ class FitSparse:
 
     def peakmem_fit(self, shape):
         self.model.fit(self.X, self.y)
+
+
+class SparseForest:
+    """10 full-depth trees on 20k x 2k at density 0.5%: fit, and predict_proba of CSR rows."""
+
+    timeout = 300
+
+    def setup(self):
+        try:
+            from scipy import sparse
+        except ImportError:
+            raise NotImplementedError("scipy is not installed") from None
+        self.X = sparse.random(20_000, 2_000, density=0.005, format="csc", random_state=0,
+                               dtype=np.float32)
+        self.y = (self.X @ np.random.default_rng(0).normal(size=2_000) > 0).astype(int)
+        self.rows = self.X.tocsr()
+        self.model = jitree.RandomForestClassifier(n_estimators=10, n_jobs=2, random_state=0)
+        self.model.fit(self.X, self.y)
+        self.model.predict_proba(self.rows)
+
+    def time_fit(self):
+        self.model.fit(self.X, self.y)
+
+    def time_predict_proba(self):
+        self.model.predict_proba(self.rows)

@@ -27,6 +27,7 @@ SPLIT_MULTIWAY = 2
 BLOCK_ROWS = 8  # rows walked together by one thread
 CHUNK_ROWS = 2048  # rows per parallel task
 CHECK_EVERY = 4  # levels between two "all rows at a leaf?" checks
+CSR_LANES = 8  # rows walked together by one thread of predict_flat_csr (4: 1.3x slower, 16: same)
 
 
 @jit
@@ -280,6 +281,89 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
                         out[i, k] += table[leaf, k]
                 i += 1
     return infinite.any()
+
+
+@jit(inline="always")
+def _scatter_rows(indptr, indices, data, first, n_block, buffer, sign):
+    """Rows first:first + n_block of a CSR X into the rows of the dense ``buffer`` (zeros
+    elsewhere): ``sign`` 1 adds their stored values in their order of storage (duplicated
+    entries summed as ``X.toarray()`` sums them), 0 puts their entries back to zero."""
+    for r in range(n_block):
+        row = buffer[r]
+        for p in range(indptr[first + r], indptr[first + r + 1]):
+            if sign:
+                row[indices[p]] += data[p]
+            else:
+                row[indices[p]] = 0
+
+
+@pjit
+def predict_flat_csr(indptr, indices, data, n_columns, missing, flat, table, chunk_rows, out):
+    """:func:`predict_flat` of a CSR X (``indptr``, ``indices``, ``data``: finite or NaN,
+    checked by the caller; ``missing``: whether it holds a NaN) of ``n_columns`` columns,
+    without its dense copy, in parallel over chunks of rows, tree after tree.
+
+    ``CSR_LANES`` rows walk together, each in a lane: a row's stored values are added into
+    its lane's row of a dense buffer (zeros elsewhere), and when the row reaches its leaf its
+    entries go back to zero and the next row of the chunk takes the lane. Rows of deep,
+    uneven trees (a sparse X's trees are often hundreds of levels deep along a few paths)
+    then cost their own paths, not the longest path of their block."""
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    tree_root = flat.root
+    n_rows = indptr.shape[0] - 1
+    width = table.shape[1]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    for chunk in prange(n_chunks):
+        nodes = np.empty(CSR_LANES, dtype=np.uint64)
+        lane_row = np.empty(CSR_LANES, dtype=np.int64)
+        buffer = np.zeros((CSR_LANES, n_columns), dtype=data.dtype)
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        for t in range(tree_root.shape[0]):
+            root = np.uint64(tree_root[t])
+            following = first
+            busy = 0
+            for r in range(CSR_LANES):
+                lane_row[r] = -1
+                if following < last:
+                    lane_row[r] = following
+                    _scatter_rows(indptr, indices, data, following, 1, buffer[r:], 1)
+                    nodes[r] = root
+                    following += 1
+                    busy += 1
+            while busy > 0:
+                for r in range(CSR_LANES):
+                    i = lane_row[r]
+                    if i < 0:
+                        continue
+                    node = nodes[r]
+                    child = np.uint64(left[node])
+                    if child != node:
+                        x = buffer[r, np.uint64(feature[node])]
+                        if missing:
+                            right = (x > threshold[node]) | ((x != x)
+                                                             & (missing_right[node] != 0))
+                        else:
+                            right = x > threshold[node]
+                        nodes[r] = child + np.uint64(right)
+                        continue
+                    for k in range(width):  # at its leaf
+                        if t == 0:  # the first tree sets, the others add
+                            out[i, k] = table[node, k]
+                        else:
+                            out[i, k] += table[node, k]
+                    _scatter_rows(indptr, indices, data, i, 1, buffer[r:], 0)
+                    if following < last:
+                        lane_row[r] = following
+                        _scatter_rows(indptr, indices, data, following, 1, buffer[r:], 1)
+                        nodes[r] = root
+                        following += 1
+                    else:
+                        lane_row[r] = -1
+                        busy -= 1
 
 
 # -- the flat layout with category tests ----------------------------------------------------------

@@ -19,6 +19,7 @@ from .honest import reestimate, split_rows
 from .tree import FEATURE_CATEGORICAL
 from .validation import (
     FIT_DENSE_COPIES,
+    CsrRows,
     check_encodable_names,
     check_is_fitted,
     check_sample_weight,
@@ -592,6 +593,8 @@ class BaseDecisionTree(ParamsMixin):
         """X checked against the fitted features. ``by_position``: the columns are taken in
         order without a feature-name check (files without names, streamed chunks)."""
         check_is_fitted(self)
+        if isinstance(X, CsrRows):  # checked when made (_chunked)
+            return X
         if not by_position:
             reordered = match_feature_names(self, getattr(self, "feature_names_in_", None),
                                             feature_names_of(X), hasattr(X, "shape"))
@@ -612,11 +615,13 @@ class BaseDecisionTree(ParamsMixin):
                              f"expecting {self.n_features_in_} features as input.")
         return X
 
-    def _chunked(self, X):
+    def _chunked(self, X, rows=False):
         """``(model, chunks)``: X's chunks to predict one at a time with ``model``'s
         validated methods (``chunks`` None: X is predicted whole, by this model).
 
-        A sparse X goes by dense blocks of rows. When every feature is numeric, the blocks
+        A sparse X is one :class:`~jitree.model.validation.CsrRows` chunk when ``rows`` (the
+        caller's validated method reads it) and the model walks it (:meth:`_walks_rows`);
+        otherwise it goes by dense blocks of rows. When every feature is numeric, the blocks
         hold only the columns the trees test, and ``model`` is a copy of this one whose trees
         read those columns (:meth:`_on_columns`): a block of a wide X then costs its stored
         values, not its rows times its columns."""
@@ -626,6 +631,10 @@ class BaseDecisionTree(ParamsMixin):
         if len(X.shape) == 2 and X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
+        if rows and self._walks_rows():
+            match_feature_names(self, getattr(self, "feature_names_in_", None), None,
+                                stacklevel=5)
+            return self, [CsrRows(X)]
         reduced = self._on_columns()
         if reduced is None:
             return self, prediction_chunks(X)
@@ -633,6 +642,11 @@ class BaseDecisionTree(ParamsMixin):
         match_feature_names(self, getattr(self, "feature_names_in_", None), None, stacklevel=5)
         model, columns = reduced
         return model, sparse_row_blocks(X, columns=columns)
+
+    def _walks_rows(self):
+        """Whether the validated predictions walk a :class:`CsrRows` X (see
+        :meth:`_chunked`): not a single tree's, for now."""
+        return False
 
     def _on_columns(self):
         """``(model, columns)``: a copy of this fitted model whose tree reads only the

@@ -76,6 +76,7 @@ from .tree import (
 )
 from .validation import (
     FIT_DENSE_COPIES,
+    CsrRows,
     check_is_fitted,
     check_poisson_target,
     check_sample_weight,
@@ -738,6 +739,12 @@ class BaseForest(ParamsMixin):
     _predict_chunks = BaseDecisionTree._predict_chunks
     _chunked = BaseDecisionTree._chunked
 
+    def _walks_rows(self):
+        """A forest of threshold tests walks a sparse X by its rows' stored values
+        (:func:`jitree.kernels.predict.predict_flat_csr`): no dense block, whose columns are
+        nearly all of X's when the trees are many and deep."""
+        return self._walk_kind() == "threshold"
+
     def _on_columns(self):
         """``(forest, columns)``: a copy of this fitted forest whose trees read only the
         ``columns`` some tree tests (see :meth:`BaseDecisionTree._chunked`), or None when a
@@ -809,7 +816,12 @@ class BaseForest(ParamsMixin):
         with n_threads(jobs) as threads:
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
-            if walk == "threshold":
+            if walk == "threshold" and isinstance(X, CsrRows):
+                flat, table = self._layout(X.dtype)
+                out = np.empty((X.shape[0], table.shape[1]))
+                _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing,
+                                          flat, table, chunk_rows, out)
+            elif walk == "threshold":
                 flat, table = self._layout(X.dtype)
                 out = np.empty((X.shape[0], table.shape[1]))
                 if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
@@ -1024,7 +1036,7 @@ class _ForestClassifier(BaseForest):
 
     def predict_proba(self, X):
         """Mean class probabilities of the trees. X may also be an iterator of chunks."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_proba_validated)
         return self._predict_mean(X)
@@ -1053,7 +1065,7 @@ class _ForestClassifier(BaseForest):
     def predict(self, X):
         """The class with the highest mean probability. X may also be an iterator of
         chunks."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))
@@ -1106,7 +1118,7 @@ class _ForestRegressor(BaseForest):
 
     def predict(self, X):
         """Mean of the trees' predictions. X may also be an iterator of chunks."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
         mean = self._predict_mean(X)

@@ -195,6 +195,27 @@ def check_sparse_X(X, name="X"):
     return columns
 
 
+class CsrRows:
+    """A sparse X checked for the walks that read its stored values row by row
+    (:func:`jitree.kernels.predict.predict_flat_csr`): CSR arrays with int64 indices and
+    float32 or float64 values (NaN: missing), no infinity. ``missing``: whether a NaN is
+    stored."""
+
+    def __init__(self, X, name="X"):
+        check_shape(X.shape, name)
+        dtype = _sparse_dtype(X, name)
+        rows = summed_as_dense(X).tocsr()
+        self.data = np.asarray(rows.data, dtype=dtype)
+        if np.isinf(self.data).any():
+            raise ValueError(f"Input {name} contains infinity or a value too large for "
+                             f"{dtype}")
+        self.indptr = np.asarray(rows.indptr, dtype=np.int64)
+        self.indices = np.asarray(rows.indices, dtype=np.int64)
+        self.shape = rows.shape
+        self.dtype = dtype
+        self.missing = bool(np.isnan(self.data).any())
+
+
 def sparse_row_blocks(X, name="X", columns=None):
     """The rows of a sparse X as dense blocks of at most :data:`SPARSE_BLOCK_VALUES` values
     (at least 64 rows), in order: an iterator of chunks for prediction. ``columns``: only
