@@ -206,13 +206,17 @@ def varies_in_column(data, f, k, local, n_node):
 
 
 @jit
-def draw_features(data, rows, local, seed, ids, node_count, members, member_start,
-                  max_features):
+def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
+                  member_start, max_features, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
-    member_start[k + 1]]``) searches, as :func:`~jitree.kernels.select.select_features`
+    member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
+    searches, as :func:`~jitree.kernels.select.select_features`
     draws them: up to ``max_features`` of the features that vary in it, met in the
-    Fisher-Yates permutation of the stream of (seed, node). Returns ``(start, node)``: for
-    each feature f, the nodes that drew it, ``node[start[f]:start[f + 1]]``, increasing.
+    Fisher-Yates permutation of the stream of (seed, node). Returns ``(feature, start,
+    node)``: the features some node drew, increasing, and the nodes that drew
+    ``feature[q]``, ``node[start[q]:start[q + 1]]``, increasing. ``scratch``: the arrays of
+    :func:`draw_scratch`, made once per tree and left as they were found (a wide X's levels
+    would otherwise each cost n_features, deep trees thousands of levels).
 
     Per node, the cheaper of two ways that draw the same features: from the stored values of
     its samples (``rows``: :func:`by_rows`), the features that vary in it, all taken when at
@@ -226,18 +230,17 @@ def draw_features(data, rows, local, seed, ids, node_count, members, member_star
     column_mean = data.column_start[n_features] / max(1, n_features)
     chosen_count = np.zeros(m, dtype=np.int64)
     chosen = np.empty((m, max_features), dtype=np.int64)
-    stored = np.zeros(n_features, dtype=np.int64)  # per feature, in the current node
-    low = np.zeros(n_features)
-    high = np.zeros(n_features)
-    varies = np.zeros(n_features, dtype=np.uint8)
-    touched = np.empty(n_features, dtype=np.int64)
-    order = np.empty(n_features, dtype=np.int64)
+    # stored: per feature, its stored values in the current node (0 between nodes); varies:
+    # 0 between nodes; order: the identity between nodes (each walk undoes its swaps,
+    # ``picks``, so that a node costs the steps it takes, not n_features)
+    stored, low, high, varies, touched, order, picks = scratch
+    # the stored values per sample of ``data`` (each of its columns holds the samples of
+    # the open nodes and some closed ones): a node's stored values are estimated from its
+    # sample count (counting them costs a pass over its samples at every level)
+    row_mean = data.column_start[n_features] / max(1, n_data_rows)
     for k in range(m):
         n_node = node_count[k]
-        entries = 0
-        for r in range(member_start[k], member_start[k + 1]):
-            i = members[r]
-            entries += row_start[i + 1] - row_start[i]
+        entries = n_node * row_mean
         # the varying features are at most the node's stored values; a permutation meets
         # max_features of V varying features after about max_features * n_features / V
         # steps, each reading a column
@@ -279,13 +282,14 @@ def draw_features(data, rows, local, seed, ids, node_count, members, member_star
                 chosen_count[k] = count
                 continue
         key = stream_key(seed, ids[k], -1)
-        for f in range(n_features):
-            order[f] = f
+        steps = 0
         for step in range(n_features):
             pick = step + np.int64(uniform(key, step) * (n_features - step))
             if pick >= n_features:
                 pick = n_features - 1
             order[step], order[pick] = order[pick], order[step]
+            picks[step] = pick
+            steps = step + 1
             f = order[step]
             if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
                                                                      n_node):
@@ -293,25 +297,47 @@ def draw_features(data, rows, local, seed, ids, node_count, members, member_star
                 count += 1
                 if count == max_features:
                     break
+        for step in range(steps - 1, -1, -1):
+            order[step], order[picks[step]] = order[picks[step]], order[step]
         if by_rows_now:
             for t in range(n_touched):
                 varies[touched[t]] = 0
         chosen[k, :count].sort()
         chosen_count[k] = count
-    by_feature_start = np.zeros(n_features + 1, dtype=np.int64)
+    # (feature, node) pairs ordered by feature, nodes increasing within each (stable sort)
+    n_pairs = 0
+    for k in range(m):
+        n_pairs += chosen_count[k]
+    pair_feature = np.empty(n_pairs, dtype=np.int64)
+    pair_node = np.empty(n_pairs, dtype=np.int64)
+    q = 0
     for k in range(m):
         for t in range(chosen_count[k]):
-            by_feature_start[chosen[k, t] + 1] += 1
-    for f in range(n_features):
-        by_feature_start[f + 1] += by_feature_start[f]
-    by_feature_node = np.empty(by_feature_start[n_features], dtype=np.int64)
-    fill = by_feature_start[:n_features].copy()
-    for k in range(m):  # nodes increase within each feature
-        for t in range(chosen_count[k]):
-            f = chosen[k, t]
-            by_feature_node[fill[f]] = k
-            fill[f] += 1
-    return by_feature_start, by_feature_node
+            pair_feature[q] = chosen[k, t]
+            pair_node[q] = k
+            q += 1
+    by_feature = np.argsort(pair_feature, kind="mergesort")
+    feature = np.empty(n_pairs, dtype=np.int64)
+    start = np.zeros(n_pairs + 1, dtype=np.int64)
+    node = np.empty(n_pairs, dtype=np.int64)
+    n_drawn = 0
+    for q in range(n_pairs):
+        f = pair_feature[by_feature[q]]
+        if n_drawn == 0 or feature[n_drawn - 1] != f:
+            feature[n_drawn] = f
+            start[n_drawn] = q
+            n_drawn += 1
+        node[q] = pair_node[by_feature[q]]
+    start[n_drawn] = n_pairs
+    return feature[:n_drawn], start[:n_drawn + 1], node
+
+
+@jit
+def draw_scratch(n_features):
+    """The work arrays of :func:`draw_features` in the state it leaves them."""
+    return (np.zeros(n_features, dtype=np.int64), np.zeros(n_features), np.zeros(n_features),
+            np.zeros(n_features, dtype=np.uint8), np.empty(n_features, dtype=np.int64),
+            np.arange(n_features), np.empty(n_features, dtype=np.int64))
 
 
 @jit(inline="always")
@@ -375,9 +401,9 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
     sample i, -1 for none) over every feature, in parallel over blocks of features; block b
     writes its best per node into row b of the ``best_*`` arrays (score -inf: none).
     ``settings``: the :func:`~jitree.kernels.split.plain_settings` of the criterion
-    ``measure``. ``drawn``: ``(start, node)`` of :func:`draw_features` (feature f is searched
-    at the nodes ``node[start[f]:start[f + 1]]``), or two empty arrays: every node searches
-    every feature.
+    ``measure``. ``drawn``: ``(feature, start, node)`` of :func:`draw_features` (feature
+    ``feature[q]`` is searched at the nodes ``node[start[q]:start[q + 1]]``; the blocks are
+    ranges of ``feature``), or three empty arrays: every node searches every feature.
 
     Each stored value is read once: a column's positive values from the largest down, adding
     up each node's right side (a candidate's left side is the node minus it), then its
@@ -394,8 +420,9 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
     n_features = column_start.shape[0] - 1
     m = node_weight.shape[0]
     n_stats = node_stats.shape[1]
-    drawn_start, drawn_node = drawn
+    drawn_feature, drawn_start, drawn_node = drawn
     restricted = drawn_start.shape[0] > 0
+    n_searched = drawn_feature.shape[0] if restricted else n_features
     for b in prange(n_blocks):
         settings_in = with_measure(settings, measure)
         limits = (min_samples_leaf, min_weight_leaf)
@@ -420,13 +447,12 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
                 entropy[k] = criteria.entropy(node_stats[k], node_weight[k])
         for k in range(m):
             best_score[b, k] = -np.inf
-        for f in range(b * n_features // n_blocks, (b + 1) * n_features // n_blocks):
+        for j in range(b * n_searched // n_blocks, (b + 1) * n_searched // n_blocks):
+            f = drawn_feature[j] if restricted else j
             first = column_start[f]
             end = column_start[f + 1]
             if restricted:
-                if drawn_start[f] == drawn_start[f + 1]:
-                    continue  # no node drew f
-                for q in range(drawn_start[f], drawn_start[f + 1]):
+                for q in range(drawn_start[j], drawn_start[j + 1]):
                     searched[drawn_node[q]] = f
             # the first positive value (values increase; no stored zero)
             low = first
@@ -579,6 +605,7 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
     rows_in_data = n_samples
     drawing = settings.max_features < n_features
     rows = by_rows(data, n_samples if drawing else 0)
+    scratch = draw_scratch(n_features if drawing else 0)
     while open_ids.shape[0] > 0:
         m = open_ids.shape[0]
         n_open_rows = 0
@@ -613,10 +640,12 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             k = local[i]
             members[fill[k]] = i
             fill[k] += 1
-        drawn = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        drawn = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                 np.empty(0, dtype=np.int64))
         if drawing:
-            drawn = draw_features(data, rows, local, settings.seed, open_ids, node_count,
-                                  members, member_count, settings.max_features)
+            drawn = draw_features(data, rows_in_data, rows, local, settings.seed, open_ids,
+                                  node_count, members, member_count, settings.max_features,
+                                  scratch)
         blocks = max(1, min(n_blocks, n_features))
         best_score = np.empty((blocks, m))
         best_feature = np.full((blocks, m), -1, dtype=np.int64)
