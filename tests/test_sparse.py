@@ -134,6 +134,14 @@ def test_categorical_features_on_sparse_input():
     reference = jitree.DecisionTreeClassifier(categorical_features=[0]).fit(dense, y)
     same_tree(model, reference)
     np.testing.assert_array_equal(model.predict(X), reference.predict(dense))
+    # ordered categories split by thresholds on their codes: X goes through the encoder,
+    # not the walk of its stored values
+    shifted = dense.copy()
+    shifted[:, 0] = 10.0 * shifted[:, 0] - 20.0
+    for cls in (jitree.DecisionTreeClassifier, jitree.RandomForestClassifier):
+        ordinal = cls(ordinal_features=[0], random_state=0).fit(shifted, y)
+        np.testing.assert_array_equal(ordinal.predict_proba(sparse.csr_matrix(shifted)),
+                                      ordinal.predict_proba(shifted))
 
 
 def test_infinity_and_wrong_width_are_refused_clearly():
@@ -376,25 +384,28 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 300), d=st.integers(1, 30),
        density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), nan=st.sampled_from([0.0, 0.2]),
        float32=st.booleans(), regression=st.booleans())
-def test_forests_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, float32,
-                                                    regression):
-    """predict and predict_proba of a forest walk a sparse X's rows in lanes that take the
-    next row when theirs reaches its leaf (predict_flat_csr): the dense walk's predictions,
-    bit for bit, for full-depth trees (uneven paths), stored NaN and chunks of 64 rows."""
+def test_models_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, float32,
+                                                   regression):
+    """predict and predict_proba of a forest or a tree walk a sparse X's rows in lanes that
+    take the next row when theirs reaches its leaf (predict_flat_csr): the dense walk's
+    predictions, bit for bit, for full-depth trees (uneven paths), stored NaN and chunks of
+    64 rows (forests)."""
     X, dense = random_sparse(seed, n, d, density, "csr",
                              dtype=np.float32 if float32 else np.float64, nan=nan)
     rng = np.random.default_rng(seed)
     y = np.nan_to_num(dense[:, 0]) + rng.normal(size=n) if regression else \
         rng.integers(0, 3, n)
-    cls = jitree.RandomForestRegressor if regression else jitree.RandomForestClassifier
-    model = cls(n_estimators=3, random_state=seed % 100).fit(dense, y)
-    walk = kernels_predict.predict_flat_csr
-    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
-        np.testing.assert_array_equal(model.predict(X), model.predict(dense))
-        if not regression:
-            np.testing.assert_array_equal(model.predict_proba(X.tocsc()),
-                                          model.predict_proba(dense))
-    assert spy.call_count == 1 + (not regression)
+    forest = jitree.RandomForestRegressor if regression else jitree.RandomForestClassifier
+    tree = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
+    for model in (forest(n_estimators=3, random_state=seed % 100).fit(dense, y),
+                  tree(random_state=seed % 100).fit(dense, y)):
+        walk = kernels_predict.predict_flat_csr
+        with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+            np.testing.assert_array_equal(model.predict(X), model.predict(dense))
+            if not regression:
+                np.testing.assert_array_equal(model.predict_proba(X.tocsc()),
+                                              model.predict_proba(dense))
+        assert spy.call_count == 1 + (not regression)
 
 
 # -- prediction reads only the columns the trees test -----------------------------------------

@@ -378,7 +378,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes): the weighted class fractions of the
         leaf each row reaches. Several outputs: a list of one such array per output."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_proba_validated)
         return self._predict_proba_validated(self._validate_predict_X(X))
@@ -405,7 +405,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each row (the lowest-index class on a tie)."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))

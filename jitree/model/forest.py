@@ -743,7 +743,9 @@ class BaseForest(ParamsMixin):
         """A forest of threshold tests walks a sparse X by its rows' stored values
         (:func:`jitree.kernels.predict.predict_flat_csr`): no dense block, whose columns are
         nearly all of X's when the trees are many and deep."""
-        return self._walk_kind() == "threshold"
+        return (self._feature_encoder().is_trivial
+                and not np.any(self.estimators_[0].tree_.feature_kind != 0)
+                and self._walk_kind() == "threshold")
 
     def _on_columns(self):
         """``(forest, columns)``: a copy of this fitted forest whose trees read only the

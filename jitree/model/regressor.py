@@ -162,7 +162,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
         return self._predict_validated(self._validate_predict_X(X))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..kernels import predict as _predict
 from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
+from .validation import CsrRows
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -572,8 +573,18 @@ class Tree:
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
         missing values too), and so do trees with subset and one-vs-rest tests of features of
         at most 63 categories (:attr:`has_flat_categories`); the others walk the Tree
-        arrays."""
+        arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
+        is walked by its rows' stored values."""
         node_table = np.asarray(node_table)
+        if isinstance(X, CsrRows):
+            feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
+            table = np.ascontiguousarray(node_table[node_of_flat])
+            out = np.empty((X.shape[0], table.shape[1]), dtype=table.dtype)
+            flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
+                             np.array([max_depth]))
+            _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing, flat,
+                                      table, _predict.CHUNK_ROWS, out)
+            return out
         if self.is_binary_threshold or self.has_flat_categories:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])

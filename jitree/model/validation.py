@@ -197,23 +197,27 @@ def check_sparse_X(X, name="X"):
 
 class CsrRows:
     """A sparse X checked for the walks that read its stored values row by row
-    (:func:`jitree.kernels.predict.predict_flat_csr`): CSR arrays with int64 indices and
-    float32 or float64 values (NaN: missing), no infinity. ``missing``: whether a NaN is
-    stored."""
+    (:func:`jitree.kernels.predict.predict_flat_csr`): CSR arrays (int64 ``indptr``, int32
+    ``indices``) and float32 or float64 values (NaN: missing), no infinity. ``missing``:
+    whether a NaN is stored."""
 
     def __init__(self, X, name="X"):
         check_shape(X.shape, name)
         dtype = _sparse_dtype(X, name)
         rows = summed_as_dense(X).tocsr()
         self.data = np.asarray(rows.data, dtype=dtype)
-        if np.isinf(self.data).any():
-            raise ValueError(f"Input {name} contains infinity or a value too large for "
-                             f"{dtype}")
+        self.missing = False
+        if not np.isfinite(self.data).all():  # one pass in the common case
+            if np.isinf(self.data).any():
+                raise ValueError(f"Input {name} contains infinity or a value too large for "
+                                 f"{dtype}")
+            self.missing = True
         self.indptr = np.asarray(rows.indptr, dtype=np.int64)
-        self.indices = np.asarray(rows.indices, dtype=np.int64)
+        # scipy's usual column indices, uncopied (int64 past 2**31 - 1 columns)
+        self.indices = np.asarray(rows.indices, dtype=np.int32 if X.shape[1] < 2**31
+                                  else np.int64)
         self.shape = rows.shape
         self.dtype = dtype
-        self.missing = bool(np.isnan(self.data).any())
 
 
 def sparse_row_blocks(X, name="X", columns=None):
