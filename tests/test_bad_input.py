@@ -128,6 +128,11 @@ def test_wrong_number_of_features_at_predict():
         model.predict(np.full((2, 3), -np.inf))
     # NaN is a missing value, not an error: rows of NaN reach a leaf
     assert model.predict(np.full((2, 3), np.nan)).shape == (2,)
+    # a forest's messages name the forest, not the tree that checks X for it
+    forest = jitree.RandomForestClassifier(n_estimators=2).fit(X, Y)
+    with pytest.raises(ValueError, match="X has 2 features, but RandomForestClassifier is "
+                                         "expecting 3 features"):
+        forest.predict(X[:, :2])
 
 
 def test_wrong_feature_names_at_predict_and_reordered_columns():
@@ -141,6 +146,10 @@ def test_wrong_feature_names_at_predict_and_reordered_columns():
     np.testing.assert_array_equal(model.predict(frame[["c", "a", "b"]]), model.predict(frame))
     with pytest.raises(TypeError, match="column 'b'"):
         model.predict(frame.assign(b="text"))
+    forest = jitree.ExtraTreesRegressor(n_estimators=2).fit(frame, X[:, 0])
+    with pytest.warns(UserWarning, match="valid feature names, but ExtraTreesRegressor was "
+                                         "fitted"):
+        forest.predict(X)
 
 
 def test_sparse_input_errors_name_the_problem():

@@ -589,14 +589,16 @@ class BaseDecisionTree(ParamsMixin):
             return [np.concatenate(output) for output in zip(*pieces, strict=True)]
         return np.concatenate(pieces)
 
-    def _validate_predict_X(self, X, by_position=False):
+    def _validate_predict_X(self, X, by_position=False, owner=None):
         """X checked against the fitted features. ``by_position``: the columns are taken in
-        order without a feature-name check (files without names, streamed chunks)."""
+        order without a feature-name check (files without names, streamed chunks).
+        ``owner``: the estimator the messages name (a forest checking X for its trees)."""
         check_is_fitted(self)
+        owner = self if owner is None else owner
         if isinstance(X, CsrRows):  # checked when made (_chunked)
             return X
         if not by_position:
-            reordered = match_feature_names(self, getattr(self, "feature_names_in_", None),
+            reordered = match_feature_names(owner, getattr(self, "feature_names_in_", None),
                                             feature_names_of(X), hasattr(X, "shape"))
             if reordered is not None:
                 X = X[reordered]  # same columns, another order: match by name
@@ -607,11 +609,11 @@ class BaseDecisionTree(ParamsMixin):
             if not hasattr(X, "shape"):
                 X = np.asarray(X, dtype=object)
             if len(X.shape) == 2 and X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                                 f"expecting {self.n_features_in_} features as input.")
+                raise ValueError(f"X has {X.shape[1]} features, but {type(owner).__name__} "
+                                 f"is expecting {self.n_features_in_} features as input.")
             X = encoder.transform(X)
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+            raise ValueError(f"X has {X.shape[1]} features, but {type(owner).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
         return X
 

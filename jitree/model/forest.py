@@ -728,7 +728,7 @@ class BaseForest(ParamsMixin):
         forest's features, names and encoder). ``by_position``: the columns are taken in order
         without a feature-name check (files without names, streamed chunks)."""
         check_is_fitted(self, "estimators_")
-        return self.estimators_[0]._validate_predict_X(X, by_position=by_position)
+        return self.estimators_[0]._validate_predict_X(X, by_position=by_position, owner=self)
 
     def _feature_encoder(self):
         """The encoder of the fitted features (the one the trees share)."""
