@@ -412,9 +412,10 @@ def test_models_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, flo
 @pytest.mark.parametrize("cls", [jitree.DecisionTreeClassifier, jitree.DecisionTreeRegressor,
                                  jitree.RandomForestClassifier, jitree.ExtraTreesRegressor])
 def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
-    """A wide sparse X is predicted from blocks of the columns the trees test, by a copy of
-    the model with renumbered features: the same predictions, leaves and paths as the dense
-    copy, blocks as small as the tested columns allow; infinity anywhere in X is refused."""
+    """A wide sparse X is predicted from the columns the trees test, by a copy of the model
+    with renumbered features (predict and predict_proba: those columns' stored values, row
+    by row; apply and decision_path: dense blocks of them): the same predictions, leaves and
+    paths as the dense copy; infinity anywhere in X is refused."""
     X, dense = random_sparse(8, 600, 300, 0.02, "csr")
     y = dense[:, :20].sum(axis=1)
     forest = "Forest" in cls.__name__ or "Trees" in cls.__name__
@@ -432,7 +433,11 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     import jitree.model._base as base
     monkeypatch.setattr(base, "sparse_row_blocks", spy)
     method = "predict_proba" if "Classifier" in cls.__name__ else "predict"
-    np.testing.assert_array_equal(getattr(model, method)(X), getattr(model, method)(dense))
+    walk = kernels_predict.predict_flat_csr
+    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+        np.testing.assert_array_equal(getattr(model, method)(X),
+                                      getattr(model, method)(dense))
+    width = spy.call_args.args[3]  # predict walks the rows' stored values, tested columns
     np.testing.assert_array_equal(model.predict(X.tocsc()), model.predict(dense))
     np.testing.assert_array_equal(model.apply(X), model.apply(dense))
     path, dense_path = model.decision_path(X), model.decision_path(dense)
@@ -442,7 +447,7 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     tested = np.unique(np.concatenate([t.tree_.feature[t.tree_.feature >= 0] for t in
                                        (model.estimators_ if forest else [model])]))
     assert blocks and all(np.array_equal(columns, tested) for columns in blocks)
-    assert len(tested) < 300
+    assert width == len(tested) < 300
     bad = X.tolil()
     untested = np.setdiff1d(np.arange(300), tested)[0]
     bad[0, untested] = np.inf

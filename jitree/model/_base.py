@@ -636,6 +636,12 @@ class BaseDecisionTree(ParamsMixin):
         if rows and self._walks_rows():
             match_feature_names(self, getattr(self, "feature_names_in_", None), None,
                                 stacklevel=5)
+            reduced = self._on_columns()
+            if reduced is not None and 2 * len(reduced[1]) <= X.shape[1]:
+                # the dense rows of the walk then hold the tested columns only (a
+                # shallow tree of a wide X: a few, in the first level of cache)
+                model, columns = reduced
+                return model, [CsrRows(X, columns=columns)]
             return self, [CsrRows(X)]
         reduced = self._on_columns()
         if reduced is None:

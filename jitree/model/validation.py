@@ -198,20 +198,25 @@ def check_sparse_X(X, name="X"):
 class CsrRows:
     """A sparse X checked for the walks that read its stored values row by row
     (:func:`jitree.kernels.predict.predict_flat_csr`): CSR arrays (int64 ``indptr``, int32
-    ``indices``) and float32 or float64 values (NaN: missing), no infinity. ``missing``:
-    whether a NaN is stored."""
+    ``indices``) and float32 or float64 values (NaN: missing), no infinity; ``columns``:
+    only these columns of X, in this order (None: all). ``missing``: whether a NaN is
+    stored (in X: the walk of NaN is then taken)."""
 
-    def __init__(self, X, name="X"):
+    def __init__(self, X, name="X", columns=None):
         check_shape(X.shape, name)
         dtype = _sparse_dtype(X, name)
         rows = summed_as_dense(X).tocsr()
-        self.data = np.asarray(rows.data, dtype=dtype)
+        data = np.asarray(rows.data, dtype=dtype)
         self.missing = False
-        if not np.isfinite(self.data).all():  # one pass in the common case
-            if np.isinf(self.data).any():
+        if not np.isfinite(data).all():  # one pass in the common case
+            if np.isinf(data).any():  # also in columns not read
                 raise ValueError(f"Input {name} contains infinity or a value too large for "
                                  f"{dtype}")
             self.missing = True
+        if columns is not None:  # only these columns, in this order
+            rows = rows[:, columns]
+            data = np.asarray(rows.data, dtype=dtype)
+        self.data = data
         self.indptr = np.asarray(rows.indptr, dtype=np.int64)
         # scipy's usual column indices, uncopied (int64 past 2**31 - 1 columns)
         self.indices = np.asarray(rows.indices, dtype=np.int32 if X.shape[1] < 2**31
