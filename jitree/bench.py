@@ -956,31 +956,27 @@ def bench_sparse_forest(report, n_rows, n_features, density, trees):
           f"float32 matrix, density {density} ({X.nnz} stored values), n_jobs=2, one run")
     warm = jitree.RandomForestClassifier(n_estimators=2, n_jobs=2, random_state=0)
     warm.fit(X[:500], y[:500]).predict_proba(rows[:500])  # compilation
-    model = jitree.RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0)
-    start = time.perf_counter()
-    model.fit(X, y)
-    fit = time.perf_counter() - start
-    predict = _median_seconds(lambda: model.predict_proba(rows), 1)
-    nodes = np.mean([tree.tree_.node_count for tree in model.estimators_])
-    report.rows.append(("sparse-forest-fit", "jitree", 2, fit))
-    report.rows.append(("sparse-forest-predict", "jitree", 2, predict))
-    print(f"  jitree        fit {fit:8.2f} s, predict_proba {predict:6.3f} s, "
-          f"{nodes:.0f} nodes per tree")
+    def fit_and_predict(name, model):
+        start = time.perf_counter()
+        model.fit(X, y)
+        fit = time.perf_counter() - start
+        predict = _median_seconds(lambda: model.predict_proba(rows), 1)
+        nodes = np.mean([tree.tree_.node_count for tree in model.estimators_])
+        report.rows.append(("sparse-forest-fit", name, 2, fit))
+        report.rows.append(("sparse-forest-predict", name, 2, predict))
+        print(f"  {name:13} fit {fit:8.2f} s, predict_proba {predict:6.3f} s, "
+              f"{nodes:.0f} nodes per tree")
+        return fit, predict
+
+    fit, predict = fit_and_predict(
+        "jitree", jitree.RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0))
     try:
         from sklearn.ensemble import RandomForestClassifier
     except ImportError:
         print("  scikit-learn not installed")
         return
-    peer = RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0)
-    start = time.perf_counter()
-    peer.fit(X, y)
-    peer_fit = time.perf_counter() - start
-    peer_predict = _median_seconds(lambda: peer.predict_proba(rows), 1)
-    peer_nodes = np.mean([tree.tree_.node_count for tree in peer.estimators_])
-    report.rows.append(("sparse-forest-fit", "scikit-learn", 2, peer_fit))
-    report.rows.append(("sparse-forest-predict", "scikit-learn", 2, peer_predict))
-    print(f"  scikit-learn  fit {peer_fit:8.2f} s, predict_proba {peer_predict:6.3f} s, "
-          f"{peer_nodes:.0f} nodes per tree")
+    peer_fit, peer_predict = fit_and_predict(
+        "scikit-learn", RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0))
     print(f"  jitree is {peer_fit / fit:.2f}x faster to fit, {peer_predict / predict:.2f}x to "
           "predict (target: both > 1)")
 

@@ -7,6 +7,20 @@ from .random import stream_key, uniform
 from .split import non_missing_end
 
 
+@jit(inline="always")
+def permutation_step(key, step, order):
+    """Step ``step`` of the Fisher-Yates walk of the stream ``key``: swaps ``order[step]``
+    with a later (or the same) entry of ``order``, in place, and returns that entry's
+    position. Every draw of features goes through it, so that the sparse growth
+    (:func:`jitree.kernels.sparse.draw_features`) meets the features in the same order."""
+    n = order.shape[0]
+    pick = step + np.int64(uniform(key, step) * (n - step))
+    if pick >= n:
+        pick = n - 1
+    order[step], order[pick] = order[pick], order[step]
+    return pick
+
+
 @jit
 def select_features(seed, node_id, node_start, node_end, sorted_value, max_features, allowed,
                     out_features, out_count):
@@ -27,10 +41,7 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
             order[f] = f
         count = 0
         for step in range(n_features):
-            pick = step + np.int64(uniform(key, step) * (n_features - step))
-            if pick >= n_features:
-                pick = n_features - 1
-            order[step], order[pick] = order[pick], order[step]
+            permutation_step(key, step, order)
             f = order[step]
             if restricted and not allowed[j, f]:
                 continue

@@ -55,7 +55,8 @@ from .grower import (
     splittable,
 )
 from .predict import SPLIT_THRESHOLD
-from .random import stream_key, uniform
+from .random import stream_key
+from .select import permutation_step
 from .split import midpoint, plain_settings, with_measure
 
 SparseData = namedtuple("SparseData", [
@@ -284,11 +285,7 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
         key = stream_key(seed, ids[k], -1)
         steps = 0
         for step in range(n_features):
-            pick = step + np.int64(uniform(key, step) * (n_features - step))
-            if pick >= n_features:
-                pick = n_features - 1
-            order[step], order[pick] = order[pick], order[step]
-            picks[step] = pick
+            picks[step] = permutation_step(key, step, order)
             steps = step + 1
             f = order[step]
             if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
