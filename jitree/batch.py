@@ -14,6 +14,9 @@
 Columns: when the model was fitted with feature names (a DataFrame), Parquet and CSV columns
 are matched by name; ``.npy`` columns (and files without names) are taken in order.
 
+Multi-output models (fitted on y of several columns) write one column per output, and for
+``predict_proba`` each output's class columns side by side (:func:`predict_file`).
+
 Missing values: an empty CSV field and a Parquet null are missing (NaN in a numeric column),
 as is NaN in a ``.npy`` file; infinity is refused, as by the estimators.
 
@@ -44,14 +47,12 @@ def _check_fitted(model, caller):
     fit)."""
     from .model._base import BaseDecisionTree
     from .model.forest import BaseForest
-    from .model.validation import check_is_fitted, check_one_output
+    from .model.validation import check_is_fitted
 
     if isinstance(model, BaseForest):
         check_is_fitted(model, "estimators_")
-        check_one_output(model, f"jitree.batch.{caller}")
     elif isinstance(model, BaseDecisionTree):
         check_is_fitted(model, "tree_")
-        check_one_output(model, f"jitree.batch.{caller}")
     else:
         raise TypeError(f"jitree.batch.{caller} expects a fitted jitree tree or forest, got "
                         f"{type(model).__module__}.{type(model).__qualname__}")
@@ -77,7 +78,7 @@ def _check_method(model, method, quantiles=None):
 def _predict_block(model, X, method, by_position=True, quantiles=None):
     X = model._validate_predict_X(X, by_position=by_position)
     if method == "predict_proba":
-        return model._predict_proba_validated(X)
+        return model._predict_proba_validated(X)  # a list of arrays for several outputs
     if method == "predict_quantiles":
         return model._predict_quantiles_validated(X, *quantiles)
     return model._predict_validated(X)
@@ -541,18 +542,45 @@ class _CsvWriter:
 
 
 def _output_layout(model, method, quantiles=None):
+    """``(row_shape, dtype, header)`` of the predictions of ``method``: the shape and dtype of
+    one row's predictions and the names of their columns in a CSV.
+
+    A multi-output model (y of k columns) predicts k columns (``prediction_0`` ...); its
+    class probabilities are the outputs' columns side by side (``proba_0_<class>`` ...),
+    which :func:`predict_file` returns as a list of one array per output."""
     if method == "predict_quantiles":
         values, scalar = quantiles
         if scalar:
             return (), np.dtype(np.float64), [f"quantile_{values[0]:g}"]
         return ((values.shape[0],), np.dtype(np.float64),
                 [f"quantile_{value:g}" for value in values])
+    n_outputs = getattr(model, "n_outputs_", 1)
     if method == "predict_proba":
-        n_classes = model.classes_.shape[0]
-        return (n_classes,), np.dtype(np.float64), [f"proba_{c}" for c in model.classes_]
-    if hasattr(model, "classes_"):
-        return (), model.classes_.dtype, ["prediction"]
-    return (), np.dtype(np.float64), ["prediction"]
+        if n_outputs == 1:
+            return ((model.classes_.shape[0],), np.dtype(np.float64),
+                    [f"proba_{c}" for c in model.classes_])
+        header = [f"proba_{j}_{c}" for j, classes in enumerate(model.classes_)
+                  for c in classes]
+        return (len(header),), np.dtype(np.float64), header
+    if n_outputs == 1:
+        dtype = model.classes_.dtype if hasattr(model, "classes_") else np.dtype(np.float64)
+        return (), dtype, ["prediction"]
+    from .model.classifier import prediction_dtype
+
+    return (n_outputs,), prediction_dtype(model), [f"prediction_{j}" for j in range(n_outputs)]
+
+
+def _side_by_side(predictions):
+    """One 2-D array of a prediction block: several outputs' probabilities side by side."""
+    return np.hstack(predictions) if isinstance(predictions, list) else predictions
+
+
+def _per_output(model, method, result):
+    """``result`` as ``method`` returns it: several outputs' probabilities as a list."""
+    if method != "predict_proba" or getattr(model, "n_outputs_", 1) == 1:
+        return result
+    bounds = np.cumsum([0] + [classes.shape[0] for classes in model.classes_])
+    return [result[:, start:stop] for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _check_not_the_input(path, out):
@@ -581,6 +609,11 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
     bounded by one chunk of input and output (plus the returned array when ``out`` is None).
     ``method``: "predict", "predict_proba" or "predict_quantiles" (with ``quantiles``, a
     number or a sequence: one column per quantile, named ``quantile_0.05`` ... in a CSV).
+
+    A multi-output model (fitted on y of k columns) writes k prediction columns
+    (``prediction_0`` ... in a CSV); its ``predict_proba`` writes each output's class columns
+    side by side (``proba_<output>_<class>``), and returns them as ``predict_proba`` does, a
+    list of one array per output (views of one array), when ``out`` is None.
     """
     _check_fitted(model, "predict_file")
     quantiles = _check_method(model, method, quantiles)
@@ -610,7 +643,8 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
                     lambda: _NpyWriter(out, reader.n_rows, row_shape, dtype))
         done = 0
         for block in reader.blocks(int(chunk_rows)):
-            predictions = _predict_block(model, block, method, quantiles=quantiles)
+            predictions = _side_by_side(_predict_block(model, block, method,
+                                                       quantiles=quantiles))
             if writer is None:
                 result[done:done + predictions.shape[0]] = predictions
             else:
@@ -625,4 +659,4 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
         reader.close()
         if writer is not None:
             writer.close()
-    return result if out is None else out
+    return _per_output(model, method, result) if out is None else out

@@ -35,6 +35,11 @@ Input and output:
   under pandas 3), ``predict_proba`` a dask DataFrame with one float64 column per class, named
   by the class, ``predict_quantiles`` one float64 column per quantile, named by the quantile
   (a Series for one number). ``.to_dask_array(lengths=True)`` turns them into arrays.
+* A multi-output model (fitted on y of k columns) predicts as in memory: ``predict`` gives a
+  2-D array ``(n, k)`` (a DataFrame with columns ``0 ... k-1``, each of its output's dtype),
+  ``predict_proba`` a list of k arrays (DataFrames, columns named by the output's classes).
+  The k results of ``predict_proba`` come from one task per block: computing them together
+  (``dask.compute(*proba)``) predicts each block once.
 
 Errors come as early as the information allows: an unfitted model raises the estimator's
 ``NotFittedError`` and a column count or set of column names that does not fit the model a
@@ -65,10 +70,10 @@ import numpy as np
 
 from .model._base import BaseDecisionTree, _check_int
 from .model._params import clone
+from .model.classifier import prediction_dtype
 from .model.forest import BaseForest, _grow_trees, _Rows
 from .model.validation import (
     check_is_fitted,
-    check_one_output,
     check_sample_weight,
     check_X,
     feature_names_of,
@@ -457,8 +462,6 @@ def _map(model, X, method, quantiles=None):
         raise TypeError("jitree.dask.apply takes a single tree; apply it to each of the "
                         "forest's estimators_")
     check_is_fitted(model, "estimators_" if is_forest else "tree_")
-    if method != "apply":
-        check_one_output(model, f"jitree.dask.{method}")
     dataframe_type = _dask_dataframe_type()
     if isinstance(X, da.Array):
         X = _prepare_array(model, X)
@@ -575,9 +578,19 @@ def _output_dtype(model, method):
         return np.dtype(np.float64)
     if method == "apply":
         return np.dtype(np.int64)
-    if model._task == "classification":
-        return model.classes_.dtype
-    return np.dtype(np.float64)
+    return prediction_dtype(model)
+
+
+def _n_outputs(model, method):
+    """How many outputs ``method`` of ``model`` predicts: more than 1 for ``predict`` and
+    ``predict_proba`` of a model fitted on y of several columns."""
+    return 1 if method in ("apply", "predict_quantiles") else getattr(model, "n_outputs_", 1)
+
+
+def _output_bounds(model):
+    """Where each output's class columns start and stop among a multi-output classifier's
+    probabilities side by side."""
+    return np.cumsum([0] + [classes.shape[0] for classes in model.classes_]).tolist()
 
 
 def _map_array(model, X, model_key, method, quantiles=None):
@@ -592,10 +605,23 @@ def _map_array(model, X, model_key, method, quantiles=None):
         return da.map_blocks(_predict_block, X, model_key, method, dtype, len(values),
                              argument, chunks=(X.chunks[0], (len(values),)), dtype=dtype,
                              meta=np.empty((0, 0), dtype=dtype))
+    n_outputs = _n_outputs(model, method)
     if method == "predict_proba":
-        n_classes = model.classes_.shape[0]
-        return da.map_blocks(_predict_block, X, model_key, method, dtype, n_classes,
-                             chunks=(X.chunks[0], (n_classes,)), dtype=dtype,
+        if n_outputs == 1:
+            n_classes = model.classes_.shape[0]
+            return da.map_blocks(_predict_block, X, model_key, method, dtype, n_classes,
+                                 chunks=(X.chunks[0], (n_classes,)), dtype=dtype,
+                                 meta=np.empty((0, 0), dtype=dtype))
+        # the outputs' columns side by side, one task per block, then a view per output
+        bounds = _output_bounds(model)
+        side_by_side = da.map_blocks(_predict_block, X, model_key, method, dtype, bounds[-1],
+                                     chunks=(X.chunks[0], (bounds[-1],)), dtype=dtype,
+                                     meta=np.empty((0, 0), dtype=dtype))
+        return [side_by_side[:, start:stop]
+                for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
+    if n_outputs > 1:
+        return da.map_blocks(_predict_block, X, model_key, method, dtype, n_outputs,
+                             chunks=(X.chunks[0], (n_outputs,)), dtype=dtype,
                              meta=np.empty((0, 0), dtype=dtype))
     return da.map_blocks(_predict_block, X, model_key, method, dtype, None, drop_axis=1,
                          chunks=(X.chunks[0],), dtype=dtype, meta=np.empty((0,), dtype=dtype))
@@ -611,12 +637,25 @@ def _map_dataframe(model, X, model_key, method, quantiles=None):
                             index=X._meta.index)
         return X.map_partitions(_predict_partition_quantiles, model_key, columns,
                                 _partition_columns(model), meta=meta)
+    n_outputs = _n_outputs(model, method)
     if method == "predict_proba":
+        if n_outputs > 1:
+            return _map_dataframe_outputs_proba(model, X, model_key)
         # Built once here and used for the meta and every partition, so that they agree.
         columns = pd.Index(model.classes_)
         meta = pd.DataFrame(np.empty((0, columns.shape[0])), columns=columns,
                             index=X._meta.index)
         return X.map_partitions(_predict_partition_proba, model_key, columns,
+                                _partition_columns(model), meta=meta)
+    if n_outputs > 1:
+        # one column per output (named 0, 1, ...), each of its labels' pandas dtype
+        labels = model.classes_ if model._task == "classification" \
+            else [np.empty(0)] * n_outputs
+        series_dtypes = [pd.Series(output_labels).dtype for output_labels in labels]
+        meta = pd.DataFrame({j: pd.Series(dtype=series_dtype)
+                             for j, series_dtype in enumerate(series_dtypes)},
+                            index=X._meta.index)
+        return X.map_partitions(_predict_partition_outputs, model_key, dtype, series_dtypes,
                                 _partition_columns(model), meta=meta)
     # pandas' dtype for these labels (pandas 3: "str" for strings), stated explicitly so that
     # an empty partition and a full one agree with each other and with the meta.
@@ -629,14 +668,35 @@ def _map_dataframe(model, X, model_key, method, quantiles=None):
                             _partition_columns(model), argument, meta=meta)
 
 
+def _map_dataframe_outputs_proba(model, X, model_key):
+    """A multi-output classifier's probabilities: a list of one dask DataFrame per output,
+    columns named by its classes, all read from one DataFrame of the outputs' columns side by
+    side (columns 0, 1, ...: one task per partition)."""
+    import pandas as pd
+
+    bounds = _output_bounds(model)
+    positions = pd.RangeIndex(bounds[-1])
+    meta = pd.DataFrame(np.empty((0, bounds[-1])), columns=positions, index=X._meta.index)
+    side_by_side = X.map_partitions(_predict_partition_proba, model_key, positions,
+                                    _partition_columns(model), meta=meta)
+    return [side_by_side[list(range(start, stop))].rename(
+                columns=dict(zip(range(start, stop), classes.tolist(), strict=True)))
+            for start, stop, classes in zip(bounds[:-1], bounds[1:], model.classes_,
+                                            strict=True)]
+
+
 # -- on the workers ----------------------------------------------------------------------------
 
-def _predict_block(block, model, method, dtype, n_outputs, *args):
+def _predict_block(block, model, method, dtype, n_columns, *args):
+    """``method``'s predictions of one block; ``n_columns``: None for 1-D predictions, else
+    their columns (a multi-output classifier's probabilities: every output's, side by
+    side)."""
     # Filtering leaves empty blocks behind, which the estimator refuses (no samples).
     if block.shape[0] == 0:
-        shape = (0,) if n_outputs is None else (0, n_outputs)
+        shape = (0,) if n_columns is None else (0, n_columns)
         return np.empty(shape, dtype=dtype)
-    return getattr(model, method)(block, *args)
+    predictions = getattr(model, method)(block, *args)
+    return np.hstack(predictions) if isinstance(predictions, list) else predictions
 
 
 def _partition_block(partition, columns):
@@ -655,6 +715,16 @@ def _predict_partition(partition, model, method, dtype, series_dtype, columns=No
     values = _predict_block(_partition_block(partition, columns), model, method, dtype, None,
                             *args)
     return pd.Series(values, index=partition.index, dtype=series_dtype)
+
+
+def _predict_partition_outputs(partition, model, dtype, series_dtypes, columns=None):
+    import pandas as pd
+
+    values = _predict_block(_partition_block(partition, columns), model, "predict", dtype,
+                            len(series_dtypes))
+    return pd.DataFrame({j: pd.Series(values[:, j], index=partition.index, dtype=series_dtype)
+                         for j, series_dtype in enumerate(series_dtypes)},
+                        index=partition.index)
 
 
 def _predict_partition_proba(partition, model, class_columns, columns=None):

@@ -2,6 +2,7 @@
 behaviour and trees, a brute-force twin of the split search, invariants, bad input."""
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -489,3 +490,108 @@ def test_from_sklearn(task):
         if task == "classification":
             for p, q in zip(model.predict_proba(X), estimator.predict_proba(X), strict=True):
                 np.testing.assert_allclose(p, q, atol=1e-12)
+
+
+# -- batch and Dask prediction --------------------------------------------------------------------
+
+def _mixed_label_classifier():
+    """A classifier whose outputs' labels differ in type (ints, strings) and in count."""
+    X, Y = _classification()
+    labels = np.array(["no", "maybe", "yes", "sure"])[Y[:, 1]]
+    targets = np.empty((Y.shape[0], 3), dtype=object)
+    targets[:, 0], targets[:, 1], targets[:, 2] = Y[:, 0], labels, Y[:, 2]
+    return X, jitree.DecisionTreeClassifier(max_depth=6).fit(X, targets)
+
+
+def _batch_models():
+    X, Y = _classification()
+    classifier = jitree.RandomForestClassifier(n_estimators=3, max_depth=6,
+                                               random_state=0).fit(X, Y)
+    Xr, Yr = _regression()
+    regressor = jitree.DecisionTreeRegressor(max_depth=6).fit(Xr, Yr)
+    return [(X, classifier), (Xr, regressor)]
+
+
+@pytest.mark.parametrize("chunk_rows", [7, 400])
+def test_batch_predict_file(tmp_path, chunk_rows):
+    from jitree.batch import predict_file
+
+    for X, model in _batch_models():
+        np.save(tmp_path / "X.npy", X)
+        expected = model.predict(X)
+        assert expected.shape == (X.shape[0], 3)
+        got = predict_file(model, tmp_path / "X.npy", chunk_rows=chunk_rows)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        out = predict_file(model, tmp_path / "X.npy", tmp_path / "p.npy", chunk_rows=chunk_rows)
+        np.testing.assert_array_equal(np.load(out), expected)
+    X, classifier = _batch_models()[0]
+    proba = classifier.predict_proba(X)
+    got = predict_file(classifier, tmp_path / "X.npy", chunk_rows=chunk_rows,
+                       method="predict_proba")
+    assert isinstance(got, list) and len(got) == len(proba)
+    for p, q in zip(got, proba, strict=True):
+        np.testing.assert_array_equal(p, q)
+    out = predict_file(classifier, tmp_path / "X.npy", tmp_path / "p.npy",
+                       chunk_rows=chunk_rows, method="predict_proba")
+    np.testing.assert_array_equal(np.load(out), np.hstack(proba))
+
+
+def test_batch_csv_header_and_mixed_labels(tmp_path):
+    from jitree.batch import predict_file
+
+    X, model = _mixed_label_classifier()
+    np.save(tmp_path / "X.npy", X)
+    expected = model.predict(X)
+    assert expected.dtype == object and expected[0, 1] in ("no", "maybe", "yes", "sure")
+    np.testing.assert_array_equal(predict_file(model, tmp_path / "X.npy", chunk_rows=50),
+                                  expected)
+    with pytest.raises(ValueError, match="object"):  # .npy cannot hold mixed labels
+        predict_file(model, tmp_path / "X.npy", tmp_path / "p.npy")
+    out = predict_file(model, tmp_path / "X.npy", tmp_path / "p.csv", chunk_rows=50)
+    lines = Path(out).read_text().splitlines()
+    assert lines[0] == "prediction_0,prediction_1,prediction_2"
+    assert lines[1:] == [",".join(map(str, row)) for row in expected.tolist()]
+    out = predict_file(model, tmp_path / "X.npy", tmp_path / "q.csv", method="predict_proba")
+    header = Path(out).read_text().splitlines()[0].split(",")
+    assert header == [f"proba_{j}_{c}" for j, classes in enumerate(model.classes_)
+                      for c in classes]
+
+
+def test_dask_array_predictions():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    import jitree.dask
+
+    X, model = _batch_models()[0]
+    blocks = da.from_array(X, chunks=(150, 5))
+    labels = jitree.dask.predict(model, blocks)
+    assert labels.shape == (X.shape[0], 3)
+    np.testing.assert_array_equal(labels.compute(), model.predict(X))
+    proba = jitree.dask.predict_proba(model, blocks)
+    expected = model.predict_proba(X)
+    assert [p.shape for p in proba] == [q.shape for q in expected]
+    for p, q in zip(dask.compute(*proba), expected, strict=True):
+        np.testing.assert_array_equal(p, q)
+    Xr, regressor = _batch_models()[1]
+    values = jitree.dask.predict(regressor, da.from_array(Xr, chunks=(150, 5)))
+    np.testing.assert_array_equal(values.compute(), regressor.predict(Xr))
+
+
+def test_dask_dataframe_predictions():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    import jitree.dask
+
+    X, model = _mixed_label_classifier()
+    frame = dd.from_pandas(pd.DataFrame(X), chunksize=150)
+    labels = jitree.dask.predict(model, frame).compute()
+    expected = model.predict(X)
+    assert list(labels.columns) == [0, 1, 2]
+    assert [labels[j].tolist() for j in range(3)] == [expected[:, j].tolist() for j in range(3)]
+    proba = jitree.dask.predict_proba(model, frame)
+    for got, q, classes in zip(proba, model.predict_proba(X), model.classes_, strict=True):
+        got = got.compute()
+        assert list(got.columns) == classes.tolist()
+        np.testing.assert_array_equal(got.to_numpy(), q)

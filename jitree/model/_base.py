@@ -137,14 +137,6 @@ def _scipy_sparse(method):
     return sparse
 
 
-def check_single_output(model, method):
-    """Refuse ``method`` on a fitted multi-output model (it has no meaning there yet)."""
-    n_outputs = getattr(model, "n_outputs_", 1)
-    if n_outputs != 1:
-        raise ValueError(f"{method} needs a single-output model; this "
-                         f"{type(model).__name__} predicts {n_outputs} outputs")
-
-
 def _check_multi_output(model, criterion):
     """Refuse what a multi-output fit (y of several columns) cannot do: criteria of one
     output, and monotonic constraints (scikit-learn refuses them too)."""

@@ -11,9 +11,8 @@ from ._base import (
     MIN_SAMPLES_CATEGORY,
     SUBSET_PENALTY,
     BaseDecisionTree,
-    check_single_output,
 )
-from .validation import check_sample_weight, check_y
+from .validation import check_one_output, check_sample_weight, check_y
 
 
 def _class_weight_factors(class_weight, classes, y_index, sample_weight, counts=None):
@@ -93,13 +92,28 @@ def encode_outputs(y, class_weight, sample_weight, counts=None):
     return classes, y_index, sample_weight
 
 
+def labels_dtype(classes):
+    """The dtype of the labels of several outputs, ``classes`` a list of one array per
+    output: theirs when every output has the same, else object."""
+    dtypes = {c.dtype for c in classes}
+    return classes[0].dtype if len(dtypes) == 1 else np.dtype(object)
+
+
+def prediction_dtype(model):
+    """The dtype of a fitted model's ``predict``: its labels' for a classifier (several
+    outputs: :func:`labels_dtype`), float64 for a regressor."""
+    if not hasattr(model, "classes_"):
+        return np.dtype(np.float64)
+    if getattr(model, "n_outputs_", 1) == 1:
+        return model.classes_.dtype
+    return labels_dtype(model.classes_)
+
+
 def output_labels(classes, proba_columns):
     """Per output ``j``: the labels of ``classes[j]`` of largest probability in
-    ``proba_columns[j]`` (n_samples, n_classes_j), as one (n_samples, n_outputs) array (the
-    dtype of the first output's labels when every output has it, else object)."""
-    dtypes = {c.dtype for c in classes}
-    dtype = classes[0].dtype if len(dtypes) == 1 else object
-    labels = np.empty((proba_columns[0].shape[0], len(classes)), dtype=dtype)
+    ``proba_columns[j]`` (n_samples, n_classes_j), as one (n_samples, n_outputs) array of
+    :func:`labels_dtype`."""
+    labels = np.empty((proba_columns[0].shape[0], len(classes)), dtype=labels_dtype(classes))
     for j, (output_classes, proba) in enumerate(zip(classes, proba_columns, strict=True)):
         labels[:, j] = output_classes.take(np.argmax(proba, axis=1))
     return labels
@@ -329,7 +343,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         """Class index of each pruning label and the class index each node predicts. A label
         that is not among ``classes_`` is refused: the tree cannot predict it, so every node
         would count it as an error and the pruning would mean nothing."""
-        check_single_output(self, "pruning")
+        check_one_output(self, "pruning")
         y = check_y(y, n_samples, regression=False)
         try:
             position = np.searchsorted(self.classes_, y)
@@ -354,7 +368,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         from .validation import check_is_fitted
 
         check_is_fitted(self)
-        check_single_output(self, "prune_pessimistic")
+        check_one_output(self, "prune_pessimistic")
         if isinstance(confidence, (bool, np.bool_)) \
                 or not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")

@@ -10,9 +10,8 @@ from ._base import (
     MIN_SAMPLES_CATEGORY,
     SUBSET_PENALTY,
     BaseDecisionTree,
-    check_single_output,
 )
-from .validation import check_poisson_target, check_sample_weight, check_y
+from .validation import check_one_output, check_poisson_target, check_sample_weight, check_y
 
 
 def r2_score_of(y_pred, y, sample_weight):
@@ -157,7 +156,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         return self._fit_tree(X, y, sample_weight, n_stats, 0)
 
     def _pruning_targets(self, y, n_samples):
-        check_single_output(self, "prune_reduced_error")
+        check_one_output(self, "prune_reduced_error")
         return check_y(y, n_samples, regression=True), self.tree_.value[:, 0].copy()
 
     def predict(self, X):
