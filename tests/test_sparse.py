@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import jitree
 from jitree.kernels import predict as kernels_predict
+from jitree.model import forest as forest_module
 from jitree.model import validation
 
 sparse = pytest.importorskip("scipy.sparse")
@@ -373,11 +374,40 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
         for tree_a, tree_b in zip(cls(**poisson).fit(X, counts).estimators_,
                                   cls(**poisson).fit(dense, counts).estimators_, strict=True):
             same_tree(tree_a, tree_b)
-    # what reads the rows after the trees (out-of-bag scores) grows on the dense copy
+    # out-of-bag scores grow on the stored values too, and read the out-of-bag rows' stored
+    # values (predict_flat_csr), never a dense copy of X
     before = len(sparse_growth_calls)
-    oob = cls(oob_score=True, **params).fit(X, y)
-    assert len(sparse_growth_calls) == before
-    assert oob.oob_score_ == cls(oob_score=True, **params).fit(dense, y).oob_score_
+    walk = kernels_predict.predict_flat_csr
+    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy, \
+            mock.patch.object(forest_module, "sparse_to_dense",
+                              side_effect=AssertionError("dense copy")):
+        oob = cls(oob_score=True, **params).fit(X, y)
+    assert len(sparse_growth_calls) == before + 5 and spy.call_count == 5
+    dense_oob = cls(oob_score=True, **params).fit(dense, y)
+    if cls is jitree.RandomForestClassifier:
+        assert oob.oob_score_ == dense_oob.oob_score_
+        np.testing.assert_array_equal(oob.oob_decision_function_,
+                                      dense_oob.oob_decision_function_)
+    else:
+        assert oob.oob_score_ == pytest.approx(dense_oob.oob_score_, rel=1e-12)
+        np.testing.assert_allclose(oob.oob_prediction_, dense_oob.oob_prediction_,
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")
+def test_out_of_bag_rows_of_a_categorical_forest():
+    """Trees with category tests read the out-of-bag rows of a sparse X by dense blocks: the
+    dense fit's out-of-bag results."""
+    X, dense = random_sparse(5, 500, 10, 0.3, "csr")
+    rng = np.random.default_rng(5)
+    dense[:, 0] = rng.integers(0, 4, 500)
+    y = (dense[:, 0] == 2) ^ (dense[:, 3] > 0.5)
+    params = dict(n_estimators=8, oob_score=True, random_state=0, categorical_features=[0])
+    ours = jitree.RandomForestClassifier(**params).fit(type(X)(dense), y)
+    theirs = jitree.RandomForestClassifier(**params).fit(dense, y)
+    assert not ours.estimators_[0]._walks_rows()
+    assert ours.oob_score_ == theirs.oob_score_
+    np.testing.assert_array_equal(ours.oob_decision_function_, theirs.oob_decision_function_)
 
 
 @settings(max_examples=25, deadline=None)

@@ -83,6 +83,7 @@ from .validation import (
     check_y,
     is_sparse,
     match_feature_names,
+    prediction_chunks,
     sparse_to_dense,
 )
 
@@ -204,6 +205,18 @@ def _class_weighted(weight, target, factors, n_classes):
         drawn = np.bincount(index, weights=weight, minlength=n_classes)
         factors = weight.sum() / (n_classes * np.where(drawn > 0, drawn, 1.0))
     return weight * factors[index]
+
+
+def _rows_table(model, X, table):
+    """``table``'s row of the leaf of each row of X in ``model``'s tree. A sparse X is
+    walked by its stored values when the tree tests numeric thresholds only, else by dense
+    blocks of rows, so that its dense copy is never made whole."""
+    if not is_sparse(X):
+        return model.tree_.predict_table(np.ascontiguousarray(X), table)
+    if model._walks_rows():
+        return model.tree_.predict_table(CsrRows(X), table)
+    return np.concatenate([model.tree_.predict_table(block, table)
+                           for block in prediction_chunks(X)])
 
 
 def _carries_labels(max_features, n_features):
@@ -466,7 +479,7 @@ class BaseForest(ParamsMixin):
         template = self._tree_template()
         # a sparse X stays sparse for the trees that grow on its stored values (best
         # splitter; see _grow_trees), unless what the fit reads after the trees wants rows
-        keep_sparse = (self._splitter == "best" and not self.oob_score
+        keep_sparse = (self._splitter == "best"
                        and not getattr(self, "store_leaf_samples", False)
                        and not (isinstance(self.honest, (bool, np.bool_)) and self.honest))
         X = template._validate_fit_X(X, keep_sparse=keep_sparse)
@@ -956,12 +969,13 @@ class BaseForest(ParamsMixin):
         total = None
         seen = np.zeros(n_samples)
         probability = _draw_probability(self._draw_weight)
+        if is_sparse(X):
+            X = X.tocsr()  # its rows are read, tree by tree
         for t, model in enumerate(self.estimators_):
             rows = np.flatnonzero(self._bag_counts(self._seeds[t], probability) == 0)
             if not rows.shape[0]:
                 continue
-            values = model.tree_.predict_table(np.ascontiguousarray(X[rows]),
-                                               self._node_table(model))
+            values = _rows_table(model, X[rows], self._node_table(model))
             if total is None:
                 total = np.zeros((n_samples, values.shape[1]))
             total[rows] += values
