@@ -24,8 +24,8 @@ The stored values of samples in no open node are dropped as the levels go
 A forest's trees grow on the rows of their bags (:func:`keep_rows`: the columns sorted once
 for all the trees).
 
-It covers numeric features without missing values, the best splitter and the built-in
-criteria of :func:`criteria.builtin_score`, gini and squared error; the Python layer
+It covers numeric features without missing values, the best and the random splitters and
+the built-in criteria of :func:`criteria.builtin_score`, gini and squared error; the Python layer
 (:mod:`jitree.model.builder`) sends every other fit to the dense loop.
 """
 
@@ -36,6 +36,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import jit, pjit
+from .categorical import child_allowed, sides_score
 from .grower import (
     EPSILON,
     F_IMPURITY,
@@ -57,7 +58,7 @@ from .grower import (
 from .predict import SPLIT_THRESHOLD
 from .random import stream_key
 from .select import permutation_step
-from .split import midpoint, plain_settings, with_measure
+from .split import cut_between, midpoint, plain_settings, with_measure
 
 SparseData = namedtuple("SparseData", [
     "column_start",   # (n_features + 1,) int64: column f's values are at column_start[f]:
@@ -391,9 +392,9 @@ def split_score(settings, is_regression, left, node_stats, weight_left, weight_r
 
 
 @pjit
-def search_level(data, settings, measure, node_stats, node_weight, node_count, local, n_blocks,
-                 drawn, best_score, best_feature, best_threshold, best_left, best_left_weight,
-                 best_left_count):
+def search_level(data, settings, measure, node_stats, node_weight, node_count, local, ids,
+                 n_blocks, drawn, best_score, best_feature, best_threshold, best_left,
+                 best_left_weight, best_left_count):
     """The best threshold of each open node of a level (``local[i]``: the open node of
     sample i, -1 for none) over every feature, in parallel over blocks of features; block b
     writes its best per node into row b of the ``best_*`` arrays (score -inf: none).
@@ -406,7 +407,13 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
     up each node's right side (a candidate's left side is the node minus it), then its
     negative values from the smallest up, adding up the left side; the candidates on either
     side of the zero run come last. Candidates are met out of threshold order, so a tie
-    goes to the lower threshold explicitly (:func:`consider`)."""
+    goes to the lower threshold explicitly (:func:`consider`).
+
+    The random splitter (``settings.random_splitter``) draws one threshold per node and
+    feature instead, from the node's smallest and largest value (zero included when the
+    node has zeros there) and the stream of (seed, node id ``ids[k]``, feature), as the dense
+    :func:`~jitree.kernels.split.random_cut` does; a second pass adds up the side away from
+    the zero run (:func:`random_candidates`)."""
     column_start = data.column_start
     row_of = data.row
     value_of = data.value
@@ -420,6 +427,8 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
     drawn_feature, drawn_start, drawn_node = drawn
     restricted = drawn_start.shape[0] > 0
     n_searched = drawn_feature.shape[0] if restricted else n_features
+    random_splitter = settings.random_splitter
+    seed = settings.seed
     for b in prange(n_blocks):
         settings_in = with_measure(settings, measure)
         limits = (min_samples_leaf, min_weight_leaf)
@@ -451,6 +460,72 @@ def search_level(data, settings, measure, node_stats, node_weight, node_count, l
             if restricted:
                 for q in range(drawn_start[j], drawn_start[j + 1]):
                     searched[drawn_node[q]] = f
+            if random_splitter:
+                # the node's first and last stored values are its smallest and largest
+                n_touched = 0
+                for p in range(first, end):
+                    k = local[row_of[p]]
+                    if k < 0 or (restricted and searched[k] != f):
+                        continue
+                    v = np.float64(value_of[p])
+                    if seen[k] != f:
+                        seen[k] = f
+                        touched[n_touched] = k
+                        n_touched += 1
+                        clear(k, left, left_weight, left_count, right, right_weight,
+                              right_count)
+                        last_negative[k] = v
+                    last_positive[k] = v
+                    left_count[k] += 1
+                for t in range(n_touched):
+                    k = touched[t]
+                    cut = random_threshold(last_negative[k], last_positive[k],
+                                           node_count[k] > left_count[k],
+                                           stream_key(seed, ids[k], f))
+                    left_count[k] = 0
+                    last_negative[k] = cut  # NaN: the feature is constant in the node
+                for p in range(first, end):
+                    k = local[row_of[p]]
+                    if k < 0 or (restricted and searched[k] != f):
+                        continue
+                    cut = last_negative[k]
+                    v = value_of[p]
+                    # the side away from the zero run: the stored values above a cut at or
+                    # above zero (right), below one under zero (left)
+                    if cut >= 0.0 and v > cut:
+                        right_weight[k] += add_entry(data, p, right, k)
+                        right_count[k] += 1
+                    elif cut < 0.0 and v <= cut:
+                        left_weight[k] += add_entry(data, p, left, k)
+                        left_count[k] += 1
+                for t in range(n_touched):
+                    k = touched[t]
+                    cut = last_negative[k]
+                    if cut != cut:
+                        continue
+                    if cut >= 0.0:
+                        complement(node_stats[k], right[k], side)
+                        weight_left = node_weight[k] - right_weight[k]
+                        count_left = node_count[k] - right_count[k]
+                    else:
+                        side[:] = left[k]
+                        weight_left = left_weight[k]
+                        count_left = left_count[k]
+                    weight_right = node_weight[k] - weight_left
+                    if not (child_allowed(count_left, weight_left, min_samples_leaf,
+                                          min_weight_leaf)
+                            and child_allowed(node_count[k] - count_left, weight_right,
+                                              min_samples_leaf, min_weight_leaf)):
+                        continue
+                    for c in range(n_stats):
+                        scratch[c] = node_stats[k, c] - side[c]
+                    score = sides_score(measure, is_regression, side, scratch, weight_left,
+                                        weight_right, entropy[k])
+                    if score > best_score[b, k]:
+                        keep(b, k, f, score, cut, side, weight_left, count_left, best_score,
+                             best_feature, best_threshold, best_left, best_left_weight,
+                             best_left_count)
+                continue
             # the first positive value (values increase; no stored zero)
             low = first
             high = end
@@ -563,12 +638,33 @@ def consider(settings, is_regression, b, k, f, low, high, node_stats, node_weigh
     threshold = midpoint(low, high)
     if score > best_score[b, k] or (best_feature[b, k] == f
                                     and threshold < best_threshold[b, k]):
-        best_score[b, k] = score
-        best_feature[b, k] = f
-        best_threshold[b, k] = threshold
-        best_left[b, k, :] = left
-        best_left_weight[b, k] = weight_left
-        best_left_count[b, k] = count_left
+        keep(b, k, f, score, threshold, left, weight_left, count_left, best_score,
+             best_feature, best_threshold, best_left, best_left_weight, best_left_count)
+
+
+@jit(inline="always")
+def keep(b, k, f, score, threshold, left, weight_left, count_left, best_score, best_feature,
+         best_threshold, best_left, best_left_weight, best_left_count):
+    """Node k's best split in block b becomes this one."""
+    best_score[b, k] = score
+    best_feature[b, k] = f
+    best_threshold[b, k] = threshold
+    best_left[b, k, :] = left
+    best_left_weight[b, k] = weight_left
+    best_left_count[b, k] = count_left
+
+
+@jit(inline="always")
+def random_threshold(smallest, largest, has_zeros, key):
+    """The random splitter's threshold of a node on a feature whose stored values there
+    range from ``smallest`` to ``largest`` (and which has zeros there when ``has_zeros``):
+    :func:`~jitree.kernels.split.random_cut`'s draw between the node's smallest and largest
+    value; NaN when they are equal (a constant feature: no split)."""
+    low = min(smallest, 0.0) if has_zeros else smallest
+    high = max(largest, 0.0) if has_zeros else largest
+    if not low < high:
+        return np.nan
+    return cut_between(low, high, key)
 
 
 @jit
@@ -651,8 +747,9 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         best_left_weight = np.zeros((blocks, m))
         best_left_count = np.zeros((blocks, m), dtype=np.int64)
         search_level(data, plain_settings(settings), settings.criterion, node_stats,
-                     node_weight, node_count, local, blocks, drawn, best_score, best_feature,
-                     best_threshold, best_left, best_left_weight, best_left_count)
+                     node_weight, node_count, local, open_ids, blocks, drawn, best_score,
+                     best_feature, best_threshold, best_left, best_left_weight,
+                     best_left_count)
         # the best over blocks (increasing feature ranges: a strictly better score replaces,
         # so the lowest feature index wins a tie)
         chosen = np.full(m, -1, dtype=np.int64)

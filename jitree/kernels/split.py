@@ -489,6 +489,17 @@ def _score_batch(criterion, batch, m, node_stats, node_weight, best_score, best_
     return best_score, best_pos
 
 
+@jit(inline="always")
+def cut_between(low, high, key):
+    """The random splitter's threshold between a node's smallest value ``low`` and its
+    largest ``high`` (``low < high``): uniform in [low, high), drawn from stream ``key``
+    (``low`` when rounding reaches ``high``)."""
+    threshold = low + uniform(key, 0) * (high - low)
+    if threshold >= high:
+        threshold = low
+    return threshold
+
+
 @jit
 def random_cut(rows, n_missing, key):
     """The random splitter's draw on one feature (Extra-Trees): a threshold uniform between
@@ -508,9 +519,7 @@ def random_cut(rows, n_missing, key):
         if n_missing == 0:
             return -1, 0.0
         return end, ALL_VALUES
-    threshold = low + uniform(key, 0) * (high - low)
-    if threshold >= high:
-        threshold = low
+    threshold = cut_between(low, high, key)
     pos = start
     while pos < end and value_row[pos] <= threshold:
         pos += 1

@@ -400,12 +400,11 @@ def sparse_growth(params, measure, X):
     """Whether the tree on the sparse X (or :class:`SortedColumns`) grows by
     :func:`jitree.kernels.sparse.grow_sparse` (the same tree as the dense loop on its dense
     copy, in memory of its stored values): one output, numeric features without missing
-    values, the best splitter (any ``max_features``), depth-wise growth, no constraint and a
+    values, any splitter and ``max_features``, depth-wise growth, no constraint and a
     built-in criterion of :data:`_SPARSE_CRITERIA`. Other fits grow on the dense copy."""
     numeric = params.feature_kind is None or not np.any(np.asarray(params.feature_kind))
     values = X.value if isinstance(X, SortedColumns) else X.data
-    return (numeric and params.n_outputs == 1 and not params.random_splitter
-            and not params.max_leaf_nodes
+    return (numeric and params.n_outputs == 1 and not params.max_leaf_nodes
             and params.monotonic is None and params.interaction is None
             and int(measure.code) in _SPARSE_CRITERIA
             and not np.isnan(values).any())

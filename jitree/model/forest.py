@@ -477,10 +477,9 @@ class BaseForest(ParamsMixin):
         and the arrays the trees grow on, ``(plan, X, target, sample_weight)``. The estimator
         itself is left unchanged."""
         template = self._tree_template()
-        # a sparse X stays sparse for the trees that grow on its stored values (best
-        # splitter; see _grow_trees), unless what the fit reads after the trees wants rows
-        keep_sparse = (self._splitter == "best"
-                       and not getattr(self, "store_leaf_samples", False)
+        # a sparse X stays sparse for the trees that grow on its stored values (see
+        # _grow_trees), unless what the fit reads after the trees wants rows
+        keep_sparse = (not getattr(self, "store_leaf_samples", False)
                        and not (isinstance(self.honest, (bool, np.bool_)) and self.honest))
         X = template._validate_fit_X(X, keep_sparse=keep_sparse)
         n_samples, n_features = X.shape
