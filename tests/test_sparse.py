@@ -405,6 +405,20 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
                                    rtol=1e-12, atol=1e-12)
 
 
+def test_extra_trees_grow_on_the_stored_values(sparse_growth_calls):
+    """Extra-Trees on a sparse X grow on its stored values (no bootstrap: every row), each
+    node's random thresholds drawn as on the dense copy: the same forest."""
+    X, dense = random_sparse(31, 500, 25, 0.1, "csc")
+    y = np.digitize(dense[:, 1] - dense[:, 4], [-0.2, 0.2])
+    params = dict(n_estimators=4, random_state=7, min_samples_leaf=2)
+    ours = jitree.ExtraTreesClassifier(**params).fit(X, y)
+    assert len(sparse_growth_calls) == 4
+    theirs = jitree.ExtraTreesClassifier(**params).fit(dense, y)
+    for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
+        same_tree(a, b)
+    np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(dense))
+
+
 @pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")
 def test_out_of_bag_rows_of_a_categorical_forest():
     """Trees with category tests read the out-of-bag rows of a sparse X by dense blocks: the
