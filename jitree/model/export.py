@@ -29,6 +29,16 @@ threshold test sends a missing value, never seen in training, to its heavier chi
 A graphviz box or plotted box shows the test of a binary node (it holds: left, the root's edge
 labelled True), and the feature of a multiway node, whose edges carry the branch tests
 (``= sunny``, ``in {overcast, foggy}``).
+
+Multi-output trees (y of several columns) print one prediction per output, in the order of y's
+columns: ``value: [1.25, -0.50, 3.00]`` in ``export_text`` (scikit-learn's format);
+``class: [no, 2, b]``, each output's predicted label, where scikit-learn prints an argmax over
+the outputs' first-class values, which names no class. Boxes show each output's values on a
+line of its own, ``value = [[10, 5]`` ... ``[3, 12]]`` (scikit-learn's), and, beyond
+scikit-learn, ``class = [no, 2, b]``. An output's class columns are its own classes only:
+``tree.value`` pads the outputs with fewer classes than the most with zero columns, which
+scikit-learn prints and jitree leaves out. ``class_names`` is then one sequence of names per
+output.
 """
 
 import colorsys
@@ -56,21 +66,23 @@ ALL_VALUES = float(np.finfo(np.float64).max)
 def _fitted_tree(model):
     """``model.tree_``; a bare :class:`Tree` is exported too (no names, classes by column,
     its impurity named ``impurity``), as scikit-learn's exporters take a bare ``Tree``."""
-    from .validation import check_is_fitted, check_one_output
+    from .validation import check_is_fitted
 
     if isinstance(model, Tree):
-        check_one_output(model, "this export")
         return model
     tree = getattr(model, "tree_", None)
     if tree is None:
         check_is_fitted(model)
-    check_one_output(tree, "this export")
     return tree
 
 
 def export_text(model, feature_names=None, *, class_names=None, max_depth=10, spacing=3,
                 decimals=2, show_weights=False):
     """The tree as indented text, one line per test and per leaf (scikit-learn's format).
+
+    A leaf prints ``class: label`` (classifiers) or ``value: [mean]`` (regressors); a
+    multi-output leaf ``class: [label_0, label_1, ...]`` or ``value: [mean_0, mean_1, ...]``,
+    one per output (see the module docstring).
 
     A binary node prints its test and its negation, a multiway node one line per child;
     categories, ordinal levels and missing values print as the module docstring describes.
@@ -85,7 +97,8 @@ def export_text(model, feature_names=None, *, class_names=None, max_depth=10, sp
         ``feature_0``, ``feature_1``, ...
     class_names : sequence, optional
         Labels printed for the classes, in the order of ``model.classes_`` (the default);
-        classifiers only.
+        classifiers only. A multi-output classifier takes one sequence per output,
+        ``[["no", "yes"], ["a", "b", "c"]]`` (a ValueError otherwise).
     max_depth : int or None, default 10
         The tests of nodes down to this depth (the root's is 0) are printed; below them a leaf
         prints as usual while an internal node prints as one line ``truncated branch of depth
@@ -97,7 +110,9 @@ def export_text(model, feature_names=None, *, class_names=None, max_depth=10, sp
     decimals : int, default 2
         Decimals of thresholds, leaf values and weights.
     show_weights : bool, default False
-        Classifiers: print each leaf's weighted class counts before its class.
+        Classifiers: print each leaf's weighted class counts before its class; a
+        multi-output leaf prints each output's, ``weights: [[40.00, 2.00], [1.00, 41.00]]
+        class: [no, b]``.
     """
     tree = _fitted_tree(model)
     names = _feature_names(model, tree, feature_names)
@@ -117,18 +132,22 @@ def export_text(model, feature_names=None, *, class_names=None, max_depth=10, sp
     arrow = "|" + "-" * spacing + " "
     lines = []
 
-    def leaf_text(node):
-        if tree.n_classes:
-            counts = tree.value[node]
-            text = f"class: {labels[int(np.argmax(counts))]}"
-            if show_weights:
-                weights = ", ".join(f"{count:.{decimals}f}" for count in counts)
-                text = f"weights: [{weights}] {text}"
-            return text
-        return f"value: [{tree.value[node, 0]:.{decimals}f}]"
+    columns = _output_columns(model, tree)
 
     def number(value):
         return f"{value:.{decimals}f}"
+
+    def leaf_text(node):
+        row = tree.value[node]
+        if labels is None:
+            return "value: [" + ", ".join(number(value) for value in row) + "]"
+        text = "class: " + _listed([str(label) for label in _majority_labels(
+            tree, node, columns, labels)])
+        if show_weights:
+            weights = ["[" + ", ".join(number(count) for count in row[output]) + "]"
+                       for output in columns]
+            text = f"weights: {_listed(weights)} {text}"
+        return text
 
     # (node, depth, None) to print, or (None, depth, text) for the header of a branch after
     # the first; the indentation is made as each line is printed, so that what waits on the
@@ -206,27 +225,79 @@ def _feature_names(model, tree, feature_names, default="feature_{}"):
     return names
 
 
+def _output_columns(model, tree):
+    """Per output, the slice of a row of ``tree.value`` holding it: the whole row of a
+    single-output tree; of a multi-output tree, output ``j``'s mean (regression) or its
+    ``n_classes_[j]`` class columns, the first of its ``tree.n_classes`` (the most classes of
+    any output; all of them for a bare Tree, which does not know each output's count)."""
+    if tree.n_outputs == 1:
+        return [slice(0, tree.value.shape[1])]
+    if not tree.n_classes:
+        return [slice(j, j + 1) for j in range(tree.n_outputs)]
+    width = tree.n_classes
+    counts = getattr(model, "n_classes_", None)
+    if not isinstance(counts, (list, tuple)):
+        counts = [width] * tree.n_outputs
+    return [slice(j * width, j * width + int(count)) for j, count in enumerate(counts)]
+
+
 def _class_labels(model, tree, class_names):
-    """Labels of the tree's value columns (classifiers): the argument, else ``classes_``;
-    None for a regression tree."""
+    """Labels of each output's classes (classifiers), ``labels[j][k]`` naming class ``k`` of
+    output ``j`` (one output for a single-output tree): the argument, else ``classes_``; None
+    for a regression tree. A multi-output tree takes ``class_names`` as one sequence of names
+    per output."""
     if not tree.n_classes:
         if class_names is not None:
             raise ValueError("class_names was given, but the model is a regression tree (it "
                              "has no classes)")
         return None
+    counts = [output.stop - output.start for output in _output_columns(model, tree)]
     if class_names is None:
         class_names = getattr(model, "classes_", None)
         if class_names is None:
-            return list(range(tree.n_classes))
-    elif isinstance(class_names, str):
-        raise TypeError("class_names must be a sequence of names, not one string")
+            by_column = [range(count) for count in counts]
+            class_names = by_column[0] if tree.n_outputs == 1 else by_column
+    if tree.n_outputs == 1:
+        if isinstance(class_names, str):
+            raise TypeError("class_names must be a sequence of names, not one string")
+        return [_names_of_classes(class_names, counts[0], "class_names", "the tree")]
+    if not _one_sequence_per_output(class_names, tree.n_outputs):
+        raise ValueError(f"class_names of a tree of {tree.n_outputs} outputs must hold one "
+                         "sequence of names per output, e.g. [['no', 'yes'], ['a', 'b', 'c']]"
+                         f"; got {class_names!r:.80}")
+    return [_names_of_classes(names, count, f"class_names[{j}]", f"output {j}")
+            for j, (names, count) in enumerate(zip(class_names, counts, strict=True))]
+
+
+def _one_sequence_per_output(class_names, n_outputs):
+    """Whether ``class_names`` is a sequence of ``n_outputs`` sequences (none a string)."""
+    def is_sequence(value):
+        return hasattr(value, "__len__") and not isinstance(value, (str, bytes))
+
+    return is_sequence(class_names) and len(class_names) == n_outputs \
+        and all(is_sequence(names) for names in class_names)
+
+
+def _names_of_classes(names, n_classes, what, owner):
+    """``names`` as a list of plain values, checked to name ``n_classes`` classes."""
     # numpy scalars become plain Python values, which print and compare as users expect
-    labels = [label.item() if isinstance(label, np.generic) else label
-              for label in class_names]
-    if len(labels) != tree.n_classes:
-        raise ValueError(f"class_names has {len(labels)} names, the tree has "
-                         f"{tree.n_classes} classes")
+    labels = [label.item() if isinstance(label, np.generic) else label for label in names]
+    if len(labels) != n_classes:
+        raise ValueError(f"{what} has {len(labels)} names, {owner} has {n_classes} classes")
     return labels
+
+
+def _majority_labels(tree, node, columns, labels):
+    """Per output, the label of the class ``predict`` gives at ``node``: the first largest
+    class fraction of the output's ``columns``."""
+    proba = tree.cached("proba", tree.probability_table)[node]
+    return [names[int(np.argmax(proba[output]))]
+            for output, names in zip(columns, labels, strict=True)]
+
+
+def _listed(texts):
+    """The text of one output as it is, of several outputs as ``[a, b, c]``."""
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
 
 
 def _impurity_name(model, tree):
@@ -435,8 +506,9 @@ class _BoxText:
             self.names = [escape(name) for name in self.names]
         self.categories = [None if labels is None else [escape(label) for label in labels]
                            for labels in _category_labels(model, tree)]
-        # the class line: classifiers, unless class_names is False; True names the class by
-        # its column, y[k]
+        self.columns = _output_columns(model, tree)
+        # the class line: classifiers, unless class_names is False; True names each output's
+        # class by its column, y[k]
         if isinstance(class_names, np.bool_):
             class_names = bool(class_names)
         self.show_class = bool(tree.n_classes) and class_names is not False
@@ -444,10 +516,12 @@ class _BoxText:
             if class_names and not tree.n_classes:
                 raise ValueError("class_names=True was given, but the model is a regression "
                                  "tree (it has no classes)")
-            self.classes = [subscript.format("y", k) for k in range(tree.n_classes)]
+            self.classes = [[subscript.format("y", k) for k in range(output.stop - output.start)]
+                            for output in self.columns]
         else:
             labels = _class_labels(model, tree, class_names)
-            self.classes = None if labels is None else [escape(str(label)) for label in labels]
+            self.classes = None if labels is None else \
+                [[escape(str(label)) for label in names] for names in labels]
         self.impurity_name = _impurity_name(model, tree)
         self.marked = _missing_marked(model, tree)
 
@@ -479,14 +553,28 @@ class _BoxText:
             lines.append(field("samples", f"{share:.1f}%"))
         else:
             lines.append(field("samples", str(int(tree.n_node_samples[node]))))
-        if not tree.n_classes:
-            lines.append(field("value", self.number(tree.value[node, 0])))
-            return lines
-        proba = tree.cached("proba", tree.probability_table)[node]
-        shown = proba if self.proportion else tree.value[node]
-        lines.append(field("value", "[" + ", ".join(self.number(v) for v in shown) + "]"))
+        values = self._value_lines(node)
+        lines += [field("value", values[0]), *values[1:]]
         if self.show_class:
-            lines.append(field("class", self.classes[int(np.argmax(proba))]))
+            lines.append(field("class", _listed(
+                _majority_labels(tree, node, self.columns, self.classes))))
+        return lines
+
+    def _value_lines(self, node):
+        """The value field, scikit-learn's: a regressor's mean; a classifier's weighted class
+        counts (fractions with ``proportion``) as ``[a, b]``; of several outputs, each output's
+        on a line of its own, ``[[a, b]`` ... ``[c, d]]`` (a regressor's as ``[v]``)."""
+        tree = self.tree
+        if tree.n_classes and self.proportion:
+            row = tree.cached("proba", tree.probability_table)[node]
+        else:
+            row = tree.value[node]
+        if not tree.n_classes and tree.n_outputs == 1:
+            return [self.number(row[0])]
+        lines = ["[" + ", ".join(self.number(v) for v in row[output]) + "]"
+                 for output in self.columns]
+        if tree.n_outputs > 1:
+            lines[0], lines[-1] = "[" + lines[0], lines[-1] + "]"
         return lines
 
     def edge_labels(self, node):
@@ -530,36 +618,63 @@ def _walk(tree, max_depth=None):
             stack.append((children[rank_below], node, depth + 1, rank_below))
 
 
+# hue of the first class, and of every node of a multi-output tree (scikit-learn's too)
+_FIRST_HUE = 0.08
+_REGRESSION_HUE = 0.58
+
+
 def _fill_colors(tree):
     """A fill colour per node, "#rrggbb".
 
     Classifiers: the hue of the majority class, stronger the purer the node (white at the
     chance level 1/n_classes, full colour when pure). Regressors: one hue, stronger the larger
-    the node's value relative to the other nodes.
+    the node's value relative to the other nodes. Multi-output trees (as scikit-learn's): the
+    first class's hue, stronger the purer the node: white at the tree's largest impurity, full
+    colour at its smallest.
     """
-    if tree.n_classes:
-        proba = tree.cached("proba", tree.probability_table)
-        majority = np.argmax(proba, axis=1)
-        chance = 1.0 / tree.n_classes
-        top = proba.max(axis=1)
-        strength = (top - chance) / (1.0 - chance) if tree.n_classes > 1 else \
-            np.ones(tree.node_count)
-        hues = (0.08 + np.arange(tree.n_classes) / tree.n_classes) % 1.0
-        node_hue = hues[majority]
+    if tree.n_outputs > 1:
+        hue, strength = _purity_shades(tree)
+    elif tree.n_classes:
+        hue, strength = _majority_shades(tree)
     else:
-        values = tree.value[:, 0]
-        spread = values.max() - values.min()
-        strength = (values - values.min()) / spread if spread > 0 else \
-            np.zeros(tree.node_count)
-        node_hue = np.full(tree.node_count, 0.58)
+        hue, strength = _value_shades(tree)
     strength = np.clip(strength, 0.0, 1.0)
     colors = []
-    for hue, amount in zip(node_hue, strength, strict=True):
+    for node_hue, amount in zip(np.broadcast_to(hue, strength.shape), strength, strict=True):
         # saturation and value chosen so that black text stays readable on the full colour
-        rgb = np.array(colorsys.hsv_to_rgb(hue, 0.55, 0.95))
+        rgb = np.array(colorsys.hsv_to_rgb(node_hue, 0.55, 0.95))
         mixed = 1.0 - amount * (1.0 - rgb)
         colors.append("#" + "".join(f"{round(255 * c):02x}" for c in mixed))
     return colors
+
+
+def _majority_shades(tree):
+    """(hue, strength) per node of a single-output classifier: the majority class's hue, its
+    fraction scaled from the chance level (0) to 1."""
+    proba = tree.cached("proba", tree.probability_table)
+    majority = np.argmax(proba, axis=1)
+    chance = 1.0 / tree.n_classes
+    top = proba.max(axis=1)
+    strength = (top - chance) / (1.0 - chance) if tree.n_classes > 1 else \
+        np.ones(tree.node_count)
+    hues = (_FIRST_HUE + np.arange(tree.n_classes) / tree.n_classes) % 1.0
+    return hues[majority], strength
+
+
+def _scaled(values):
+    """``values`` scaled from their smallest (0) to their largest (1); all 0 when equal."""
+    spread = values.max() - values.min()
+    return (values - values.min()) / spread if spread > 0 else np.zeros(values.shape[0])
+
+
+def _value_shades(tree):
+    """(hue, strength) per node of a single-output regressor: the node's value, scaled."""
+    return _REGRESSION_HUE, _scaled(tree.value[:, 0])
+
+
+def _purity_shades(tree):
+    """(hue, strength) per node of a multi-output tree: its impurity, scaled and reversed."""
+    return _FIRST_HUE, _scaled(-tree.impurity)
 
 
 def _dot_string(lines):
@@ -592,9 +707,10 @@ def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
     scikit-learn's parameters, with its meaning. Every node is a box listing its test ``name
     <= threshold`` (binary nodes; see the module docstring for category tests and missing
     values), impurity, number of training samples, value (weighted class counts, or the mean
-    target) and, for classifiers, the majority class. A binary root's two edges are labelled
-    True (the test holds: left) and False; the box of a multiway node names its feature and
-    its edges carry the test of each branch (``= sunny``).
+    target) and, for classifiers, the majority class; a multi-output tree's box shows each
+    output's value on a line of its own and the class of each output, ``class = [a, b]``. A
+    binary root's two edges are labelled True (the test holds: left) and False; the box of a
+    multiway node names its feature and its edges carry the test of each branch (``= sunny``).
 
     Parameters
     ----------
@@ -607,11 +723,15 @@ def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
         Default ``model.feature_names_in_``, else ``x[0]``, ``x[1]``, ...
     class_names : sequence, True or False, optional
         Names of the classes in the order of ``model.classes_``; True: ``y[0]``, ``y[1]``,
-        ...; False: no class line. Default: ``model.classes_`` (classifiers only).
+        ...; False: no class line. Default: ``model.classes_`` (classifiers only). A
+        multi-output classifier takes one sequence of names per output (True: each output's
+        class by its column).
     label : {"all", "root", "none"}, default "all"
         Which boxes name their fields (``gini = 0.5``; else only ``0.5``).
     filled : bool, default False
-        Colour the boxes by majority class (strength: purity) or by value (regressors).
+        Colour the boxes by majority class (strength: purity) or by value (regressors); a
+        multi-output tree's by impurity (as scikit-learn: one hue, full at the tree's
+        smallest impurity, white at its largest).
     leaves_parallel : bool, default False
         Draw every leaf (and "(...)" box) on the bottom rank.
     impurity : bool, default True

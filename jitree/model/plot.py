@@ -93,7 +93,8 @@ def plot_tree(model, ax=None, *, max_depth=None, feature_names=None, class_names
     feature_names, class_names, label, impurity, node_ids, proportion, precision
         As in :func:`jitree.export_graphviz`.
     filled : bool, default False
-        Colour the boxes by majority class (strength: purity) or by value (regressors).
+        Colour the boxes by majority class (strength: purity) or by value (regressors); a
+        multi-output tree's by impurity, as :func:`jitree.export_graphviz`.
     rounded : bool, default False
         Rounded boxes (square ones otherwise).
     fontsize : float, optional

@@ -34,9 +34,12 @@ from .export import (
     _fitted_tree,
     _format_number,
     _impurity_name,
+    _listed,
+    _majority_labels,
     _missing_marked,
     _multiway_branches,
     _ordinal_level,
+    _output_columns,
     _set_text,
     _shown_categories,
 )
@@ -129,19 +132,21 @@ class Rule:
         The merged tests of the root-to-leaf path (empty when the root is the leaf).
     prediction : object
         Classifiers: the leaf's class label (the one ``predict`` returns), or its entry of
-        ``class_names`` when given. Regressors: the leaf's mean target.
+        ``class_names`` when given. Regressors: the leaf's mean target. A multi-output tree's:
+        a tuple of one such prediction per output (the row ``predict`` returns).
     support : int
         Training samples reaching the leaf.
     weighted_support : float
         Their total (sample- and class-) weight.
     support_fraction : float
         ``support`` over all training samples.
-    confidence : float or None
-        Classifiers: the leaf's purity, the largest weighted class fraction. Regressors: None
-        (a mean has no confidence of that kind; ``impurity`` gives the spread).
+    confidence : float, tuple of float or None
+        Classifiers: the leaf's purity, the largest weighted class fraction (a tuple of one per
+        output for a multi-output tree). Regressors: None (a mean has no confidence of that
+        kind; ``impurity`` gives the spread).
     impurity : float
         The leaf's impurity under the fitting criterion (for regressors, the weighted variance
-        of the target).
+        of the target; for a multi-output tree, the mean of its outputs' impurities).
     impurity_name : str
         What ``impurity`` measures ("gini", "entropy", "squared_error", ...).
     leaf : int
@@ -153,7 +158,7 @@ class Rule:
     support: int
     weighted_support: float
     support_fraction: float
-    confidence: float | None
+    confidence: float | tuple | None
     impurity: float
     impurity_name: str
     leaf: int
@@ -181,15 +186,21 @@ class Rule:
 
     def to_text(self, decimals=4):
         """``IF a <= 1 AND b > 2 THEN class = c (support 50 = 33.3%, confidence 1.000)``;
-        thresholds and regression values with at most ``decimals`` decimals."""
+        thresholds and regression values with at most ``decimals`` decimals. A multi-output
+        rule lists the outputs' predictions and confidences: ``THEN class = [c, 5]
+        (support 50 = 33.3%, confidence [1.000, 0.900])``, ``THEN value = [1.5, -2]
+        (support 50 = 33.3%, squared_error 0.25)``."""
         tests = " AND ".join(c.to_text(decimals) for c in self.conditions) or "TRUE"
         support = f"support {self.support} = {100.0 * self.support_fraction:.1f}%"
+        several = isinstance(self.prediction, tuple)
+        predictions = self.prediction if several else (self.prediction,)
         if self.confidence is None:
-            value = _format_number(self.prediction, decimals)
+            value = _listed([_format_number(v, decimals) for v in predictions])
             spread = _format_number(self.impurity, decimals)
             return f"IF {tests} THEN value = {value} ({support}, {self.impurity_name} {spread})"
-        return (f"IF {tests} THEN class = {self.prediction} ({support}, "
-                f"confidence {self.confidence:.3f})")
+        confidences = self.confidence if several else (self.confidence,)
+        return (f"IF {tests} THEN class = {_listed([str(p) for p in predictions])} "
+                f"({support}, confidence {_listed([f'{c:.3f}' for c in confidences])})")
 
     def __str__(self):
         return self.to_text()
@@ -275,7 +286,8 @@ def rules(model, feature_names=None, class_names=None):
     feature_names : sequence of str, optional
         Default ``model.feature_names_in_``, else ``feature_0``, ``feature_1``, ...
     class_names : sequence, optional
-        Labels of the classes in the order of ``model.classes_`` (the default).
+        Labels of the classes in the order of ``model.classes_`` (the default); for a
+        multi-output classifier, one sequence of labels per output.
     """
     tree = _fitted_tree(model)
     names = _feature_names(model, tree, feature_names)
@@ -288,7 +300,7 @@ def rules(model, feature_names=None, class_names=None):
     marked_feature = np.zeros(tree.n_features, dtype=bool)
     marked_feature[tree.feature[marked]] = True
     marked_feature |= tree.feature_kind == FEATURE_CATEGORICAL
-    proba = tree.cached("proba", tree.probability_table) if labels is not None else None
+    columns = _output_columns(model, tree)
     n_samples = int(tree.n_node_samples[0])
 
     # Depth-first with the path's merged tests kept up to date, one test at a time: entering
@@ -326,12 +338,7 @@ def rules(model, feature_names=None, class_names=None):
             for child, child_test in zip(reversed(children), reversed(tests), strict=True):
                 stack.append((child, child_test))
             continue
-        if labels is None:
-            prediction, confidence = float(tree.value[node, 0]), None
-        else:
-            # argmax of the class fractions, as predict takes it (same tie order)
-            majority = int(np.argmax(proba[node]))
-            prediction, confidence = labels[majority], float(proba[node, majority])
+        prediction, confidence = _leaf_prediction(tree, node, columns, labels)
         support = int(tree.n_node_samples[node])
         found.append(Rule(
             conditions=tuple(condition for feature in order
@@ -346,6 +353,22 @@ def rules(model, feature_names=None, class_names=None):
             leaf=node,
         ))
     return found
+
+
+def _leaf_prediction(tree, node, columns, labels):
+    """(prediction, confidence) of a leaf, as :class:`Rule` holds them: of a multi-output
+    tree, tuples of one per output."""
+    if labels is None:
+        predictions = [float(tree.value[node, output.start]) for output in columns]
+        confidences = None
+    else:
+        # argmax of the class fractions, as predict takes it (same tie order)
+        predictions = _majority_labels(tree, node, columns, labels)
+        proba = tree.cached("proba", tree.probability_table)[node]
+        confidences = [float(proba[output].max()) for output in columns]
+    if tree.n_outputs == 1:
+        return predictions[0], None if confidences is None else confidences[0]
+    return tuple(predictions), None if confidences is None else tuple(confidences)
 
 
 def format_rules(rule_list, decimals=4):
