@@ -26,3 +26,17 @@ def load_csv(name):
     header = lines[0].split(",")
     rows = [line.split(",") for line in lines[1:]]
     return header, np.array(rows, dtype=object)
+
+
+@pytest.fixture
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (the test skips without matplotlib); the
+    figures are closed afterwards."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")

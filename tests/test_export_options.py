@@ -253,18 +253,6 @@ def test_graphviz_output_parses(pair, options):
 
 # -- plot_tree -----------------------------------------------------------------------------------
 
-@pytest.fixture
-def pyplot():
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    yield plt
-    plt.close("all")
-
-
 PLOT_OPTIONS = [
     {"class_names": True},
     {"label": "root", "node_ids": True, "impurity": False, "class_names": ["a", "b", "c"]},

@@ -58,18 +58,6 @@ def classifier_pair(sk_tree):
     return X, fitted, jitree.from_sklearn(fitted)
 
 
-@pytest.fixture
-def pyplot():
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    yield plt
-    plt.close("all")
-
-
 def leaves_in_order(tree):
     """The leaves depth-first, children in order: the order the exports print them in."""
     order, stack = [], [0]

@@ -263,18 +263,6 @@ def test_graphviz_regressor_shows_values():
 
 # -- matplotlib ----------------------------------------------------------------------------------
 
-@pytest.fixture
-def pyplot():
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    yield plt
-    plt.close("all")
-
-
 def boxes_overlap(texts):
     """True when two boxes of the drawing intersect (in pixels)."""
     figure = texts[0].figure
