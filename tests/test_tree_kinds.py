@@ -283,9 +283,10 @@ def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
 @pytest.mark.parametrize("params", [dict(), dict(max_leaf_nodes=300), dict(ccp_alpha=2e-3),
                                     dict(max_depth=1), dict(min_samples_split=10**6)])
 def test_flat_order_is_the_depth_first_pair_numbering(params):
-    """Tree._flat_order (NumPy, level by level) against the stack walk it replaces: children
-    numbered in pairs, internal nodes in depth-first order (best-first and pruned trees
-    number their nodes out of level order)."""
+    """Tree._flat_order (the compiled walk, kernels.predict.flat_order) against a Python
+    stack walk: children numbered in pairs, internal nodes in depth-first order (best-first
+    and pruned trees number their nodes out of level order; the sparse growth's deep chains
+    of nodes)."""
     from jitree.datasets import make_classification_data
 
     def naive(tree):
@@ -302,6 +303,10 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
     X, y = make_classification_data(4000, 6, 3, seed=2)
     tree = jitree.DecisionTreeClassifier(random_state=0, **params).fit(X, y).tree_
     np.testing.assert_array_equal(tree._flat_order(), naive(tree))
+    rng = np.random.default_rng(0)  # a chain of hundreds of levels: one value per row
+    chain = np.diag(rng.uniform(1.0, 2.0, 600))
+    deep = jitree.DecisionTreeClassifier(**params).fit(chain, rng.integers(0, 2, 600)).tree_
+    np.testing.assert_array_equal(deep._flat_order(), naive(deep))
 
 
 # -- exports ----------------------------------------------------------------------------------

@@ -31,6 +31,39 @@ CSR_LANES = 8  # rows walked together by one thread of predict_flat_csr (4: 1.3x
 
 
 @jit
+def flat_order(children_left, children_right):
+    """Tree ids in the flat layout's order (:meth:`jitree.Tree.flat`): the root, then the
+    two children of each internal node, internal nodes in depth-first (pre-)order; a walk
+    with a stack of the internal nodes still to visit, O(nodes) whatever the depth (int64
+    child arrays)."""
+    n_nodes = children_left.shape[0]
+    order = np.empty(n_nodes, dtype=np.int64)
+    order[0] = 0
+    stack = np.empty(n_nodes, dtype=np.int64)
+    top = 0
+    if children_left[0] != TREE_LEAF:
+        stack[0] = 0
+        top = 1
+    k = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        left = children_left[node]
+        right = children_right[node]
+        order[k] = left
+        order[k + 1] = right
+        k += 2
+        # the left subtree is visited first: pushed last
+        if children_left[right] != TREE_LEAF:
+            stack[top] = right
+            top += 1
+        if children_left[left] != TREE_LEAF:
+            stack[top] = left
+            top += 1
+    return order
+
+
+@jit
 def leaf_of_row(X, i, feature, threshold, children_left, children_right):
     """Leaf reached by row ``i`` of X: left when ``X[i, feature] <= threshold``."""
     node = 0

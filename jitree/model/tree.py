@@ -467,32 +467,11 @@ class Tree:
 
     def _flat_order(self):
         """Tree ids in flat order: the root, then the two children of each internal node in
-        the depth-first (pre-)order of the internal nodes. Level by level in NumPy: subtree
-        sizes bottom-up, then each node's preorder position top-down (left child: the
-        parent's + 1; right child: + 1 + the left subtree's size)."""
-        n_nodes = self.node_count
-        left = self.children_left.astype(np.int64)
-        right = self.children_right.astype(np.int64)
-        depth = self.depth
-        by_depth = np.argsort(depth, kind="stable")
-        level_start = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
-        levels = [by_depth[level_start[d]:level_start[d + 1]]
-                  for d in range(level_start.shape[0] - 1)]
-        levels = [nodes[left[nodes] != TREE_LEAF] for nodes in levels]  # internal only
-        size = np.ones(n_nodes, dtype=np.int64)
-        for nodes in reversed(levels):
-            size[nodes] += size[left[nodes]] + size[right[nodes]]
-        preorder = np.zeros(n_nodes, dtype=np.int64)
-        for nodes in levels:
-            preorder[left[nodes]] = preorder[nodes] + 1
-            preorder[right[nodes]] = preorder[nodes] + 1 + size[left[nodes]]
-        internal = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
-        internal = internal[np.argsort(preorder[internal])]
-        node_of_flat = np.empty(n_nodes, dtype=np.int64)
-        node_of_flat[0] = 0
-        node_of_flat[1::2] = left[internal]
-        node_of_flat[2::2] = right[internal]
-        return node_of_flat
+        the depth-first (pre-)order of the internal nodes
+        (:func:`jitree.kernels.predict.flat_order`; a deep tree of a sparse X has a thousand
+        levels, which a level-by-level NumPy pass paid for one by one)."""
+        return _predict.flat_order(np.ascontiguousarray(self.children_left, dtype=np.int64),
+                                   np.ascontiguousarray(self.children_right, dtype=np.int64))
 
     def _build_flat(self, dtype):
         n_nodes = self.node_count
