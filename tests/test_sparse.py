@@ -3,6 +3,7 @@ dense copy, and predicting a sparse matrix (by dense blocks of rows, or for fore
 rows' stored values) equals predicting its dense copy, for every format, dtype and index
 dtype."""
 
+import contextlib
 from unittest import mock
 
 import numpy as np
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 
 import jitree
 from jitree.kernels import predict as kernels_predict
+from jitree.model import _base as base_module
+from jitree.model import builder as builder_module
+from jitree.model import categories as categories_module
 from jitree.model import forest as forest_module
 from jitree.model import validation
 
@@ -29,6 +33,17 @@ def random_sparse(seed, n, d, density, fmt="csr", dtype=np.float64, nan=0.0):
     dense[:, d // 2] = 0.0
     dense[n // 2] = 0.0
     return sparse.csr_matrix(dense.astype(dtype)).asformat(fmt), dense.astype(dtype)
+
+
+@contextlib.contextmanager
+def no_dense_copy():
+    """Any dense copy of a sparse X made by a fit fails the test."""
+    refuse = AssertionError("a dense copy of the sparse X")
+    with contextlib.ExitStack() as stack:
+        for module in (base_module, builder_module, categories_module, forest_module):
+            stack.enter_context(mock.patch.object(module, "sparse_to_dense",
+                                                  side_effect=refuse))
+        yield
 
 
 def same_tree(a, b):
@@ -189,7 +204,7 @@ def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch, sparse_growth_calls
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB.*fewer features"):
         jitree.DecisionTreeClassifier(max_leaf_nodes=8).fit(X, y)
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB"):
-        jitree.ExtraTreesClassifier(n_estimators=2, honest=True).fit(X, y)
+        jitree.ExtraTreesClassifier(n_estimators=2, max_leaf_nodes=8).fit(X, y)
     model = jitree.DecisionTreeClassifier(max_depth=3, max_features=0.5).fit(X, y)
     assert len(sparse_growth_calls) == 1 and model.tree_.node_count > 1
     forest = jitree.RandomForestClassifier(n_estimators=2, max_depth=3).fit(X, y)
@@ -390,8 +405,7 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
     before = len(sparse_growth_calls)
     walk = kernels_predict.predict_flat_csr
     with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy, \
-            mock.patch.object(forest_module, "sparse_to_dense",
-                              side_effect=AssertionError("dense copy")):
+            no_dense_copy():
         oob = cls(oob_score=True, **params).fit(X, y)
     assert len(sparse_growth_calls) == before + 5 and spy.call_count == 5
     dense_oob = cls(oob_score=True, **params).fit(dense, y)
@@ -417,6 +431,48 @@ def test_extra_trees_grow_on_the_stored_values(sparse_growth_calls):
     for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
         same_tree(a, b)
     np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(dense))
+
+
+@pytest.mark.parametrize("cls, params", [
+    (jitree.DecisionTreeRegressor, dict(store_leaf_samples=True, max_depth=6)),
+    (jitree.DecisionTreeClassifier, dict(honest=True, random_state=2)),
+    (jitree.RandomForestRegressor, dict(n_estimators=4, store_leaf_samples=True,
+                                        random_state=0)),
+    (jitree.RandomForestClassifier, dict(n_estimators=4, honest=True, random_state=0)),
+    (jitree.ExtraTreesRegressor, dict(n_estimators=3, honest=True, store_leaf_samples=True,
+                                      random_state=0)),
+])
+def test_honest_and_leaf_samples_read_the_stored_values(sparse_growth_calls, cls, params):
+    """Honest estimates and stored leaf samples read the training rows again after the
+    growth: a sparse X's rows are walked by their stored values (no dense copy), giving the
+    dense fit's trees, values and quantiles (regressors: poisson on counts, whose sums are
+    exact; squared error's round differently, see same_partition)."""
+    X, dense = random_sparse(41, 400, 12, 0.2, "csr")
+    rng = np.random.default_rng(41)
+    signal = dense[:, 0] - dense[:, 3] + rng.normal(size=400)
+    if "Classifier" in cls.__name__:
+        y = np.digitize(signal, [-0.5, 0.5])
+    else:
+        y = np.round(np.exp(signal))
+        params = dict(params, criterion="poisson")
+    walk = kernels_predict.predict_flat_csr
+    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy, \
+            no_dense_copy():
+        ours = cls(**params).fit(X, y)
+    assert sparse_growth_calls and spy.call_count > 0
+    theirs = cls(**params).fit(dense, y)
+    trees = getattr(ours, "estimators_", [ours])
+    for a, b in zip(trees, getattr(theirs, "estimators_", [theirs]), strict=True):
+        np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+        np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+        np.testing.assert_allclose(a.tree_.value, b.tree_.value, rtol=1e-12, atol=1e-12)
+    rows, rows_dense = random_sparse(42, 60, 12, 0.3, "csr")
+    if params.get("store_leaf_samples"):
+        np.testing.assert_allclose(ours.predict_quantiles(rows, [0.1, 0.5, 0.9]),
+                                   theirs.predict_quantiles(rows_dense, [0.1, 0.5, 0.9]),
+                                   rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(ours.predict(rows), theirs.predict(rows_dense))
 
 
 @pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")

@@ -396,8 +396,9 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"{'honest=True' if honest else 'store_leaf_samples=True'} "
                              "needs a single-output y; y has "
                              f"{target.shape[1]} columns")
-        if is_sparse(X) and (honest or store):
-            # these read the training rows again through the tree: dense rows
+        if is_sparse(X) and honest and self._order_quantile() is not None:
+            # an order criterion's honest values are quantiles of the rows along each path
+            # (honest._node_quantiles): dense rows; the others walk the stored values
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
         seed = None
         estimation_weight = sample_weight

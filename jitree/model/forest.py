@@ -26,6 +26,7 @@
 """
 
 import dataclasses
+import functools
 import numbers
 import sys
 import threading
@@ -73,6 +74,7 @@ from .tree import (
     infinity_bits,
     raise_infinite,
     read_only,
+    walk_rows,
 )
 from .validation import (
     FIT_DENSE_COPIES,
@@ -83,7 +85,6 @@ from .validation import (
     check_y,
     is_sparse,
     match_feature_names,
-    prediction_chunks,
     sparse_to_dense,
 )
 
@@ -205,18 +206,6 @@ def _class_weighted(weight, target, factors, n_classes):
         drawn = np.bincount(index, weights=weight, minlength=n_classes)
         factors = weight.sum() / (n_classes * np.where(drawn > 0, drawn, 1.0))
     return weight * factors[index]
-
-
-def _rows_table(model, X, table):
-    """``table``'s row of the leaf of each row of X in ``model``'s tree. A sparse X is
-    walked by its stored values when the tree tests numeric thresholds only, else by dense
-    blocks of rows, so that its dense copy is never made whole."""
-    if not is_sparse(X):
-        return model.tree_.predict_table(np.ascontiguousarray(X), table)
-    if model._walks_rows():
-        return model.tree_.predict_table(CsrRows(X), table)
-    return np.concatenate([model.tree_.predict_table(block, table)
-                           for block in prediction_chunks(X)])
 
 
 def _carries_labels(max_features, n_features):
@@ -477,11 +466,9 @@ class BaseForest(ParamsMixin):
         and the arrays the trees grow on, ``(plan, X, target, sample_weight)``. The estimator
         itself is left unchanged."""
         template = self._tree_template()
-        # a sparse X stays sparse for the trees that grow on its stored values (see
-        # _grow_trees), unless what the fit reads after the trees wants rows
-        keep_sparse = (not getattr(self, "store_leaf_samples", False)
-                       and not (isinstance(self.honest, (bool, np.bool_)) and self.honest))
-        X = template._validate_fit_X(X, keep_sparse=keep_sparse)
+        # a sparse X stays sparse: the trees grow on its stored values (see _grow_trees), and
+        # what reads the rows after them walks those too (tree.walk_rows)
+        X = template._validate_fit_X(X, keep_sparse=True)
         n_samples, n_features = X.shape
         settings = self._fit_settings()
         sample_weight = check_sample_weight(sample_weight, n_samples)
@@ -974,7 +961,8 @@ class BaseForest(ParamsMixin):
             rows = np.flatnonzero(self._bag_counts(self._seeds[t], probability) == 0)
             if not rows.shape[0]:
                 continue
-            values = _rows_table(model, X[rows], self._node_table(model))
+            values = walk_rows(model.tree_, X[rows], functools.partial(
+                model.tree_.predict_table, node_table=self._node_table(model)))
             if total is None:
                 total = np.zeros((n_samples, values.shape[1]))
             total[rows] += values

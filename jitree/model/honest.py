@@ -24,7 +24,7 @@ other part.
 import numpy as np
 
 from ..kernels.pinball import order_statistics
-from .tree import Tree
+from .tree import Tree, walk_rows
 
 # second key of the row split's random stream, so that it is not the stream a tree's growth
 # draws from the same seed
@@ -77,7 +77,7 @@ def reestimate(tree, X, target, weight, quantile=None):
     of a classification tree; ``quantile``: the alpha of a regression tree's order criterion
     (its nodes' values are weighted quantiles), None for means. Returns a new frozen Tree."""
     rows = np.flatnonzero(weight > 0)
-    leaves = tree.apply(np.ascontiguousarray(X[rows]))
+    leaves = walk_rows(tree, X[rows], tree.apply)
     w = weight[rows]
     n_nodes = tree.node_count
     if tree.n_classes == 0:

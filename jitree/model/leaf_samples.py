@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels import quantiles as _quantiles
 from ..kernels.records import FlatTrees, LeafSamples, QuantileLayout
-from .tree import infinity_bits, raise_infinite, read_only
+from .tree import infinity_bits, raise_infinite, read_only, walk_rows
 
 
 def _preorder(tree, parent, levels):
@@ -61,7 +61,7 @@ def collect(tree, X, weight, count):
     from .honest import _levels
 
     rows = np.flatnonzero(weight > 0)
-    leaves = tree.apply(np.ascontiguousarray(X[rows]))
+    leaves = walk_rows(tree, X[rows], tree.apply)
     parent, levels = _levels(tree)
     position = _preorder(tree, parent, levels)
     order = np.argsort(position[leaves], kind="stable")

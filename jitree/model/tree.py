@@ -6,7 +6,7 @@ import numpy as np
 
 from ..kernels import predict as _predict
 from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
-from .validation import CsrRows
+from .validation import CsrRows, is_sparse, prediction_chunks
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -657,3 +657,16 @@ class Tree:
         self.__init__(**state)
         if frozen:
             self._freeze()
+
+
+def walk_rows(tree, X, walk):
+    """``walk(X)`` for a :class:`Tree` method that walks validated rows (``tree.apply``,
+    ``tree.predict_table`` ...), X being training rows read again after the growth (out-of-bag
+    rows, honest estimation rows, leaf samples). A sparse X is never made dense whole: a tree
+    of threshold tests on numeric features walks its rows' stored values (:class:`CsrRows`),
+    any other tree dense blocks of rows."""
+    if not is_sparse(X):
+        return walk(np.ascontiguousarray(X))
+    if tree.is_binary_threshold and not np.any(tree.feature_kind != 0):
+        return walk(CsrRows(X))
+    return np.concatenate([walk(block) for block in prediction_chunks(X)])
