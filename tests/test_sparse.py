@@ -524,9 +524,9 @@ def test_models_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, flo
                                  jitree.RandomForestClassifier, jitree.ExtraTreesRegressor])
 def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     """A wide sparse X is predicted from the columns the trees test, by a copy of the model
-    with renumbered features (predict and predict_proba: those columns' stored values, row
-    by row; apply and decision_path: dense blocks of them): the same predictions, leaves and
-    paths as the dense copy; infinity anywhere in X is refused."""
+    with renumbered features (predict, predict_proba and apply: those columns' stored values,
+    row by row; decision_path: dense blocks of them): the same predictions, leaves and paths
+    as the dense copy; infinity anywhere in X is refused."""
     X, dense = random_sparse(8, 600, 300, 0.02, "csr")
     y = dense[:, :20].sum(axis=1)
     forest = "Forest" in cls.__name__ or "Trees" in cls.__name__
@@ -566,6 +566,10 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
         model.predict(bad)
     with pytest.raises(ValueError, match="299 features"):
         model.predict(X[:, :299])
+    # apply walks the rows' stored values too (leaf ids: the table of node ids)
+    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+        np.testing.assert_array_equal(model.apply(X), model.apply(dense))
+    assert spy.call_count == (len(model.estimators_) if forest else 1)
 
 
 def test_column_copies_follow_refits_and_stay_out_of_pickles():

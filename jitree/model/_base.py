@@ -669,7 +669,7 @@ class BaseDecisionTree(ParamsMixin):
 
     def apply(self, X):
         """Index of the leaf each row of X ends in."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._apply_validated)
         return self._apply_validated(self._validate_predict_X(X))

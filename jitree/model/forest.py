@@ -838,7 +838,7 @@ class BaseForest(ParamsMixin):
 
     def apply(self, X):
         """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
-        model, chunks = self._chunked(X)
+        model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._apply_validated)
         return self._apply_validated(self._validate_predict_X(X))
