@@ -336,6 +336,20 @@ def test_unfitted_model_is_refused(index):
 
 
 @pytest.mark.parametrize("index", range(3))
+def test_a_forest_is_refused_by_name(index):
+    """A forest, fitted or not, has no single tree to draw: a TypeError that says which to
+    pass."""
+    export = exporters()[index]
+    forest = jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(IRIS_X, IRIS_Y)
+    with pytest.raises(TypeError, match=r"one tree; this RandomForestClassifier .*"
+                                        r"estimators_\[0\]"):
+        export(forest)
+    export(forest.estimators_[0])
+    with pytest.raises(TypeError, match="one tree"):
+        jitree.export_text(jitree.RandomForestClassifier())
+
+
+@pytest.mark.parametrize("index", range(3))
 def test_wrong_names_are_refused(index):
     export = exporters()[index]
     model = DecisionTreeClassifier(max_depth=2).fit(IRIS_X, IRIS_Y)

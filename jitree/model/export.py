@@ -66,10 +66,14 @@ ALL_VALUES = float(np.finfo(np.float64).max)
 def _fitted_tree(model):
     """``model.tree_``; a bare :class:`Tree` is exported too (no names, classes by column,
     its impurity named ``impurity``), as scikit-learn's exporters take a bare ``Tree``."""
+    from .forest import BaseForest
     from .validation import check_is_fitted
 
     if isinstance(model, Tree):
         return model
+    if isinstance(model, BaseForest):
+        raise TypeError(f"the exports and rules take one tree; this {type(model).__name__} "
+                        "has several: pass one of them, e.g. forest.estimators_[0]")
     tree = getattr(model, "tree_", None)
     if tree is None:
         check_is_fitted(model)
