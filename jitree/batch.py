@@ -554,6 +554,8 @@ def _output_layout(model, method, quantiles=None):
             return (), np.dtype(np.float64), [f"quantile_{values[0]:g}"]
         return ((values.shape[0],), np.dtype(np.float64),
                 [f"quantile_{value:g}" for value in values])
+    from .model.classifier import prediction_dtype
+
     n_outputs = getattr(model, "n_outputs_", 1)
     if method == "predict_proba":
         if n_outputs == 1:
@@ -563,23 +565,17 @@ def _output_layout(model, method, quantiles=None):
                   for c in classes]
         return (len(header),), np.dtype(np.float64), header
     if n_outputs == 1:
-        dtype = model.classes_.dtype if hasattr(model, "classes_") else np.dtype(np.float64)
-        return (), dtype, ["prediction"]
-    from .model.classifier import prediction_dtype
-
+        return (), prediction_dtype(model), ["prediction"]
     return (n_outputs,), prediction_dtype(model), [f"prediction_{j}" for j in range(n_outputs)]
-
-
-def _side_by_side(predictions):
-    """One 2-D array of a prediction block: several outputs' probabilities side by side."""
-    return np.hstack(predictions) if isinstance(predictions, list) else predictions
 
 
 def _per_output(model, method, result):
     """``result`` as ``method`` returns it: several outputs' probabilities as a list."""
+    from .model.classifier import output_bounds
+
     if method != "predict_proba" or getattr(model, "n_outputs_", 1) == 1:
         return result
-    bounds = np.cumsum([0] + [classes.shape[0] for classes in model.classes_])
+    bounds = output_bounds(model.classes_)
     return [result[:, start:stop] for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
@@ -615,6 +611,8 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
     side by side (``proba_<output>_<class>``), and returns them as ``predict_proba`` does, a
     list of one array per output (views of one array), when ``out`` is None.
     """
+    from .model.classifier import side_by_side
+
     _check_fitted(model, "predict_file")
     quantiles = _check_method(model, method, quantiles)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
@@ -643,8 +641,8 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
                     lambda: _NpyWriter(out, reader.n_rows, row_shape, dtype))
         done = 0
         for block in reader.blocks(int(chunk_rows)):
-            predictions = _side_by_side(_predict_block(model, block, method,
-                                                       quantiles=quantiles))
+            predictions = side_by_side(_predict_block(model, block, method,
+                                                      quantiles=quantiles))
             if writer is None:
                 result[done:done + predictions.shape[0]] = predictions
             else:

@@ -70,7 +70,7 @@ import numpy as np
 
 from .model._base import BaseDecisionTree, _check_int
 from .model._params import clone
-from .model.classifier import prediction_dtype
+from .model.classifier import output_bounds, prediction_dtype, side_by_side
 from .model.forest import BaseForest, _grow_trees, _Rows
 from .model.validation import (
     check_is_fitted,
@@ -587,11 +587,6 @@ def _n_outputs(model, method):
     return 1 if method in ("apply", "predict_quantiles") else getattr(model, "n_outputs_", 1)
 
 
-def _output_bounds(model):
-    """Where each output's class columns start and stop among a multi-output classifier's
-    probabilities side by side."""
-    return np.cumsum([0] + [classes.shape[0] for classes in model.classes_]).tolist()
-
 
 def _map_array(model, X, model_key, method, quantiles=None):
     dtype = _output_dtype(model, method)
@@ -613,7 +608,7 @@ def _map_array(model, X, model_key, method, quantiles=None):
                                  chunks=(X.chunks[0], (n_classes,)), dtype=dtype,
                                  meta=np.empty((0, 0), dtype=dtype))
         # the outputs' columns side by side, one task per block, then a view per output
-        bounds = _output_bounds(model)
+        bounds = output_bounds(model.classes_)
         side_by_side = da.map_blocks(_predict_block, X, model_key, method, dtype, bounds[-1],
                                      chunks=(X.chunks[0], (bounds[-1],)), dtype=dtype,
                                      meta=np.empty((0, 0), dtype=dtype))
@@ -674,7 +669,7 @@ def _map_dataframe_outputs_proba(model, X, model_key):
     side (columns 0, 1, ...: one task per partition)."""
     import pandas as pd
 
-    bounds = _output_bounds(model)
+    bounds = output_bounds(model.classes_)
     positions = pd.RangeIndex(bounds[-1])
     meta = pd.DataFrame(np.empty((0, bounds[-1])), columns=positions, index=X._meta.index)
     side_by_side = X.map_partitions(_predict_partition_proba, model_key, positions,
@@ -695,8 +690,7 @@ def _predict_block(block, model, method, dtype, n_columns, *args):
     if block.shape[0] == 0:
         shape = (0,) if n_columns is None else (0, n_columns)
         return np.empty(shape, dtype=dtype)
-    predictions = getattr(model, method)(block, *args)
-    return np.hstack(predictions) if isinstance(predictions, list) else predictions
+    return side_by_side(getattr(model, method)(block, *args))
 
 
 def _partition_block(partition, columns):

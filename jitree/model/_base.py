@@ -647,8 +647,7 @@ class BaseDecisionTree(ParamsMixin):
     def _walks_rows(self):
         """Whether the validated predictions walk a :class:`CsrRows` X (see
         :meth:`_chunked`): a tree of threshold tests on numeric features (X as given)."""
-        return (self._feature_encoder().is_trivial and not np.any(self.tree_.feature_kind != 0)
-                and self.tree_.is_binary_threshold)
+        return self._feature_encoder().is_trivial and self.tree_.numeric_thresholds
 
     def _on_columns(self):
         """``(model, columns)``: a copy of this fitted model whose tree reads only the

@@ -109,6 +109,18 @@ def prediction_dtype(model):
     return labels_dtype(model.classes_)
 
 
+def output_bounds(classes):
+    """Where each output's columns start and stop (``bounds[j]:bounds[j + 1]``) among several
+    outputs' class probabilities side by side (``classes``: one array per output)."""
+    return np.cumsum([0] + [c.shape[0] for c in classes]).tolist()
+
+
+def side_by_side(proba):
+    """A multi-output classifier's probabilities (a list of one array per output) as one
+    array, the outputs' columns side by side; any other prediction as it is."""
+    return np.hstack(proba) if isinstance(proba, list) else proba
+
+
 def output_labels(classes, proba_columns):
     """Per output ``j``: the labels of ``classes[j]`` of largest probability in
     ``proba_columns[j]`` (n_samples, n_classes_j), as one (n_samples, n_outputs) array of

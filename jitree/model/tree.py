@@ -342,6 +342,12 @@ class Tree:
         return self.cached("is_binary_threshold",
                            lambda: not bool(np.any(self.split_kind != SPLIT_THRESHOLD)))
 
+    @property
+    def numeric_thresholds(self):
+        """Whether every internal node tests a threshold of a numeric feature: what a walk of
+        a sparse X's stored values (:class:`CsrRows`) reads."""
+        return self.is_binary_threshold and not np.any(self.feature_kind != 0)
+
     def n_children(self, node):
         """Number of children of ``node`` (0 for a leaf)."""
         left = int(self.children_left[node])
@@ -667,6 +673,6 @@ def walk_rows(tree, X, walk):
     any other tree dense blocks of rows."""
     if not is_sparse(X):
         return walk(np.ascontiguousarray(X))
-    if tree.is_binary_threshold and not np.any(tree.feature_kind != 0):
+    if tree.numeric_thresholds:
         return walk(CsrRows(X))
     return np.concatenate([walk(block) for block in prediction_chunks(X)])
