@@ -410,7 +410,9 @@ def bench_quantiles(report, n_samples, n_estimators, repeat, threads):
 def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
     """jitree.partial_dependence against sklearn.inspection.partial_dependence
     (method="recursion") on the same trees: a scikit-learn forest converted with
-    jitree.from_sklearn; one feature (grid_resolution=100) and a pair (20 x 20)."""
+    jitree.from_sklearn; one feature (grid_resolution=100) and a pair (20 x 20). Calls of a
+    millisecond or less: each figure is the median of at least 51 timed calls, for both
+    libraries (a median of a handful of them moves by 20% from run to run)."""
     ensemble = _peer("sklearn.ensemble")
     if ensemble is None:
         return
@@ -424,6 +426,7 @@ def bench_partial_dependence(report, n_samples, n_estimators, repeat, threads):
     theirs = ensemble.RandomForestRegressor(n_estimators=n_estimators, max_depth=10,
                                             random_state=0, n_jobs=jobs).fit(X, y)
     ours = jitree.from_sklearn(theirs)
+    repeat = max(repeat, 51)
     for label, features, resolution in (("one feature, 100 points", 0, 100),
                                         ("two features, 20 x 20", (0, 1), 20)):
         print(f"  {label}:")

@@ -45,14 +45,17 @@ from ._jit import jit, pjit
 from .predict import SPLIT_MULTIWAY, TREE_LEAF, child_of
 
 PackedNodes = namedtuple("PackedNodes", [
-    # what the walks read at each node of one or several concatenated trees, packed row by
-    # row so that a visit loads a row of each array instead of an entry of eight arrays
-    "links",  # (n_nodes, 4) int32: children_left, children_right, feature, split_kind
-    "reals",  # (n_nodes, 2 + width + n_words) float64: threshold, the node's share of its
-              # parent's training weight (node_shares), the weighted mean table of its
-              # subtree's leaves (width entries), then the words of ``below``
-    "bits",   # ``reals`` viewed as uint64 (the same memory): column 2 + width + w is word w
-              # of the features tested in the node's subtree, as bits (features_below)
+    # what the walks read at each node of one or several concatenated trees, one row per
+    # node (a cache line for a regressor of at most 64 features; measured as fast as one
+    # array per field): the three arrays are views of the same memory
+    "reals",  # (n_nodes, 6 + width + n_words) float64: columns 0-3 hold the links (see
+              # ``links``), then the threshold, the node's share of its parent's training
+              # weight (node_shares), the weighted mean table of its subtree's leaves (width
+              # entries), then the words of ``below``
+    "links",  # ``reals`` viewed as int64: columns 0-3 children_left, children_right,
+              # feature, split_kind
+    "bits",   # ``reals`` viewed as uint64: column 6 + width + w is word w of the features
+              # tested in the node's subtree, as bits (features_below)
     "width",  # int64: entries of the mean table
 ])
 
@@ -64,7 +67,7 @@ Targets = namedtuple("Targets", [
 ])
 
 LEFT, RIGHT, FEATURE, KIND = 0, 1, 2, 3  # columns of PackedNodes.links
-THRESHOLD, FRACTION, MEAN = 0, 1, 2  # columns of PackedNodes.reals
+THRESHOLD, FRACTION, MEAN = 4, 5, 6  # columns of PackedNodes.reals
 
 
 @jit(inline="always")
@@ -241,85 +244,140 @@ def _add_rectangle(diff, a0, b0, a1, b1, reals, node, weight, width):
         diff[b0, b1, k] += value
 
 
+@jit(inline="always")
+def _tests_below(bits, column0, bit0, column1, bit1, node):
+    """Whether the subtree of ``node`` tests a target feature: the target features' bits
+    (``bit0`` at ``column0``, ``bit1`` at ``column1``; one target feature: twice the same)."""
+    return ((bits[node, column0] & bit0) | (bits[node, column1] & bit1)) != 0
+
+
+@jit(inline="always")
+def _span(first, end):
+    """``[first, end)`` packed in an int64 (grids of fewer than 2**31 points)."""
+    return first | (end << 32)
+
+
+@jit(inline="always")
+def _keep(level, level_weight, i, child, span0, span1, weight):
+    """Write entry ``i`` of the next level (kept or overwritten: the caller decides)."""
+    level[i, 0] = child
+    level[i, 1] = span0
+    level[i, 2] = span1
+    level_weight[i] = weight
+
+
 @jit
-def _sweep_tree(axes, targets, nodes, root, stack, stack_weight, diff):
+def _sweep_tree(axes, targets, nodes, root, levels, levels_weight, diff):
     """Add one tree's contributions to the difference table ``diff`` (see
-    :func:`sweep_partial_dependence`). ``stack``: (stack_size, 5) int64 scratch: the nodes
-    to visit (their subtrees test a target feature) and the rectangle of grid points
-    ``[a0, b0) x [a1, b1)`` that reaches each; a child whose subtree does not is added to
-    ``diff`` as its parent is visited. The stack holds at most a tree's node count: each
-    node is written to it once (the top entry is written and dropped, never read, when the
-    child is not kept). Children are pushed last to first, so that the walk goes through a
-    tree numbered depth-first (scikit-learn's) in increasing node order: forward through
-    memory, ~15% faster than the mirrored order on a 100-tree forest."""
+    :func:`sweep_partial_dependence`), level by level. ``levels``: (2, stack_size, 3) int64
+    scratch, ``levels_weight``: (2, stack_size) float64: the nodes of the current level
+    (``levels[depth % 2]``) to visit (their subtrees test a target feature), the rectangle
+    of grid points ``[a0, b0) x [a1, b1)`` that reaches each (two :func:`_span`) and its
+    weight; the next level is written to the other half. A child whose subtree does not
+    test a target feature is added to ``diff`` as its parent is visited.
+
+    Measured on a 100-tree depth-10 forest, two target features of a 20 x 20 grid, one
+    thread: 586 us against 898 us for a depth-first walk with a stack of unpacked entries
+    (1.5x). Each step, measured as it was added:
+
+    - level by level rather than depth-first with a stack: a visit reads an entry written
+      a level before, not the one the previous visit has just pushed, so the visits of a
+      level do not wait on each other (~20%);
+    - the target features' bits read as scalars (~8%) and the rectangle packed in two
+      int64 (~7%): fewer loads and stores per visit;
+    - the two children of a test of another feature share its rectangle: one rectangle
+      for their sum (~14%).
+
+    Each child is added to diff with a zero weight when it is visited later or not
+    reached, and written to the next level, where it is kept only when it is visited later:
+    the choices are selects, not branches (they follow the data, and a branch would be
+    mispredicted about every other child)."""
     links = nodes.links
     reals = nodes.reals
     bits = nodes.bits
     width = nodes.width
     below_column = MEAN + width
+    last = targets.word.shape[0] - 1
+    column0 = below_column + targets.word[0]
+    bit0 = targets.bit[0]
+    column1 = below_column + targets.word[last]
+    bit1 = targets.bit[last]
     target_slot = targets.slot
     size0 = diff.shape[0] - 1
     size1 = diff.shape[1] - 1
-    if not _has_target(bits, below_column, root, targets):
+    if not _tests_below(bits, column0, bit0, column1, bit1, root):
         _add_rectangle(diff, 0, size0, 0, size1, reals, root, 1.0, width)
         return
-    stack[0, 0] = root
-    stack[0, 1] = 0
-    stack[0, 2] = size0
-    stack[0, 3] = 0
-    stack[0, 4] = size1
-    stack_weight[0] = 1.0
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top, 0]
-        a0 = stack[top, 1]
-        b0 = stack[top, 2]
-        a1 = stack[top, 3]
-        b1 = stack[top, 4]
-        weight = stack_weight[top]
-        # Each child is added to diff with a zero weight when it is visited later or not
-        # reached, and written to the stack top, kept only when it is visited later: the
-        # choices are selects, not branches (they follow the data, and a branch would be
-        # mispredicted about every other child).
-        slot = target_slot[links[node, FEATURE]]
-        if slot >= 0:  # a threshold test: x <= threshold goes left
-            first = a0 if slot == 0 else a1
-            end = b0 if slot == 0 else b1
-            middle = _first_above(axes[slot], first, end, reals[node, THRESHOLD])
-            for side in range(1, -1, -1):  # the left child on top: popped first
-                low = first if side == 0 else middle
-                high = middle if side == 0 else end
-                child = links[node, LEFT] if side == 0 else links[node, RIGHT]
-                c0 = low if slot == 0 else a0
-                d0 = high if slot == 0 else b0
-                c1 = low if slot == 1 else a1
-                d1 = high if slot == 1 else b1
-                below = _has_target(bits, below_column, child, targets)
-                reached = low < high
-                _add_rectangle(diff, c0, d0, c1, d1, reals, child,
-                               weight if reached and not below else 0.0, width)
-                stack[top, 0] = child
-                stack[top, 1] = c0
-                stack[top, 2] = d0
-                stack[top, 3] = c1
-                stack[top, 4] = d1
-                stack_weight[top] = weight
-                top += 1 if reached and below else 0
-            continue
-        for c in range(_packed_n_children(links, node) - 1, -1, -1):
-            child = _packed_child(links, node, c)
-            child_weight = weight * reals[child, FRACTION]
-            below = _has_target(bits, below_column, child, targets)
-            _add_rectangle(diff, a0, b0, a1, b1, reals, child,
-                           0.0 if below else child_weight, width)
-            stack[top, 0] = child
-            stack[top, 1] = a0
-            stack[top, 2] = b0
-            stack[top, 3] = a1
-            stack[top, 4] = b1
-            stack_weight[top] = child_weight
-            top += 1 if below else 0
+    _keep(levels[0], levels_weight[0], 0, root, _span(0, size0), _span(0, size1), 1.0)
+    parity = 0
+    n_current = 1
+    while n_current > 0:
+        current = levels[parity]
+        current_weight = levels_weight[parity]
+        following = levels[1 - parity]
+        following_weight = levels_weight[1 - parity]
+        n_next = 0
+        for i in range(n_current):
+            node = current[i, 0]
+            span0 = current[i, 1]
+            span1 = current[i, 2]
+            a0 = span0 & 0xFFFFFFFF
+            b0 = span0 >> 32
+            a1 = span1 & 0xFFFFFFFF
+            b1 = span1 >> 32
+            weight = current_weight[i]
+            slot = target_slot[links[node, FEATURE]]
+            if slot >= 0:  # a threshold test: x <= threshold goes left
+                first = a0 if slot == 0 else a1
+                end = b0 if slot == 0 else b1
+                middle = _first_above(axes[slot], first, end, reals[node, THRESHOLD])
+                for side in range(2):
+                    low = first if side == 0 else middle
+                    high = middle if side == 0 else end
+                    child = links[node, LEFT] if side == 0 else links[node, RIGHT]
+                    c0 = low if slot == 0 else a0
+                    d0 = high if slot == 0 else b0
+                    c1 = low if slot == 1 else a1
+                    d1 = high if slot == 1 else b1
+                    below = _tests_below(bits, column0, bit0, column1, bit1, child)
+                    reached = low < high
+                    _add_rectangle(diff, c0, d0, c1, d1, reals, child,
+                                   weight if reached and not below else 0.0, width)
+                    _keep(following, following_weight, n_next, child, _span(c0, d0),
+                          _span(c1, d1), weight)
+                    n_next += 1 if reached and below else 0
+                continue
+            if links[node, KIND] != SPLIT_MULTIWAY:
+                left = links[node, LEFT]
+                right = links[node, RIGHT]
+                left_weight = weight * reals[left, FRACTION]
+                right_weight = weight * reals[right, FRACTION]
+                left_below = _tests_below(bits, column0, bit0, column1, bit1, left)
+                right_below = _tests_below(bits, column0, bit0, column1, bit1, right)
+                left_share = 0.0 if left_below else left_weight
+                right_share = 0.0 if right_below else right_weight
+                for k in range(width):
+                    value = left_share * reals[left, MEAN + k] \
+                        + right_share * reals[right, MEAN + k]
+                    diff[a0, a1, k] += value
+                    diff[a0, b1, k] -= value
+                    diff[b0, a1, k] -= value
+                    diff[b0, b1, k] += value
+                _keep(following, following_weight, n_next, left, span0, span1, left_weight)
+                n_next += 1 if left_below else 0
+                _keep(following, following_weight, n_next, right, span0, span1, right_weight)
+                n_next += 1 if right_below else 0
+                continue
+            for c in range(_packed_n_children(links, node)):
+                child = _packed_child(links, node, c)
+                child_weight = weight * reals[child, FRACTION]
+                below = _tests_below(bits, column0, bit0, column1, bit1, child)
+                _add_rectangle(diff, a0, b0, a1, b1, reals, child,
+                               0.0 if below else child_weight, width)
+                _keep(following, following_weight, n_next, child, span0, span1, child_weight)
+                n_next += 1 if below else 0
+        parity = 1 - parity
+        n_current = n_next
 
 
 @pjit
@@ -343,12 +401,12 @@ def sweep_partial_dependence(axes, targets, nodes, tree_root, stack_size, trees_
     size1 = out.shape[2]
     width = out.shape[3]
     for block in prange(n_blocks):
-        stack = np.empty((stack_size, 5), dtype=np.int64)
-        stack_weight = np.empty(stack_size, dtype=np.float64)
+        levels = np.empty((2, stack_size, 3), dtype=np.int64)
+        levels_weight = np.empty((2, stack_size), dtype=np.float64)
         diff = np.empty((size0 + 1, size1 + 1, width), dtype=np.float64)
         diff[:] = 0.0
         for t in range(block * trees_per_block, min(n_trees, (block + 1) * trees_per_block)):
-            _sweep_tree(axes, targets, nodes, tree_root[t], stack, stack_weight, diff)
+            _sweep_tree(axes, targets, nodes, tree_root[t], levels, levels_weight, diff)
         # 2-D prefix sums: out[block, i, j] = the sum of diff[:i + 1, :j + 1]
         for i in range(size0):
             for j in range(size1):

@@ -134,28 +134,34 @@ def _resolve_features(features, n_features, names):
 
 
 def _order_statistics(values, k):
-    """The (k - 1)-th and k-th smallest of ``values`` (0-based, 1 <= k < n) and the values
-    partitioned at k: two linear passes instead of a sort."""
-    part = np.partition(values, k)
-    return part[:k].max(), part[k], part
+    """The (k - 1)-th and k-th smallest of ``values`` (0-based, 1 <= k < n), which are
+    partitioned at k in place: a linear pass instead of a sort."""
+    values.partition(k)
+    return values[:k].max(), values[k]
 
 
 def _mquantiles(values, probabilities):
     """``scipy.stats.mstats.mquantiles`` (alphap = betap = 0.4) of finite values at two
-    increasing probabilities, as scikit-learn's grid takes them."""
+    increasing probabilities, as scikit-learn's grid takes them; ``values`` (a scratch
+    copy) is reordered."""
     n = values.shape[0]
-    p = np.asarray(probabilities, dtype=np.float64)
     if n == 1:
-        return np.full(p.shape, values[0], dtype=np.float64)
-    aleph = n * p + (_ALPHAP + p * (1.0 - _ALPHAP - _BETAP))
-    k = np.floor(np.clip(aleph, 1, n - 1)).astype(np.intp)
-    gamma = np.clip(aleph - k, 0.0, 1.0)
-    below_high, high, part = _order_statistics(values, int(k[1]))
-    if k[0] == k[1]:
-        below_low, low = below_high, high
-    else:  # the k[1] smallest values hold the k[0]-th
-        below_low, low, _ = _order_statistics(part[:k[1]], int(k[0]))
-    return (1.0 - gamma) * np.array([below_low, below_high]) + gamma * np.array([low, high])
+        return np.full(2, values[0], dtype=np.float64)
+    ends = []
+    ranks = []
+    for p in probabilities:
+        aleph = n * p + (_ALPHAP + p * (1.0 - _ALPHAP - _BETAP))
+        k = int(np.floor(min(max(aleph, 1.0), n - 1.0)))
+        ranks.append((k, min(max(aleph - k, 0.0), 1.0)))
+    k_high = ranks[1][0]
+    below_high, high = _order_statistics(values, k_high)
+    for k, gamma in ranks:
+        if k == k_high:
+            below, at = below_high, high
+        else:  # the k_high smallest values hold the k-th
+            below, at = _order_statistics(values[:k_high], k)
+        ends.append((1.0 - gamma) * below + gamma * at)
+    return np.array(ends, dtype=np.float64)
 
 
 def _category_grid(custom, categories, n_categories, label):
@@ -192,7 +198,10 @@ def _numeric_grid(column, custom, grid_resolution, percentiles, label):
         if np.isinf(values).any():
             raise ValueError(f"the grid of feature {label} holds infinity")
         return values, values
-    finite = column[~np.isnan(column)].astype(np.float64)
+    finite = np.array(column, dtype=np.float64)  # a contiguous copy, reordered below
+    missing = np.isnan(finite)
+    if missing.any():
+        finite = finite[~missing]
     # X enters the recursion only through its grid columns, checked here (the predictions
     # of ICE check the whole of X; a categorical column's codes are finite)
     if np.isinf(finite).any():
@@ -255,6 +264,20 @@ def _breadth_first(walk, roots, table, weight, trees):
     return walk, table[order], weight[order]
 
 
+_LINE = 64  # bytes of a cache line
+
+
+def _rows(n_rows, n_columns, like=None):
+    """An (n_rows, n_columns) float64 array whose memory starts at a cache line (a copy of
+    ``like`` when given), so that a node's row of up to 8 entries lies on a single line."""
+    buffer = np.empty(n_rows * n_columns + _LINE // 8, dtype=np.float64)
+    start = (-buffer.ctypes.data % _LINE) // 8
+    rows = buffer[start:start + n_rows * n_columns].reshape(n_rows, n_columns)
+    if like is not None:
+        rows[:] = like
+    return rows
+
+
 class _Layout:
     """What the recursion reads of a model, built once per model: the trees' arrays (a
     TreeWalk, concatenated for a forest), their roots, the nodes packed for the walks
@@ -279,8 +302,13 @@ class _Layout:
         self.n_features = trees[0].n_features
         n_words = -(-self.n_features // 64)
         self.per_call = n_words > _MAX_FEATURE_WORDS
-        reals = np.empty((n_nodes, _dependence.MEAN + width + (1 if self.per_call
-                                                              else n_words)))
+        reals = _rows(n_nodes, _dependence.MEAN + width + (1 if self.per_call else n_words))
+        links = reals.view(np.int64)
+        for column, array in ((_dependence.LEFT, walk.children_left),
+                              (_dependence.RIGHT, walk.children_right),
+                              (_dependence.FEATURE, walk.feature),
+                              (_dependence.KIND, walk.split_kind)):
+            links[:, column] = array
         reals[:, _dependence.THRESHOLD] = walk.threshold
         reals[:, _dependence.FRACTION] = fraction
         reals[:, _dependence.MEAN:_dependence.MEAN + width] = mean
@@ -292,9 +320,7 @@ class _Layout:
                                                      (features % 64).astype(np.uint64)),
                                        below)
             reals.view(np.uint64)[:, _dependence.MEAN + width:] = below
-        links = np.column_stack([walk.children_left, walk.children_right, walk.feature,
-                                 walk.split_kind]).astype(np.int32)
-        self.links, self.reals, self.width = links, reals, width
+        self.reals, self.width = reals, width
         self.stack_size = max(tree.node_count for tree in trees)
         self.n_trees = len(trees)
         internal = walk.children_left != TREE_LEAF
@@ -310,9 +336,10 @@ class _Layout:
             _dependence.features_below(self.walk, self.roots,
                                        np.zeros(target_slot.shape[0], dtype=np.int64),
                                        (target_slot >= 0).astype(np.uint64), below)
-            reals = reals.copy()
+            reals = _rows(*reals.shape, like=reals)
             reals.view(np.uint64)[:, _dependence.MEAN + self.width] = below[:, 0]
-        return _dependence.PackedNodes(self.links, reals, reals.view(np.uint64), self.width)
+        return _dependence.PackedNodes(reals, reals.view(np.int64), reals.view(np.uint64),
+                                       self.width)
 
     def targets(self, target_slot, features):
         if self.per_call:
@@ -353,21 +380,23 @@ def _recursion(model, is_forest, is_classifier, axes, features, n_features):
     with n_threads(model.n_jobs):
         nodes = layout.nodes(target_slot)
         if sweep:
-            orders = [np.argsort(axis, kind="stable") for axis in axes]
+            # the grids built from X are increasing already; a grid given may not be
+            orders = [None if (axis[1:] >= axis[:-1]).all()
+                      else np.argsort(axis, kind="stable") for axis in axes]
             shape = [axis.shape[0] for axis in axes] + [1] * (2 - len(axes))
             sorted_axes = np.zeros((2, max(shape)))
             for s, (axis, order) in enumerate(zip(axes, orders, strict=True)):
-                sorted_axes[s, :axis.shape[0]] = axis[order]
+                sorted_axes[s, :axis.shape[0]] = axis if order is None else axis[order]
             n_blocks = -(-layout.n_trees // _TREES_PER_BLOCK)
             blocks = np.empty((n_blocks, shape[0], shape[1], width))
             _dependence.sweep_partial_dependence(sorted_axes, targets, nodes, layout.roots,
                                                  layout.stack_size, _TREES_PER_BLOCK, blocks)
             out = blocks.sum(axis=0)
             # back to the grid's own order
-            inverse = [np.argsort(order) for order in orders]
-            unsorted = out[inverse[0]][:, inverse[1]] if len(axes) == 2 \
-                else out[inverse[0], 0, :]
-            out = unsorted.reshape(-1, width)
+            for s, order in enumerate(orders):
+                if order is not None:
+                    out = np.take(out, np.argsort(order), axis=s)
+            out = out.reshape(-1, width)
         else:
             points = _grid_points(axes)
             out = np.empty((points.shape[0], width))
