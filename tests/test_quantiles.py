@@ -5,9 +5,11 @@ and bad inputs."""
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import jitree
-from jitree.kernels.quantiles import sorted_weighted_quantiles
+from jitree.kernels.quantiles import sort_by_rank, sorted_weighted_quantiles
 
 QUANTILES = np.array([0.0, 0.05, 0.25, 0.5, 0.9, 0.95, 1.0])
 
@@ -340,3 +342,15 @@ def test_quantile_kernel_specialisations():
     signatures = predict_quantiles_flat.signatures
     assert {str(signature[0].dtype) for signature in signatures} <= {"float32", "float64"}
     assert len({signature[4:] for signature in signatures}) <= 2, signatures
+
+
+@given(st.integers(1, 31),
+       st.lists(st.one_of(st.integers(0, 20), st.integers(0, 2**31 - 1)), max_size=300))
+def test_sort_by_rank_is_numpy_sort(rank_bits, draws):
+    """The radix sort of a row's entries (rank << 32 | index) against np.sort: short rows
+    (a comparison sort) and long ones (one to four 8-bit passes), equal ranks included."""
+    ranks = np.array(draws, dtype=np.int64) % (1 << rank_bits)
+    keys = (ranks << 32) | np.arange(ranks.shape[0], dtype=np.int64)
+    expected = np.sort(keys)
+    sort_by_rank(keys, np.empty_like(keys), rank_bits)
+    np.testing.assert_array_equal(keys, expected)
