@@ -318,35 +318,96 @@ def bench_scaling(report, repeat, threads, small, large):
     report.ratio("time ratio", times[large], times[small], -13 * large / small / 10)
 
 
+def _forest_peers(n_estimators, n_features, jobs):
+    """(label, fit(X, y), predict_proba(X)) of each installed peer's random forest with
+    jitree's defaults where it has them: full-depth trees, sqrt(d) features drawn per node,
+    bootstrap samples. LightGBM's and XGBoost's multiclass forests grow one tree per class
+    per round (3x the trees of the others, each on gradient statistics). LightGBM's trees
+    are capped at 1024 leaves: its fit time grows with the leaf budget (20k rows, 20 trees:
+    1.9 s at 1024 leaves, 4.9 s at 4096, 33 s at 131072, the most it takes) while its
+    held-out accuracy stays within 0.5 point."""
+    peers = []
+    per_node = np.sqrt(n_features) / n_features
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is not None:
+        model = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
+                                                random_state=0)
+        peers.append(("scikit-learn", model.fit, model.predict_proba))
+    lgb = _peer("lightgbm")
+    if lgb is not None:
+        model = lgb.LGBMClassifier(boosting_type="rf", n_estimators=n_estimators,
+                                   num_leaves=1024, max_depth=-1, min_child_samples=1,
+                                   min_child_weight=0.0, subsample=0.632, subsample_freq=1,
+                                   colsample_bynode=per_node, n_jobs=jobs, random_state=0,
+                                   verbose=-1)
+        peers.append(("LightGBM rf", model.fit, model.predict_proba))
+    xgb = _peer("xgboost")
+    if xgb is not None:
+        model = xgb.XGBRFClassifier(n_estimators=n_estimators, subsample=0.632,
+                                    colsample_bynode=per_node, max_depth=0,
+                                    grow_policy="lossguide", min_child_weight=0.0,
+                                    tree_method="hist", n_jobs=jobs, random_state=0)
+        peers.append(("XGBoost rf (hist)", model.fit, model.predict_proba))
+    ydf = _peer("ydf")
+    if ydf is not None:
+        names = [f"x{j}" for j in range(n_features)]
+
+        def columns(X, y=None):
+            data = {name: X[:, j] for j, name in enumerate(names)}
+            if y is not None:
+                data["y"] = y
+            return data
+
+        learner = ydf.RandomForestLearner(label="y", num_trees=n_estimators, max_depth=-1,
+                                          min_examples=1, num_threads=jobs,
+                                          random_seed=0)
+        state = {}
+
+        def fit(X, y):
+            state["model"] = learner.train(columns(X, y), verbose=0)
+
+        def predict_proba(X):
+            return state["model"].predict(columns(X))
+
+        peers.append(("YDF", fit, predict_proba))
+    return peers
+
+
 def bench_forest(report, n_samples, n_estimators, predict_rows, repeat, threads):
+    """The forest table: fit, held-out accuracy and predict_proba of jitree's random forest
+    and of every installed peer's, same data, same process, n_jobs threads each."""
+    jobs = threads[-1]
     print(f"\n[forest] {n_estimators} trees, {n_samples} x 20 float32, 3 classes, "
-          f"n_jobs={threads[-1]}; accuracy on {n_samples // 4} held-out rows")
+          f"n_jobs={jobs}; accuracy on {n_samples // 4} held-out rows; predict_proba of "
+          f"{predict_rows} rows")
     X, y = make_classification_data(n_samples + n_samples // 4, 20, 3, seed=0)
     X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
         y[n_samples:]
-    ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=threads[-1],
+    ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
                                          random_state=0)
     fit_seconds = _median_seconds(lambda: ours.fit(X_train, y_train), repeat)
-    report.add("forest-fit", "jitree", threads[-1], fit_seconds)
-    print(f"  jitree accuracy {ours.score(X_test, y_test):.4f}")
+    report.add("forest-fit", "jitree", jobs, fit_seconds)
+    accuracy = ours.score(X_test, y_test)
+    print(f"  jitree accuracy {accuracy:.4f}")
     reps = -(-predict_rows // n_samples)
     X_predict = np.ascontiguousarray(np.tile(X_train, (reps, 1))[:predict_rows])
     predict_seconds = _median_seconds(lambda: ours.predict_proba(X_predict), repeat)
-    report.add("forest-predict", "jitree predict_proba", threads[-1], predict_seconds,
-               predict_rows)
-    ensemble = _peer("sklearn.ensemble")
-    if ensemble is None:
-        return
-    peer = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=threads[-1],
-                                           random_state=0)
-    seconds = _median_seconds(lambda: peer.fit(X_train, y_train), max(1, repeat // 2))
-    report.add("forest-fit", "scikit-learn", threads[-1], seconds)
-    print(f"  scikit-learn accuracy {peer.score(X_test, y_test):.4f}")
-    report.ratio("fit speed-up over scikit-learn", seconds, fit_seconds, 3)
-    seconds = _median_seconds(lambda: peer.predict_proba(X_predict), max(1, repeat // 2))
-    report.add("forest-predict", "scikit-learn predict_proba", threads[-1], seconds,
-               predict_rows)
-    report.ratio("predict_proba speed-up over scikit-learn", seconds, predict_seconds, 3)
+    report.add("forest-predict", "jitree predict_proba", jobs, predict_seconds, predict_rows)
+    for label, fit, predict_proba in _forest_peers(n_estimators, X.shape[1], jobs):
+        print(f"  {label}:")
+        seconds = _median_seconds(lambda fit=fit: fit(X_train, y_train), max(1, repeat // 2))
+        report.add("forest-fit", label, jobs, seconds)
+        peer_accuracy = float(np.mean(np.argmax(predict_proba(X_test), axis=1) == y_test))
+        print(f"  {label} accuracy {peer_accuracy:.4f} (jitree - it: "
+              f"{100 * (accuracy - peer_accuracy):+.2f} points)")
+        target = 8 if label == "scikit-learn" else None
+        report.ratio(f"fit speed-up over {label}", seconds, fit_seconds, target)
+        peer_predict = _median_seconds(lambda p=predict_proba: p(X_predict),
+                                       max(1, repeat // 2))
+        report.add("forest-predict", f"{label} predict_proba", jobs, peer_predict,
+                   predict_rows)
+        report.ratio(f"predict_proba speed-up over {label}", peer_predict, predict_seconds,
+                     5 if label == "scikit-learn" else None)
 
 
 def _heteroscedastic_data(n_samples, seed=0):

@@ -9,7 +9,7 @@ from .common import classification_data, warm_up
 
 
 class Forest:
-    params = ([jitree.RandomForestClassifier, jitree.ExtraTreesClassifier], [50_000])
+    params = ([jitree.RandomForestClassifier, jitree.ExtraTreesClassifier], [10_000, 50_000])
     param_names = ["forest", "n_samples"]
     timeout = 300
 
