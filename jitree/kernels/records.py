@@ -260,9 +260,8 @@ def _type_key(value):
     then typed by numba itself)."""
     kind = type(value)
     if kind is np.ndarray:
-        flags = value.flags
-        return (kind, value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous,
-                flags.writeable, flags.aligned)
+        # the flags as one int (contiguity, alignment, writeability among them)
+        return (kind, value.dtype, value.ndim, value.flags.num)
     if kind is int:
         return (kind, value.bit_length() >= 64, value >= 0)
     if kind in (bool, float, type(None)) or isinstance(value, np.generic):

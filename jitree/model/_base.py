@@ -71,12 +71,14 @@ def _check_int(name, value, low, allow_none=False):
 
 
 def _check_float(name, value, low, high, low_open=False, high_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is not float and (isinstance(value, bool)
+                                     or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a float, got {value!r}")
     value = float(value)
+    # NaN fails both comparisons
     ok = (value > low if low_open else value >= low) and (value < high if high_open
                                                           else value <= high)
-    if not ok or np.isnan(value):
+    if not ok:
         lo = "(" if low_open else "["
         hi = ")" if high_open else "]"
         raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value}")
