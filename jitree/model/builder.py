@@ -499,12 +499,15 @@ class TreeBuilder:
             target = np.empty(0)
         term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
-        params = replace(self.params,
-                         min_weight_leaf=self.params.min_weight_leaf / scaling.weight_unit,
-                         min_impurity_decrease=scaling.impurity_setting(
-                             self.params.min_impurity_decrease),
-                         impurity_threshold=scaling.impurity_setting(
-                             self.params.impurity_threshold))
+        if scaling.weight_unit == 1.0 and scaling.impurity_units() == 0:
+            params = self.params  # the kernels' units are the caller's (unit weights)
+        else:
+            params = replace(self.params,
+                             min_weight_leaf=self.params.min_weight_leaf / scaling.weight_unit,
+                             min_impurity_decrease=scaling.impurity_setting(
+                                 self.params.min_impurity_decrease),
+                             impurity_threshold=scaling.impurity_setting(
+                                 self.params.impurity_threshold))
         n_features = X.shape[1]
         if isinstance(presorted, SortedColumns):  # a forest's tree: its bag's columns
             X, presorted = presorted, None
