@@ -367,7 +367,10 @@ def _forest_peers(n_estimators, n_features, jobs):
             state["model"] = learner.train(columns(X, y), verbose=0)
 
         def predict_proba(X):
-            return state["model"].predict(columns(X))
+            # YDF orders the classes as strings ("10" before "2"): back to their values
+            model = state["model"]
+            order = np.argsort([float(label) for label in model.label_classes()])
+            return model.predict(columns(X))[:, order]
 
         peers.append(("YDF", fit, predict_proba))
     return peers
