@@ -587,7 +587,6 @@ def _n_outputs(model, method):
     return 1 if method in ("apply", "predict_quantiles") else getattr(model, "n_outputs_", 1)
 
 
-
 def _map_array(model, X, model_key, method, quantiles=None):
     dtype = _output_dtype(model, method)
     if method == "predict_quantiles":

@@ -46,8 +46,8 @@ from .predict import SPLIT_MULTIWAY, TREE_LEAF, child_of
 
 PackedNodes = namedtuple("PackedNodes", [
     # what the walks read at each node of one or several concatenated trees, one row per
-    # node (a cache line for a regressor of at most 64 features; measured as fast as one
-    # array per field): the three arrays are views of the same memory
+    # node (measured as fast as one array per field): the three arrays are views of the
+    # same memory
     "reals",  # (n_nodes, 6 + width + n_words) float64: columns 0-3 hold the links (see
               # ``links``), then the threshold, the node's share of its parent's training
               # weight (node_shares), the weighted mean table of its subtree's leaves (width
@@ -71,12 +71,19 @@ THRESHOLD, FRACTION, MEAN = 4, 5, 6  # columns of PackedNodes.reals
 
 
 @jit(inline="always")
-def _has_target(bits, below_column, node, targets):
-    """Whether the subtree of ``node`` tests a target feature."""
-    found = False
-    for s in range(targets.word.shape[0]):
-        found |= (bits[node, below_column + targets.word[s]] & targets.bit[s]) != 0
-    return found
+def _target_bits(targets, width):
+    """The target features' bits of ``below`` as scalars for :func:`_tests_below`:
+    ``(column0, bit0, column1, bit1)``, the one target feature twice when there is one."""
+    last = targets.word.shape[0] - 1
+    below_column = MEAN + width
+    return (below_column + targets.word[0], targets.bit[0],
+            below_column + targets.word[last], targets.bit[last])
+
+
+@jit(inline="always")
+def _tests_below(bits, column0, bit0, column1, bit1, node):
+    """Whether the subtree of ``node`` tests a target feature (see :func:`_target_bits`)."""
+    return ((bits[node, column0] & bit0) | (bits[node, column1] & bit1)) != 0
 
 
 @jit(inline="always")
@@ -183,7 +190,7 @@ def recursion_partial_dependence(grid, targets, tree, tree_root, nodes, stack_si
     reals = nodes.reals
     bits = nodes.bits
     width = nodes.width
-    below_column = MEAN + width
+    column0, bit0, column1, bit1 = _target_bits(targets, width)
     target_slot = targets.slot
     for g in prange(grid.shape[0]):
         stack_node = np.empty(stack_size, dtype=np.int64)
@@ -198,7 +205,7 @@ def recursion_partial_dependence(grid, targets, tree, tree_root, nodes, stack_si
                 top -= 1
                 node = stack_node[top]
                 weight = stack_weight[top]
-                if not _has_target(bits, below_column, node, targets):
+                if not _tests_below(bits, column0, bit0, column1, bit1, node):
                     # a leaf, or a subtree that ignores the grid
                     for k in range(width):
                         out[g, k] += weight * reals[node, MEAN + k]
@@ -242,13 +249,6 @@ def _add_rectangle(diff, a0, b0, a1, b1, reals, node, weight, width):
         diff[a0, b1, k] -= value
         diff[b0, a1, k] -= value
         diff[b0, b1, k] += value
-
-
-@jit(inline="always")
-def _tests_below(bits, column0, bit0, column1, bit1, node):
-    """Whether the subtree of ``node`` tests a target feature: the target features' bits
-    (``bit0`` at ``column0``, ``bit1`` at ``column1``; one target feature: twice the same)."""
-    return ((bits[node, column0] & bit0) | (bits[node, column1] & bit1)) != 0
 
 
 @jit(inline="always")
@@ -296,12 +296,7 @@ def _sweep_tree(axes, targets, nodes, root, levels, levels_weight, diff):
     reals = nodes.reals
     bits = nodes.bits
     width = nodes.width
-    below_column = MEAN + width
-    last = targets.word.shape[0] - 1
-    column0 = below_column + targets.word[0]
-    bit0 = targets.bit[0]
-    column1 = below_column + targets.word[last]
-    bit1 = targets.bit[last]
+    column0, bit0, column1, bit1 = _target_bits(targets, width)
     target_slot = targets.slot
     size0 = diff.shape[0] - 1
     size1 = diff.shape[1] - 1

@@ -264,6 +264,16 @@ class Scaling:
             scaled = np.ldexp(impurity, self.impurity_units())
             return np.where(np.isinf(impurity), impurity, np.minimum(scaled, _LARGEST))
 
+    def kernel_params(self, params):
+        """``params`` (:class:`GrowParams`) with its leaf weight and impurity thresholds in
+        kernel units: ``params`` itself when those are the caller's (unit weights, targets
+        not rescaled), which spares a small fit the copy."""
+        if self.weight_unit == 1.0 and self.impurity_units() == 0:
+            return params
+        return replace(params, min_weight_leaf=params.min_weight_leaf / self.weight_unit,
+                       min_impurity_decrease=self.impurity_setting(params.min_impurity_decrease),
+                       impurity_threshold=self.impurity_setting(params.impurity_threshold))
+
     def impurity_setting(self, value):
         """A threshold on impurities (impurity_threshold, min_impurity_decrease) in kernel
         units."""
@@ -499,15 +509,7 @@ class TreeBuilder:
             target = np.empty(0)
         term = target_term(measure.code, target)
         sample_weight = scaling.weights(sample_weight)
-        if scaling.weight_unit == 1.0 and scaling.impurity_units() == 0:
-            params = self.params  # the kernels' units are the caller's (unit weights)
-        else:
-            params = replace(self.params,
-                             min_weight_leaf=self.params.min_weight_leaf / scaling.weight_unit,
-                             min_impurity_decrease=scaling.impurity_setting(
-                                 self.params.min_impurity_decrease),
-                             impurity_threshold=scaling.impurity_setting(
-                                 self.params.impurity_threshold))
+        params = scaling.kernel_params(self.params)
         n_features = X.shape[1]
         if isinstance(presorted, SortedColumns):  # a forest's tree: its bag's columns
             X, presorted = presorted, None

@@ -264,20 +264,6 @@ def _breadth_first(walk, roots, table, weight, trees):
     return walk, table[order], weight[order]
 
 
-_LINE = 64  # bytes of a cache line
-
-
-def _rows(n_rows, n_columns, like=None):
-    """An (n_rows, n_columns) float64 array whose memory starts at a cache line (a copy of
-    ``like`` when given), so that a node's row of up to 8 entries lies on a single line."""
-    buffer = np.empty(n_rows * n_columns + _LINE // 8, dtype=np.float64)
-    start = (-buffer.ctypes.data % _LINE) // 8
-    rows = buffer[start:start + n_rows * n_columns].reshape(n_rows, n_columns)
-    if like is not None:
-        rows[:] = like
-    return rows
-
-
 class _Layout:
     """What the recursion reads of a model, built once per model: the trees' arrays (a
     TreeWalk, concatenated for a forest), their roots, the nodes packed for the walks
@@ -302,7 +288,8 @@ class _Layout:
         self.n_features = trees[0].n_features
         n_words = -(-self.n_features // 64)
         self.per_call = n_words > _MAX_FEATURE_WORDS
-        reals = _rows(n_nodes, _dependence.MEAN + width + (1 if self.per_call else n_words))
+        reals = np.empty((n_nodes, _dependence.MEAN + width + (1 if self.per_call
+                                                              else n_words)))
         links = reals.view(np.int64)
         for column, array in ((_dependence.LEFT, walk.children_left),
                               (_dependence.RIGHT, walk.children_right),
@@ -336,7 +323,7 @@ class _Layout:
             _dependence.features_below(self.walk, self.roots,
                                        np.zeros(target_slot.shape[0], dtype=np.int64),
                                        (target_slot >= 0).astype(np.uint64), below)
-            reals = _rows(*reals.shape, like=reals)
+            reals = reals.copy()
             reals.view(np.uint64)[:, _dependence.MEAN + self.width] = below[:, 0]
         return _dependence.PackedNodes(reals, reals.view(np.int64), reals.view(np.uint64),
                                        self.width)
