@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitree
-from jitree.kernels.predict import MISSING_CODE, leaf_of_row_any
-from jitree.model.tree import SPLIT_SUBSET
+from jitree.kernels.predict import MISSING_CODE, child_of, leaf_of_row_any
+from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
 
 
 def categorical_data(seed, n, sizes, n_numeric=3, missing=0.1):
@@ -47,7 +47,8 @@ def tree_leaves(model, X):
 
 
 @settings(deadline=None, max_examples=25)
-@given(seed=st.integers(0, 2**32 - 1), mode=st.sampled_from(["subset", "one_vs_rest"]),
+@given(seed=st.integers(0, 2**32 - 1),
+       mode=st.sampled_from(["subset", "one_vs_rest", "multiway"]),
        sizes=st.lists(st.integers(2, MISSING_CODE), min_size=1, max_size=3),
        dtype=st.sampled_from([np.float32, np.float64]), missing=st.sampled_from([0.0, 0.15]))
 def test_flat_walk_reaches_the_tree_walks_leaves(seed, mode, sizes, dtype, missing):
@@ -56,14 +57,14 @@ def test_flat_walk_reaches_the_tree_walks_leaves(seed, mode, sizes, dtype, missi
                                           categorical_split=mode, random_state=0)
     model.fit(X.astype(dtype), y)
     tree = model.tree_
-    if not np.any(tree.split_kind == SPLIT_SUBSET):
+    if not np.any(tree.split_kind != SPLIT_THRESHOLD):
         return
     assert tree.has_flat_categories
     rows = np.vstack([X, unseen_rows(X, sizes, seed)]).astype(dtype)
     np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
 
 
-@pytest.mark.parametrize("mode", ["subset", "one_vs_rest"])
+@pytest.mark.parametrize("mode", ["subset", "one_vs_rest", "multiway"])
 def test_flat_and_node_walks_of_a_forest_agree(mode):
     sizes = [3, 12, MISSING_CODE]
     X, y = categorical_data(1, 2000, sizes)
@@ -82,7 +83,7 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
 
 
-def test_wide_categories_and_multiway_keep_the_node_walk():
+def test_wide_categories_keep_the_node_walk_for_subsets_and_multiway():
     X, y = categorical_data(2, 3000, [MISSING_CODE + 7])
     wide = jitree.DecisionTreeClassifier(categorical_features=[0], subset_penalty=0.0,
                                          min_samples_category=0, random_state=0).fit(X, y)
@@ -94,6 +95,37 @@ def test_wide_categories_and_multiway_keep_the_node_walk():
                                              categorical_split="multiway",
                                              random_state=0).fit(X, y)
     assert multiway._walk_kind() == "nodes"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_multiway_slots_of_the_flat_layout(seed):
+    """Each multiway node's block of slots sends every category code, and missing values
+    (entry MISSING_CODE, the node's last slot), to the child ``child_of`` gives; every other
+    node reads the first block, all zeros."""
+    sizes = [2, 9, MISSING_CODE]
+    X, y = categorical_data(seed, 2500, sizes)
+    model = jitree.DecisionTreeRegressor(categorical_features=[0, 1, 2],
+                                         categorical_split="multiway", max_depth=6,
+                                         random_state=0).fit(X, y.astype(float))
+    tree = model.tree_
+    assert tree.has_flat_categories
+    _, _, left, _, node_of_flat = tree.flat(np.float64)
+    word, slot_base, slots = tree.flat_tests()
+    multiway = tree.split_kind[node_of_flat] == SPLIT_MULTIWAY
+    assert multiway.any()
+    assert not slots[:MISSING_CODE + 1].any()
+    assert not slot_base[~multiway].any() and not word[multiway].any()
+    walk = tree.walk_arrays()
+    for flat_node in np.flatnonzero(multiway):
+        node = node_of_flat[flat_node]
+        m = tree.n_categories[tree.feature[node]]
+        for code in range(m + 1):
+            x = float(code) if code < m else np.nan
+            entry = code if code < m else MISSING_CODE
+            child = node_of_flat[left[flat_node] + slots[slot_base[flat_node] + entry]]
+            assert child == child_of(x, node, walk)
+    rows = np.vstack([X, unseen_rows(X, sizes, seed)])
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
 
 
 def test_category_at_the_last_code_and_missing_word_bit():

@@ -5,12 +5,13 @@ Two layouts of the same tree:
 - the Tree arrays themselves, walked one row at a time by :func:`leaf_of_row`: serial, for
   users' own ``@njit`` code;
 - a *flat* layout built once per tree (:meth:`jitree.Tree.flat`) for batch prediction: the two
-  children of a node are adjacent (right = left + 1), a leaf is its own left child with an
-  infinite threshold, and thresholds have X's dtype (for float32 X a float64 midpoint is
-  rounded down to the float32 below it, which compares identically on float32 values). The
-  child is then ``left[node] + (x > threshold[node])``: no branch to mispredict, and a block
-  of rows is walked together so that their memory loads overlap. Rows with a missing value
-  take the same layout, with one more per-node flag for the side NaN goes to.
+  children of a node are adjacent (right = left + 1; a multiway node's k children too, in slot
+  order), a leaf is its own left child with an infinite threshold, and thresholds have X's
+  dtype (for float32 X a float64 midpoint is rounded down to the float32 below it, which
+  compares identically on float32 values). The child is then ``left[node] + (x >
+  threshold[node])``: no branch to mispredict, and a block of rows is walked together so
+  that their memory loads overlap. Rows with a missing value take the same layout, with one
+  more per-node flag for the side NaN goes to.
 """
 
 import numpy as np
@@ -31,11 +32,12 @@ CSR_LANES = 8  # rows walked together by one thread of predict_flat_csr (4: 1.3x
 
 
 @jit
-def flat_order(children_left, children_right):
+def flat_order(children_left, children_right, split_kind):
     """Tree ids in the flat layout's order (:meth:`jitree.Tree.flat`): the root, then the
-    two children of each internal node, internal nodes in depth-first (pre-)order; a walk
-    with a stack of the internal nodes still to visit, O(nodes) whatever the depth (int64
-    child arrays)."""
+    children of each internal node side by side (the two of a binary node, the k of a
+    multiway node in slot order), internal nodes in depth-first (pre-)order; a walk with a
+    stack of the internal nodes still to visit, O(nodes) whatever the depth (int64 child
+    arrays of a valid tree: every node but the root is one node's child)."""
     n_nodes = children_left.shape[0]
     order = np.empty(n_nodes, dtype=np.int64)
     order[0] = 0
@@ -48,18 +50,19 @@ def flat_order(children_left, children_right):
     while top > 0:
         top -= 1
         node = stack[top]
-        left = children_left[node]
-        right = children_right[node]
-        order[k] = left
-        order[k + 1] = right
-        k += 2
-        # the left subtree is visited first: pushed last
-        if children_left[right] != TREE_LEAF:
-            stack[top] = right
-            top += 1
-        if children_left[left] != TREE_LEAF:
-            stack[top] = left
-            top += 1
+        first = children_left[node]
+        last = children_right[node]
+        multiway = split_kind[node] == SPLIT_MULTIWAY
+        count = last - first + 1 if multiway else 2
+        for j in range(count):
+            order[k + j] = first + j if multiway else (first if j == 0 else last)
+        # the first child's subtree is visited first: pushed last
+        for j in range(count - 1, -1, -1):
+            child = order[k + j]
+            if children_left[child] != TREE_LEAF:
+                stack[top] = child
+                top += 1
+        k += count
     return order
 
 
@@ -409,8 +412,15 @@ def predict_flat_csr(indptr, indices, data, n_columns, missing, flat, table, chu
 # right when
 #     (x > threshold) | (x is NaN & missing_right) | ((word >> code) & 1)
 # where a category node has an infinite threshold and missing_right 0, and a threshold node a
-# word of 0: one expression for both kinds, no branch on the kind.
+# word of 0: one expression for both kinds, no branch on the kind. A multiway node (word 0,
+# infinite threshold) moves on by its slot instead: its children are adjacent in the flat
+# layout, and the node owns a block of SLOT_BLOCK entries in a table of slots (entry c: the
+# child of category code c; entry MISSING_CODE: the child of missing values and unseen
+# categories). Every other node reads the table's first block, all zeros, so the child is
+#     left + ((x > threshold) | ... | ((word >> code) & 1)) + slots[slot_base + code]
+# for every kind; trees without multiway nodes skip the table.
 MISSING_CODE = 63
+SLOT_BLOCK = MISSING_CODE + 1
 
 
 @jit
@@ -432,12 +442,17 @@ def chunk_codes(X, first, last, categories, codes):
                 low = offsets[f]
                 high = offsets[f + 1]
                 end = high
-                while low < high:
-                    middle = (low + high) // 2
-                    if values[middle] < x:
-                        low = middle + 1
-                    else:
-                        high = middle
+                # first the value's own position: the values of encoded X (and raw values
+                # 0 .. m - 1) are their positions, found without a search
+                if 0.0 <= x < high - low and values[low + np.int64(x)] == x:
+                    low += np.int64(x)
+                else:
+                    while low < high:
+                        middle = (low + high) // 2
+                        if values[middle] < x:
+                            low = middle + 1
+                        else:
+                            high = middle
                 # beyond MISSING_CODE: a feature no word tests (the shift stays in range)
                 if low < end and values[low] == x and value_code[low] < MISSING_CODE:
                     code = value_code[low]
@@ -449,7 +464,8 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
                            missing):
     """:func:`_walk_block_missing` where nodes may also test categories (see above);
     ``missing``: whether the rows may hold a NaN in a numeric column."""
-    feature, threshold, left, missing_right, word = flat_arrays
+    feature, threshold, left, missing_right, word, slot_base, slots = flat_arrays
+    multiway = slots.shape[0] > 0
     for r in range(BLOCK_ROWS):
         nodes[r] = root
     depth = 0
@@ -463,7 +479,10 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
                 right = (x > threshold[node]) | (((word[node] >> code) & np.uint64(1)) != 0)
                 if missing:
                     right |= (x != x) & (missing_right[node] != 0)
-                nodes[r] = np.uint64(left[node]) + np.uint64(right)
+                step = np.uint64(right)
+                if multiway:
+                    step += np.uint64(slots[np.uint64(slot_base[node]) + code])
+                nodes[r] = np.uint64(left[node]) + step
         depth += CHECK_EVERY
         done = True
         for r in range(BLOCK_ROWS):
@@ -475,7 +494,8 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
 
 @jit
 def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
-    feature, threshold, left, missing_right, word = flat_arrays
+    feature, threshold, left, missing_right, word, slot_base, slots = flat_arrays
+    multiway = slots.shape[0] > 0
     node = np.uint64(root)
     while np.uint64(left[node]) != node:
         f = np.uint64(feature[node])
@@ -483,7 +503,10 @@ def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
         code = np.uint64(codes[np.uint64(code_row), f])
         right = ((x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
                  | (((word[node] >> code) & np.uint64(1)) != 0))
-        node = np.uint64(left[node]) + np.uint64(right)
+        step = np.uint64(right)
+        if multiway:
+            step += np.uint64(slots[np.uint64(slot_base[node]) + code])
+        node = np.uint64(left[node]) + step
     return node
 
 
@@ -491,7 +514,7 @@ def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
 def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, table,
                             chunk_rows, out):
     """:func:`predict_flat` for trees whose nodes also test categories of features of at most
-    MISSING_CODE categories (subset and one-vs-rest nodes; see the comment above
+    MISSING_CODE categories (subset, one-vs-rest and multiway nodes; see the comment above
     :data:`MISSING_CODE`). ``categories``: a :class:`~jitree.kernels.records.FlatCategories`.
     Returns whether X holds an infinity."""
     feature = flat.feature
@@ -515,7 +538,8 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
             infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
         codes = np.zeros((last - first, n_features), dtype=np.uint8)
         chunk_codes(X, first, last, categories, codes)
-        flat_arrays = (feature, threshold, left, missing_right, word)
+        flat_arrays = (feature, threshold, left, missing_right, word, categories.slot_base,
+                       categories.slots)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             i = first

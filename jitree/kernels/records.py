@@ -212,6 +212,10 @@ FlatCategories = namedtuple("FlatCategories", [
     "codes",         # (n_values,) int64: the category code of each value
     "offsets",       # (n_features + 1,) int64: feature f's values are values[offsets[f]:
                      # offsets[f + 1]]
+    "slot_base",     # (n_flat,) int64: a multiway node's block of slots (0 at other nodes);
+                     # empty when no node is multiway
+    "slots",         # uint8, SLOT_BLOCK entries a block: entry c is the slot (child - left)
+                     # of category code c; the first block, all 0, serves the other nodes
 ])
 
 ShapTrees = namedtuple("ShapTrees", [

@@ -70,6 +70,7 @@ from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import (
     SPLIT_SUBSET,
+    concatenate_flat_tests,
     flat_categories,
     infinity_bits,
     raise_infinite,
@@ -652,9 +653,9 @@ class BaseForest(ParamsMixin):
     def _walk_kind(self):
         """How the forest predicts, decided once per fit (100 trees' checks cost as much as
         predicting a row): "threshold" (every tree of threshold tests: predict_flat),
-        "categories" (subset and one-vs-rest tests too, of features of at most 63
+        "categories" (subset, one-vs-rest and multiway tests too, of features of at most 63
         categories: predict_flat_categories) or "nodes" (predict_nodes on the Tree arrays:
-        multiway nodes, larger categorical features)."""
+        larger categorical features)."""
         kind = self._layouts.get("walk")
         if kind is None:
             trees = [model.tree_ for model in self.estimators_]
@@ -678,8 +679,8 @@ class BaseForest(ParamsMixin):
             if raw:
                 tables = self._feature_encoder().value_tables()
             self._layouts[key] = None if raw and tables is None else flat_categories(
-                read_only(np.concatenate([model.tree_.flat_words()
-                                          for model in self.estimators_]))[0],
+                concatenate_flat_tests([model.tree_.flat_tests()
+                                        for model in self.estimators_]),
                 tree.feature_kind, tree.n_categories, tables)
         return self._layouts[key]
 

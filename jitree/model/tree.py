@@ -44,11 +44,30 @@ _FEATURE_ARRAYS = (
 )
 
 
-def flat_categories(word, feature_kind, n_categories, tables=None):
-    """The :class:`~jitree.kernels.records.FlatCategories` of the flat nodes' ``word`` for
-    the categorical features of ``feature_kind``. ``tables``: (values, codes, offsets) of
-    the features' values in X (:meth:`FeatureEncoder.value_tables`), or None for X already
-    encoded (each feature's values are then its codes 0 .. m - 1)."""
+def concatenate_flat_tests(tests):
+    """The ``(word, slot_base, slots)`` of several trees' flat layouts concatenated in order
+    (:meth:`Tree.flat_tests`): one first block of slots, each tree's blocks after it."""
+    word = np.concatenate([t[0] for t in tests])
+    if not any(t[2].shape[0] for t in tests):
+        return word, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    bases, pools = [], [np.zeros(_predict.SLOT_BLOCK, dtype=np.uint8)]
+    offset = 0  # blocks of the trees so far, after the first
+    for tree_word, slot_base, slots in tests:
+        if not slots.shape[0]:
+            bases.append(np.zeros(tree_word.shape[0], dtype=np.int64))
+            continue
+        bases.append(np.where(slot_base > 0, slot_base + offset, 0))
+        pools.append(slots[_predict.SLOT_BLOCK:])
+        offset += slots.shape[0] - _predict.SLOT_BLOCK
+    return word, np.concatenate(bases), np.concatenate(pools)
+
+
+def flat_categories(tests, feature_kind, n_categories, tables=None):
+    """The :class:`~jitree.kernels.records.FlatCategories` of the flat nodes' tests
+    (``(word, slot_base, slots)``, :meth:`Tree.flat_tests`) for the categorical features of
+    ``feature_kind``. ``tables``: (values, codes, offsets) of the features' values in X
+    (:meth:`FeatureEncoder.value_tables`), or None for X already encoded (each feature's
+    values are then its codes 0 .. m - 1)."""
     columns = np.flatnonzero(np.asarray(feature_kind) == FEATURE_CATEGORICAL)
     n_categories = np.ascontiguousarray(n_categories, dtype=np.int32)
     if tables is None:
@@ -58,7 +77,9 @@ def flat_categories(word, feature_kind, n_categories, tables=None):
         codes = np.concatenate([np.arange(counts[f]) for f in columns]) if columns.size \
             else np.zeros(0, dtype=np.int64)
         tables = (codes.astype(np.float64), codes.astype(np.int64), offsets)
-    return FlatCategories(word, *read_only(columns.astype(np.int64), n_categories, *tables))
+    word, slot_base, slots = tests
+    return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
+                                     slot_base.astype(np.int64), slots.astype(np.uint8)))
 
 
 def float32_below(threshold):
@@ -477,7 +498,8 @@ class Tree:
         (:func:`jitree.kernels.predict.flat_order`; a deep tree of a sparse X has a thousand
         levels, which a level-by-level NumPy pass paid for one by one)."""
         return _predict.flat_order(np.ascontiguousarray(self.children_left, dtype=np.int64),
-                                   np.ascontiguousarray(self.children_right, dtype=np.int64))
+                                   np.ascontiguousarray(self.children_right, dtype=np.int64),
+                                   np.ascontiguousarray(self.split_kind, dtype=np.int8))
 
     def _build_flat(self, dtype):
         n_nodes = self.node_count
@@ -490,7 +512,8 @@ class Tree:
         feature = np.where(leaf, 0, self.feature[node_of_flat]).astype(feature_type)
         left = np.where(leaf, np.arange(n_nodes),
                         flat_of_node[np.where(leaf, 0, self.children_left[node_of_flat])])
-        # leaves and category nodes: +inf (a category node's test is its word, flat_words)
+        # leaves and category nodes: +inf (a category node's test: its word or slots,
+        # flat_tests)
         threshold = np.where(leaf | (self.split_kind[node_of_flat] != SPLIT_THRESHOLD),
                              np.inf, self.threshold[node_of_flat])
         if dtype == np.float32:
@@ -513,20 +536,45 @@ class Tree:
     @property
     def has_flat_categories(self):
         """Whether the tree's category tests fit the flat layout's words (see
-        :func:`jitree.kernels.predict.predict_flat_categories`): it has subset or one-vs-rest
-        nodes, no multiway node, and each tested feature at most ``MISSING_CODE`` categories."""
+        :func:`jitree.kernels.predict.predict_flat_categories`): it has subset, one-vs-rest
+        or multiway nodes, and each tested feature at most ``MISSING_CODE`` categories."""
         def compute():
-            subset = self.split_kind == SPLIT_SUBSET
-            if not subset.any() or np.any(self.split_kind == SPLIT_MULTIWAY):
+            tests = self.split_kind != SPLIT_THRESHOLD
+            if not tests.any():
                 return False
-            return bool(self.n_categories[self.feature[subset]].max()
+            return bool(self.n_categories[self.feature[tests]].max()
                         <= _predict.MISSING_CODE)
         return self.cached("has_flat_categories", compute)
 
-    def flat_words(self):
-        """Per flat node (see :meth:`flat`) of a tree with :attr:`has_flat_categories`: a
-        category node's test word (bit c set when category c goes right, bit
-        ``MISSING_CODE`` when missing values and unseen categories do), 0 at other nodes."""
+    def flat_tests(self):
+        """``(word, slot_base, slots)`` of the flat layout (see :meth:`flat`) of a tree with
+        :attr:`has_flat_categories`: per flat node, a subset node's test word (bit c set
+        when category c goes right, bit ``MISSING_CODE`` when missing values and unseen
+        categories do; 0 at other nodes) and a multiway node's block in the table of slots
+        (entry c of the block: the child of code c, counted from the node's first child;
+        see the comment above :data:`jitree.kernels.predict.MISSING_CODE`). ``slot_base``
+        and ``slots`` are empty when the tree has no multiway node."""
+        def compute():
+            node_of_flat = self.cached("flat_order", self._flat_order)
+            multiway = self.split_kind[node_of_flat] == SPLIT_MULTIWAY
+            if not multiway.any():
+                return self._flat_words(), np.zeros(0, dtype=np.int64), np.zeros(
+                    0, dtype=np.uint8)
+            nodes = node_of_flat[multiway]
+            blocks = np.arange(1, nodes.shape[0] + 1)  # block 0: the other nodes' zeros
+            slot_base = np.zeros(self.node_count, dtype=np.int64)
+            slot_base[multiway] = blocks * _predict.SLOT_BLOCK
+            slots = np.zeros((nodes.shape[0] + 1) * _predict.SLOT_BLOCK, dtype=np.uint8)
+            m = self.n_categories[self.feature[nodes]].astype(np.int64)
+            offset = self.category_offset[nodes]
+            block = np.repeat(np.arange(nodes.shape[0]), m)
+            code = np.arange(block.shape[0]) - np.repeat(np.cumsum(m) - m, m)
+            slots[slot_base[multiway][block] + code] = self.multiway_slot[offset[block] + code]
+            slots[slot_base[multiway] + _predict.MISSING_CODE] = self.multiway_slot[offset + m]
+            return self._flat_words(), slot_base, slots
+        return self.cached("flat_tests", compute)
+
+    def _flat_words(self):
         def compute():
             node_of_flat = self.cached("flat_order", self._flat_order)
             words = np.zeros(self.node_count, dtype=np.uint64)
@@ -539,12 +587,12 @@ class Tree:
             words[subset] = ((~goes_left & present)
                              | (missing_right << np.uint64(_predict.MISSING_CODE)))
             return read_only(words)[0]
-        return self.cached("flat_words", compute)
+        return compute()
 
     def flat_categories(self):
         """The :class:`~jitree.kernels.records.FlatCategories` of this tree."""
         return self.cached("flat_categories", lambda: flat_categories(
-            self.flat_words(), self.feature_kind, self.n_categories))
+            self.flat_tests(), self.feature_kind, self.n_categories))
 
     def walk_arrays(self):
         """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
@@ -556,9 +604,9 @@ class Tree:
 
     def _predict_flat(self, X, node_table):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
-        missing values too), and so do trees with subset and one-vs-rest tests of features of
-        at most 63 categories (:attr:`has_flat_categories`); the others walk the Tree
-        arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
+        missing values too), and so do trees with subset, one-vs-rest and multiway tests of
+        features of at most 63 categories (:attr:`has_flat_categories`); the others walk the
+        Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
         is walked by its rows' stored values."""
         node_table = np.asarray(node_table)
         if isinstance(X, CsrRows):
