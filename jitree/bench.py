@@ -935,42 +935,60 @@ def _categorical_forest_data(n_samples, seed, sizes=(4, 8, 16, 32, 60), n_featur
     return X, y
 
 
+_CATEGORICAL_FORESTS = (((4, 8, 16, 32, 60), "subset"), ((4, 8, 100, 300, 1000), "subset"),
+                        ((4, 8, 16, 32, 60), "multiway"))
+
+
 def bench_categorical_forest_predict(report, n_rows, repeat, n_estimators=20):
-    """predict_proba of a forest whose trees test categories, against the same-size forest
-    grown on the same columns as numbers, and against the walk of the Tree arrays."""
-    sizes = (4, 8, 16, 32, 60)
+    """predict_proba of forests whose trees test categories (subset tests of narrow and of
+    wide features, multiway tests), each against the same-size forest grown on the same
+    columns as numbers, and against the walk of the Tree arrays."""
+    print(f"\n[categorical] forest predict_proba, {n_rows} rows x 20 float64 (5 categorical "
+          f"columns), {n_estimators} full-depth trees grown on 50k rows, all threads, median "
+          f"of {repeat}")
+    for sizes, split in _CATEGORICAL_FORESTS:
+        _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimators)
+
+
+def _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimators):
+    """One line of :func:`bench_categorical_forest_predict`: columns of ``sizes``
+    categories, ``split`` tests."""
     X, y = _categorical_forest_data(50_000, 0, sizes)
     X_new, _ = _categorical_forest_data(n_rows, 1, sizes)
-    print(f"\n[categorical] forest predict_proba, {n_rows} rows x 20 float64 (5 categorical "
-          f"columns of {', '.join(map(str, sizes))} categories), {n_estimators} full-depth "
-          f"trees grown on 50k rows, all threads, median of {repeat}")
     numeric = jitree.RandomForestClassifier(n_estimators=n_estimators, random_state=0)
     numeric.fit(X, y)
-    categorical = jitree.RandomForestClassifier(n_estimators=n_estimators, random_state=0,
-                                                categorical_features=list(range(len(sizes))))
+    categorical = jitree.RandomForestClassifier(
+        n_estimators=n_estimators, random_state=0, categorical_split=split,
+        categorical_features=list(range(len(sizes))))
     categorical.fit(X, y)
     numeric.predict_proba(X_new[:1000])
     categorical.predict_proba(X_new[:1000])
     numeric_seconds = _median_seconds(lambda: numeric.predict_proba(X_new), repeat)
     flat_seconds = _median_seconds(lambda: categorical.predict_proba(X_new), repeat)
     encoded = categorical._validate_predict_X(X_new)
-    encode_seconds = _median_seconds(lambda: categorical._validate_predict_X(X_new), repeat)
+    encode_seconds = _median_seconds(lambda: categorical._validate_predict_X(X_new),
+                                     repeat)
     walk = categorical._walk_kind()
     categorical._layouts["walk"] = "nodes"
-    nodes_seconds = _median_seconds(lambda: categorical._predict_mean_validated(encoded),
-                                    repeat)
+    nodes_seconds = _median_seconds(
+        lambda: categorical._predict_mean_validated(encoded), repeat)
     categorical._layouts["walk"] = walk
-    report.rows.append(("categorical-predict", "numeric forest", 0, numeric_seconds))
-    report.rows.append(("categorical-predict", "categorical forest", 0, flat_seconds))
-    print(f"  numeric forest ({sum(t.tree_.node_count for t in numeric.estimators_)} nodes)"
-          f"        {numeric_seconds:7.3f} s")
-    print(f"  categorical forest ({sum(t.tree_.node_count for t in categorical.estimators_)} "
-          f"nodes, {walk} walk) {flat_seconds:7.3f} s = {flat_seconds / numeric_seconds:.2f}x "
-          f"the numeric forest (target <= 1.5x); a float X is walked as given (encoding it "
+    label = f"{split}, {'-'.join(map(str, sizes))} categories"
+    report.rows.append(("categorical-predict", f"numeric forest ({label})", 0,
+                        numeric_seconds))
+    report.rows.append(("categorical-predict", f"categorical forest ({label})", 0,
+                        flat_seconds))
+    print(f"  {split} tests, columns of {', '.join(map(str, sizes))} categories:")
+    print(f"    numeric forest ({sum(t.tree_.node_count for t in numeric.estimators_)} "
+          f"nodes)  {numeric_seconds:7.3f} s")
+    print(f"    categorical forest "
+          f"({sum(t.tree_.node_count for t in categorical.estimators_)} nodes, {walk} "
+          f"walk) {flat_seconds:7.3f} s = {flat_seconds / numeric_seconds:.2f}x the "
+          f"numeric forest (target <= 1.5x); a float X is walked as given (encoding it "
           f"would take {encode_seconds:.3f} s)")
     general = nodes_seconds + encode_seconds
-    print(f"  same forest, the Tree arrays' walk (after the same encoding) {general:7.3f} s: "
-          f"the flat walk is {general / flat_seconds:.2f}x faster")
+    print(f"    same forest, the Tree arrays' walk (after the same encoding) "
+          f"{general:7.3f} s: the flat walk is {general / flat_seconds:.2f}x faster")
 
 
 def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):

@@ -249,6 +249,13 @@ def test_predict_kernels_take_float64_tables_only():
             model.fit(data.astype(dtype), (X[:, 0] > 0).astype(int))
             model.predict(data.astype(dtype))
             model.apply(data.astype(dtype))
+        # the Tree arrays' walk (features of more than CODE_LIMIT categories)
+        forest = jitree.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0,
+                                               categorical_features=[0])
+        forest.fit(codes.astype(dtype), (X[:, 0] > 0).astype(int))
+        forest._layouts["walk"] = "nodes"
+        forest.predict_proba(codes.astype(dtype))
+        forest.apply(codes.astype(dtype))
     for kernel, table_argument in ((predict_flat, 5), (predict_flat_categories, 6),
                                    (predict_nodes, 6)):
         assert kernel.signatures

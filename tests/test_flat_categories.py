@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitree
-from jitree.kernels.predict import MISSING_CODE, child_of, leaf_of_row_any
+from jitree.kernels.predict import CODE_LIMIT, NARROW_CATEGORIES, child_of, leaf_of_row_any
 from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
 
 
@@ -49,7 +49,8 @@ def tree_leaves(model, X):
 @settings(deadline=None, max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1),
        mode=st.sampled_from(["subset", "one_vs_rest", "multiway"]),
-       sizes=st.lists(st.integers(2, MISSING_CODE), min_size=1, max_size=3),
+       sizes=st.lists(st.sampled_from([2, 3, 7, 30, NARROW_CATEGORIES, NARROW_CATEGORIES + 1,
+                                        127, 128, 200]), min_size=1, max_size=3),
        dtype=st.sampled_from([np.float32, np.float64]), missing=st.sampled_from([0.0, 0.15]))
 def test_flat_walk_reaches_the_tree_walks_leaves(seed, mode, sizes, dtype, missing):
     X, y = categorical_data(seed, 600, sizes, missing=missing)
@@ -66,10 +67,10 @@ def test_flat_walk_reaches_the_tree_walks_leaves(seed, mode, sizes, dtype, missi
 
 @pytest.mark.parametrize("mode", ["subset", "one_vs_rest", "multiway"])
 def test_flat_and_node_walks_of_a_forest_agree(mode):
-    sizes = [3, 12, MISSING_CODE]
-    X, y = categorical_data(1, 2000, sizes)
+    sizes = [3, 12, NARROW_CATEGORIES, 150]
+    X, y = categorical_data(1, 3000, sizes)
     forest = jitree.RandomForestClassifier(n_estimators=8, random_state=0,
-                                           categorical_features=[0, 1, 2],
+                                           categorical_features=[0, 1, 2, 3],
                                            categorical_split=mode)
     forest.fit(X, y)
     rows = np.vstack([X, unseen_rows(X, sizes, 1)])
@@ -83,37 +84,55 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
 
 
-def test_wide_categories_keep_the_node_walk_for_subsets_and_multiway():
-    X, y = categorical_data(2, 3000, [MISSING_CODE + 7])
-    wide = jitree.DecisionTreeClassifier(categorical_features=[0], subset_penalty=0.0,
-                                         min_samples_category=0, random_state=0).fit(X, y)
-    tested = wide.tree_.feature[wide.tree_.split_kind == SPLIT_SUBSET]
-    assert tested.size and not wide.tree_.has_flat_categories
-    np.testing.assert_array_equal(wide.apply(X), tree_leaves(wide, X))
-    multiway = jitree.RandomForestClassifier(n_estimators=3, criterion="entropy",
-                                             categorical_features=[0],
-                                             categorical_split="multiway",
-                                             random_state=0).fit(X, y)
-    assert multiway._walk_kind() == "nodes"
+def test_wide_subset_nodes_take_their_words_from_the_table():
+    """Subset nodes of features of more than NARROW_CATEGORIES categories keep their tests
+    in the bits table (the other nodes read its all-zero first block)."""
+    X, y = categorical_data(2, 3000, [NARROW_CATEGORIES + 7, 5])
+    model = jitree.DecisionTreeClassifier(categorical_features=[0, 1], subset_penalty=0.0,
+                                          min_samples_category=0, random_state=0).fit(X, y)
+    tree = model.tree_
+    node_of_flat = tree.flat(np.float64)[4]
+    subset = tree.split_kind[node_of_flat] == SPLIT_SUBSET
+    wide = subset & (tree.feature[node_of_flat] == 0)
+    assert wide.any() and (subset & ~wide).any() and tree.has_flat_categories
+    word, bit_base, bits = tree.flat_tests()[:3]
+    assert not word[wide].any() and (bit_base[wide] > 0).all()
+    assert not bit_base[~wide].any() and not bits[:bit_base[wide].min()].any()
+    rows = np.vstack([X, unseen_rows(X, [NARROW_CATEGORIES + 7, 5], 2)])
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
+
+
+def test_features_beyond_the_code_limit_keep_the_node_walk():
+    m = CODE_LIMIT + 1
+    codes = np.arange(m, dtype=np.float64)
+    y = (codes % 3 == 0).astype(int)
+    X = np.column_stack([codes, codes % 7])
+    model = jitree.DecisionTreeClassifier(max_depth=2, categorical_features=[0],
+                                          subset_penalty=0.0, min_samples_category=0)
+    model.fit(X, y)
+    assert np.any(model.tree_.split_kind == SPLIT_SUBSET)
+    assert not model.tree_.has_flat_categories
+    rows = X[::97]
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_multiway_slots_of_the_flat_layout(seed):
     """Each multiway node's block of slots sends every category code, and missing values
-    (entry MISSING_CODE, the node's last slot), to the child ``child_of`` gives; every other
-    node reads the first block, all zeros."""
-    sizes = [2, 9, MISSING_CODE]
+    (code m, the node's last slot), to the child ``child_of`` gives; every other node reads
+    the first block, all zeros."""
+    sizes = [2, 9, NARROW_CATEGORIES, 90]
     X, y = categorical_data(seed, 2500, sizes)
-    model = jitree.DecisionTreeRegressor(categorical_features=[0, 1, 2],
+    model = jitree.DecisionTreeRegressor(categorical_features=[0, 1, 2, 3],
                                          categorical_split="multiway", max_depth=6,
                                          random_state=0).fit(X, y.astype(float))
     tree = model.tree_
     assert tree.has_flat_categories
     _, _, left, _, node_of_flat = tree.flat(np.float64)
-    word, slot_base, slots = tree.flat_tests()
+    word, _, _, slot_base, slots = tree.flat_tests()
     multiway = tree.split_kind[node_of_flat] == SPLIT_MULTIWAY
     assert multiway.any()
-    assert not slots[:MISSING_CODE + 1].any()
+    assert not slots[:slot_base[multiway].min()].any()
     assert not slot_base[~multiway].any() and not word[multiway].any()
     walk = tree.walk_arrays()
     for flat_node in np.flatnonzero(multiway):
@@ -121,17 +140,16 @@ def test_multiway_slots_of_the_flat_layout(seed):
         m = tree.n_categories[tree.feature[node]]
         for code in range(m + 1):
             x = float(code) if code < m else np.nan
-            entry = code if code < m else MISSING_CODE
-            child = node_of_flat[left[flat_node] + slots[slot_base[flat_node] + entry]]
+            child = node_of_flat[left[flat_node] + slots[slot_base[flat_node] + code]]
             assert child == child_of(x, node, walk)
     rows = np.vstack([X, unseen_rows(X, sizes, seed)])
     np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
 
 
-def test_category_at_the_last_code_and_missing_word_bit():
-    """A feature of MISSING_CODE categories: its last code and missing values both route
-    by the word (bit MISSING_CODE - 1 and bit MISSING_CODE)."""
-    m = MISSING_CODE
+@pytest.mark.parametrize("m", [NARROW_CATEGORIES, NARROW_CATEGORIES + 1, 128])
+def test_category_at_the_last_code_and_missing_word_bit(m):
+    """A feature of m categories: its last code and missing values both route by their
+    bits (bits m - 1 and m: in the node's word, or across two words of the bits table)."""
     codes = np.tile(np.arange(m, dtype=np.float64), 20)
     y = (codes == m - 1).astype(int)
     X = np.column_stack([codes, np.zeros_like(codes)])

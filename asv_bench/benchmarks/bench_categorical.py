@@ -75,8 +75,8 @@ class FitCategoricalRegressor:
 
 
 class PredictCategoricalForest:
-    """predict_proba of a forest whose trees test categories (the flat walk for subset and
-    one-vs-rest nodes of up to 63 categories; the Tree arrays' walk for multiway nodes)."""
+    """predict_proba of a forest whose trees test categories (the flat walk: subset nodes'
+    bits, multiway nodes' slots)."""
     params = ([8, 32], ["subset", "multiway"])
     param_names = ["n_categories", "categorical_split"]
     timeout = 300

@@ -403,41 +403,48 @@ def predict_flat_csr(indptr, indices, data, n_columns, missing, flat, table, chu
 
 
 # -- the flat layout with category tests ----------------------------------------------------------
-# A subset (or one-vs-rest) node of a categorical feature of m <= MISSING_CODE categories keeps
-# its test in one 64-bit word beside the flat arrays: bit c is 1 when category c goes right,
-# bit MISSING_CODE when a missing value (NaN, or a category unseen in training) does. Each
-# chunk of rows first maps its categorical values to codes (chunk_codes: a binary search among
-# the feature's values, which are the codes themselves for encoded X and the fitted category
-# values for raw X; missing values to MISSING_CODE), once for every tree; a node then goes
-# right when
-#     (x > threshold) | (x is NaN & missing_right) | ((word >> code) & 1)
+# Each chunk of rows first maps its categorical values to codes (chunk_codes: a value's own
+# position, else a binary search among the feature's values, which are the codes themselves for
+# encoded X and the fitted category values for raw X), once for every tree: code c < m for the
+# feature's c-th category, m for a missing value (NaN, or a category unseen in training). A
+# subset (or one-vs-rest) node keeps its test as bits, bit c set when code c goes right (bit m:
+# missing values): in one 64-bit word beside the flat arrays when the feature has at most
+# NARROW_CATEGORIES categories, else in a block of words of a table (``bits``) that the node's
+# ``bit_base`` points to; a node then goes right when
+#     (x > threshold) | (x is NaN & missing_right) | (((word | bits[bit_base + code // 64])
+#                                                      >> (code % 64)) & 1)
 # where a category node has an infinite threshold and missing_right 0, and a threshold node a
-# word of 0: one expression for both kinds, no branch on the kind. A multiway node (word 0,
-# infinite threshold) moves on by its slot instead: its children are adjacent in the flat
-# layout, and the node owns a block of SLOT_BLOCK entries in a table of slots (entry c: the
-# child of category code c; entry MISSING_CODE: the child of missing values and unseen
-# categories). Every other node reads the table's first block, all zeros, so the child is
-#     left + ((x > threshold) | ... | ((word >> code) & 1)) + slots[slot_base + code]
-# for every kind; trees without multiway nodes skip the table.
-MISSING_CODE = 63
-SLOT_BLOCK = MISSING_CODE + 1
+# word of 0 and the table's first block, all zeros: one expression for every kind, no branch on
+# the kind. A multiway node (word 0, infinite threshold) moves on by its slot instead: its
+# children are adjacent in the flat layout, and the node owns a block of m + 1 entries in a
+# table of slots (entry c: the child of code c, counted from the first); every other node reads
+# the table's first block, all zeros, so the child is
+#     left + ((x > threshold) | ...) + slots[slot_base + code]
+# for every kind. Trees without wide subset nodes skip the bits table, trees without multiway
+# nodes the slots table.
+# The codes of a chunk are uint8 when every categorical feature has at most 255 categories
+# (FlatCategories.code_type; twice as many codes stay in the first-level cache), else uint16.
+NARROW_CATEGORIES = 63
+CODE_LIMIT = np.iinfo(np.uint16).max  # features of at most this many categories take the
+                                      # flat layout
 
 
 @jit
 def chunk_codes(X, first, last, categories, codes):
     """codes[i - first, f] = the category code of X[i, f] for the categorical features of
     ``categories`` (a :class:`~jitree.kernels.records.FlatCategories`: the value of X is
-    looked up among the feature's values by binary search), MISSING_CODE when it is missing
-    or not among them; the other columns of ``codes`` stay 0."""
+    looked up among the feature's values), the feature's number of categories when it is
+    missing or not among them; the other columns of ``codes`` stay 0."""
     columns = categories.columns
     values = categories.values
     value_code = categories.codes
     offsets = categories.offsets
+    n_categories = categories.n_categories
     for i in range(first, last):
         for k in range(columns.shape[0]):
             f = columns[k]
             x = np.float64(X[i, f])
-            code = MISSING_CODE
+            code = n_categories[f]
             if x == x:
                 low = offsets[f]
                 high = offsets[f + 1]
@@ -453,8 +460,7 @@ def chunk_codes(X, first, last, categories, codes):
                             low = middle + 1
                         else:
                             high = middle
-                # beyond MISSING_CODE: a feature no word tests (the shift stays in range)
-                if low < end and values[low] == x and value_code[low] < MISSING_CODE:
+                if low < end and values[low] == x:
                     code = value_code[low]
             codes[i - first, f] = code
 
@@ -464,7 +470,9 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
                            missing):
     """:func:`_walk_block_missing` where nodes may also test categories (see above);
     ``missing``: whether the rows may hold a NaN in a numeric column."""
-    feature, threshold, left, missing_right, word, slot_base, slots = flat_arrays
+    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots = \
+        flat_arrays
+    wide = bits.shape[0] > 0
     multiway = slots.shape[0] > 0
     for r in range(BLOCK_ROWS):
         nodes[r] = root
@@ -476,7 +484,11 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
                 f = np.uint64(feature[node])
                 x = X[np.uint64(first + r), f]
                 code = np.uint64(codes[np.uint64(code_row + r), f])
-                right = (x > threshold[node]) | (((word[node] >> code) & np.uint64(1)) != 0)
+                test = word[node]
+                if wide:
+                    test |= bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+                right = ((x > threshold[node])
+                         | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
                 if missing:
                     right |= (x != x) & (missing_right[node] != 0)
                 step = np.uint64(right)
@@ -494,15 +506,20 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
 
 @jit
 def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
-    feature, threshold, left, missing_right, word, slot_base, slots = flat_arrays
+    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots = \
+        flat_arrays
+    wide = bits.shape[0] > 0
     multiway = slots.shape[0] > 0
     node = np.uint64(root)
     while np.uint64(left[node]) != node:
         f = np.uint64(feature[node])
         x = X[np.uint64(i), f]
         code = np.uint64(codes[np.uint64(code_row), f])
+        test = word[node]
+        if wide:
+            test |= bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
         right = ((x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
-                 | (((word[node] >> code) & np.uint64(1)) != 0))
+                 | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
         step = np.uint64(right)
         if multiway:
             step += np.uint64(slots[np.uint64(slot_base[node]) + code])
@@ -514,9 +531,9 @@ def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
 def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, table,
                             chunk_rows, out):
     """:func:`predict_flat` for trees whose nodes also test categories of features of at most
-    MISSING_CODE categories (subset, one-vs-rest and multiway nodes; see the comment above
-    :data:`MISSING_CODE`). ``categories``: a :class:`~jitree.kernels.records.FlatCategories`.
-    Returns whether X holds an infinity."""
+    CODE_LIMIT categories (subset, one-vs-rest and multiway nodes; see the comment above
+    :data:`NARROW_CATEGORIES`). ``categories``: a
+    :class:`~jitree.kernels.records.FlatCategories`. Returns whether X holds an infinity."""
     feature = flat.feature
     threshold = flat.threshold
     left = flat.left
@@ -536,10 +553,10 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
         missing = nonfinite_rows(X_bits, first, last, infinity)
         if missing:
             infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
-        codes = np.zeros((last - first, n_features), dtype=np.uint8)
+        codes = np.zeros((last - first, n_features), dtype=categories.code_type.dtype)
         chunk_codes(X, first, last, categories, codes)
-        flat_arrays = (feature, threshold, left, missing_right, word, categories.slot_base,
-                       categories.slots)
+        flat_arrays = (feature, threshold, left, missing_right, word, categories.bit_base,
+                       categories.bits, categories.slot_base, categories.slots)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             i = first

@@ -202,9 +202,10 @@ FlatTrees = namedtuple("FlatTrees", [
 ])
 
 FlatCategories = namedtuple("FlatCategories", [
-    # the category tests of FlatTrees (jitree.kernels.predict.predict_flat_categories)
-    "word",          # (n_flat,) uint64: a category node's test (bit c: category c goes
-                     # right; bit MISSING_CODE: missing values do), 0 at other nodes
+    # the category tests of FlatTrees (jitree.kernels.predict.predict_flat_categories, see the
+    # comment above its NARROW_CATEGORIES)
+    "word",          # (n_flat,) uint64: a narrow subset node's test (bit c: code c goes
+                     # right; code m of a feature of m categories: missing values), else 0
     "columns",       # (k,) int64: the categorical features
     "n_categories",  # (n_features,) int32: categories of each feature (0: numeric)
     "values",        # (n_values,) float64: each categorical feature's values in X,
@@ -212,10 +213,15 @@ FlatCategories = namedtuple("FlatCategories", [
     "codes",         # (n_values,) int64: the category code of each value
     "offsets",       # (n_features + 1,) int64: feature f's values are values[offsets[f]:
                      # offsets[f + 1]]
+    "bit_base",      # (n_flat,) int64: a wide subset node's block of bits (0 at other
+                     # nodes); empty when no node is a wide subset node
+    "bits",          # uint64: a block of m // 64 + 1 words per wide subset node, bits as in
+                     # word; the first block, all 0, serves the other nodes
     "slot_base",     # (n_flat,) int64: a multiway node's block of slots (0 at other nodes);
                      # empty when no node is multiway
-    "slots",         # uint8, SLOT_BLOCK entries a block: entry c is the slot (child - left)
-                     # of category code c; the first block, all 0, serves the other nodes
+    "slots",         # uint16: a block of m + 1 entries per multiway node, entry c the slot
+                     # (child - left) of code c; the first block, all 0, serves the others
+    "code_type",     # empty uint8 or uint16 array: the dtype of a chunk's codes
 ])
 
 ShapTrees = namedtuple("ShapTrees", [

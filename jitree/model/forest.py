@@ -680,7 +680,7 @@ class BaseForest(ParamsMixin):
                 tables = self._feature_encoder().value_tables()
             self._layouts[key] = None if raw and tables is None else flat_categories(
                 concatenate_flat_tests([model.tree_.flat_tests()
-                                        for model in self.estimators_]),
+                                        for model in self.estimators_], tree.n_categories),
                 tree.feature_kind, tree.n_categories, tables)
         return self._layouts[key]
 

@@ -44,27 +44,54 @@ _FEATURE_ARRAYS = (
 )
 
 
-def concatenate_flat_tests(tests):
-    """The ``(word, slot_base, slots)`` of several trees' flat layouts concatenated in order
-    (:meth:`Tree.flat_tests`): one first block of slots, each tree's blocks after it."""
-    word = np.concatenate([t[0] for t in tests])
-    if not any(t[2].shape[0] for t in tests):
-        return word, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    bases, pools = [], [np.zeros(_predict.SLOT_BLOCK, dtype=np.uint8)]
-    offset = 0  # blocks of the trees so far, after the first
-    for tree_word, slot_base, slots in tests:
-        if not slots.shape[0]:
-            bases.append(np.zeros(tree_word.shape[0], dtype=np.int64))
+def _zero_blocks(n_categories):
+    """Entries of the all-zero first block of the flat layout's bits and slots tables: what
+    a code (0 .. m, m the most categories of a feature) indexes."""
+    largest = int(np.max(n_categories, initial=0))
+    return (largest >> 6) + 1, largest + 1
+
+
+def _blocks(sizes, starts, zero):
+    """(base of each block in a table, the source index of each table entry after the first
+    block) for blocks of ``sizes`` entries copied from ``starts`` on, after a first all-zero
+    block of ``zero`` entries."""
+    ends = np.cumsum(sizes)
+    within = np.arange(ends[-1]) - np.repeat(ends - sizes, sizes)
+    return zero + ends - sizes, np.repeat(starts, sizes) + within
+
+
+def _concatenate_table(parts, n_flat, zero, dtype):
+    """(base, table) of several trees' ``(base, table)`` parts in order: one first all-zero
+    block of ``zero`` entries, then each tree's blocks (``n_flat``: each tree's flat nodes,
+    for the trees without a table)."""
+    if not any(table.shape[0] for _, table in parts):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=dtype)
+    bases, tables = [], [np.zeros(zero, dtype=dtype)]
+    offset = 0  # entries of the trees so far, after the first block
+    for n, (base, table) in zip(n_flat, parts, strict=True):
+        if not table.shape[0]:
+            bases.append(np.zeros(n, dtype=np.int64))
             continue
-        bases.append(np.where(slot_base > 0, slot_base + offset, 0))
-        pools.append(slots[_predict.SLOT_BLOCK:])
-        offset += slots.shape[0] - _predict.SLOT_BLOCK
-    return word, np.concatenate(bases), np.concatenate(pools)
+        bases.append(np.where(base > 0, base + offset, 0))
+        tables.append(table[zero:])
+        offset += table.shape[0] - zero
+    return np.concatenate(bases), np.concatenate(tables)
+
+
+def concatenate_flat_tests(tests, n_categories):
+    """The flat layouts' tests (:meth:`Tree.flat_tests`) of several trees with the features'
+    ``n_categories`` concatenated in order, one first block of each table."""
+    bits_zero, slots_zero = _zero_blocks(n_categories)
+    n_flat = [t[0].shape[0] for t in tests]
+    bit_base, bits = _concatenate_table([t[1:3] for t in tests], n_flat, bits_zero, np.uint64)
+    slot_base, slots = _concatenate_table([t[3:5] for t in tests], n_flat, slots_zero,
+                                          np.uint16)
+    return np.concatenate([t[0] for t in tests]), bit_base, bits, slot_base, slots
 
 
 def flat_categories(tests, feature_kind, n_categories, tables=None):
     """The :class:`~jitree.kernels.records.FlatCategories` of the flat nodes' tests
-    (``(word, slot_base, slots)``, :meth:`Tree.flat_tests`) for the categorical features of
+    (:meth:`Tree.flat_tests`) for the categorical features of
     ``feature_kind``. ``tables``: (values, codes, offsets) of the features' values in X
     (:meth:`FeatureEncoder.value_tables`), or None for X already encoded (each feature's
     values are then its codes 0 .. m - 1)."""
@@ -77,9 +104,12 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
         codes = np.concatenate([np.arange(counts[f]) for f in columns]) if columns.size \
             else np.zeros(0, dtype=np.int64)
         tables = (codes.astype(np.float64), codes.astype(np.int64), offsets)
-    word, slot_base, slots = tests
+    word, bit_base, bits, slot_base, slots = tests
+    code_type = np.uint8 if n_categories[columns].max(initial=0) <= np.iinfo(np.uint8).max \
+        else np.uint16
     return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
-                                     slot_base.astype(np.int64), slots.astype(np.uint8)))
+                                     bit_base, bits, slot_base, slots,
+                                     np.zeros(0, dtype=code_type)))
 
 
 def float32_below(threshold):
@@ -535,59 +565,77 @@ class Tree:
 
     @property
     def has_flat_categories(self):
-        """Whether the tree's category tests fit the flat layout's words (see
+        """Whether the tree's category tests fit the flat layout (see
         :func:`jitree.kernels.predict.predict_flat_categories`): it has subset, one-vs-rest
-        or multiway nodes, and each tested feature at most ``MISSING_CODE`` categories."""
+        or multiway nodes, and each tested feature at most ``CODE_LIMIT`` categories."""
         def compute():
             tests = self.split_kind != SPLIT_THRESHOLD
             if not tests.any():
                 return False
-            return bool(self.n_categories[self.feature[tests]].max()
-                        <= _predict.MISSING_CODE)
+            return bool(self.n_categories[self.feature[tests]].max() <= _predict.CODE_LIMIT)
         return self.cached("has_flat_categories", compute)
 
     def flat_tests(self):
-        """``(word, slot_base, slots)`` of the flat layout (see :meth:`flat`) of a tree with
-        :attr:`has_flat_categories`: per flat node, a subset node's test word (bit c set
-        when category c goes right, bit ``MISSING_CODE`` when missing values and unseen
-        categories do; 0 at other nodes) and a multiway node's block in the table of slots
-        (entry c of the block: the child of code c, counted from the node's first child;
-        see the comment above :data:`jitree.kernels.predict.MISSING_CODE`). ``slot_base``
-        and ``slots`` are empty when the tree has no multiway node."""
+        """``(word, bit_base, bits, slot_base, slots)``: the category tests of the flat
+        layout (see :meth:`flat`) of a tree with :attr:`has_flat_categories`, as the
+        fields of :class:`~jitree.kernels.records.FlatCategories` (see the comment above
+        :data:`jitree.kernels.predict.NARROW_CATEGORIES`). Code c < m of a feature of m
+        categories is its c-th category, code m a missing value or an unseen category. Per
+        flat node: a narrow subset node's word (bit c set when code c goes right), a wide
+        subset node's block of such words in ``bits``, a multiway node's block of m + 1
+        slots in ``slots`` (entry c: the child of code c, counted from the node's first
+        child). A table is empty when no node uses it; else its first block is all zeros."""
         def compute():
             node_of_flat = self.cached("flat_order", self._flat_order)
-            multiway = self.split_kind[node_of_flat] == SPLIT_MULTIWAY
-            if not multiway.any():
-                return self._flat_words(), np.zeros(0, dtype=np.int64), np.zeros(
-                    0, dtype=np.uint8)
-            nodes = node_of_flat[multiway]
-            blocks = np.arange(1, nodes.shape[0] + 1)  # block 0: the other nodes' zeros
-            slot_base = np.zeros(self.node_count, dtype=np.int64)
-            slot_base[multiway] = blocks * _predict.SLOT_BLOCK
-            slots = np.zeros((nodes.shape[0] + 1) * _predict.SLOT_BLOCK, dtype=np.uint8)
-            m = self.n_categories[self.feature[nodes]].astype(np.int64)
-            offset = self.category_offset[nodes]
-            block = np.repeat(np.arange(nodes.shape[0]), m)
-            code = np.arange(block.shape[0]) - np.repeat(np.cumsum(m) - m, m)
-            slots[slot_base[multiway][block] + code] = self.multiway_slot[offset[block] + code]
-            slots[slot_base[multiway] + _predict.MISSING_CODE] = self.multiway_slot[offset + m]
-            return self._flat_words(), slot_base, slots
+            n_flat = node_of_flat.shape[0]
+            kind = self.split_kind[node_of_flat]
+            bits_zero, slots_zero = _zero_blocks(self.n_categories)
+            word = np.zeros(n_flat, dtype=np.uint64)
+            bit_base = slot_base = np.zeros(0, dtype=np.int64)
+            bits = np.zeros(0, dtype=np.uint64)
+            slots = np.zeros(0, dtype=np.uint16)
+            subset = np.flatnonzero(kind == SPLIT_SUBSET)
+            if subset.size:
+                m = self.n_categories[self.feature[node_of_flat[subset]]].astype(np.int64)
+                n_words = (m >> 6) + 1  # the words of codes 0 .. m
+                words = self._right_bits(node_of_flat[subset], m, n_words)
+                first = np.cumsum(n_words) - n_words
+                narrow = m <= _predict.NARROW_CATEGORIES
+                word[subset[narrow]] = words[first[narrow]]
+                if not narrow.all():
+                    bit_base = np.zeros(n_flat, dtype=np.int64)
+                    bit_base[subset[~narrow]], take = _blocks(n_words[~narrow], first[~narrow],
+                                                              bits_zero)
+                    bits = np.concatenate([np.zeros(bits_zero, dtype=np.uint64), words[take]])
+            multiway = np.flatnonzero(kind == SPLIT_MULTIWAY)
+            if multiway.size:
+                nodes = node_of_flat[multiway]
+                m = self.n_categories[self.feature[nodes]].astype(np.int64)
+                slot_base = np.zeros(n_flat, dtype=np.int64)
+                slot_base[multiway], take = _blocks(m + 1, self.category_offset[nodes],
+                                                    slots_zero)
+                slots = np.concatenate([np.zeros(slots_zero, dtype=np.uint16),
+                                        self.multiway_slot[take].astype(np.uint16)])
+            return read_only(word, bit_base, bits, slot_base, slots)
         return self.cached("flat_tests", compute)
 
-    def _flat_words(self):
-        def compute():
-            node_of_flat = self.cached("flat_order", self._flat_order)
-            words = np.zeros(self.node_count, dtype=np.uint64)
-            subset = self.split_kind[node_of_flat] == SPLIT_SUBSET
-            nodes = node_of_flat[subset]
-            m = self.n_categories[self.feature[nodes]].astype(np.uint64)
-            goes_left = self.category_bits[self.category_offset[nodes]]
-            present = (np.uint64(1) << m) - np.uint64(1)
-            missing_right = (self.missing_left[nodes] == 0).astype(np.uint64)
-            words[subset] = ((~goes_left & present)
-                             | (missing_right << np.uint64(_predict.MISSING_CODE)))
-            return read_only(words)[0]
-        return compute()
+    def _right_bits(self, nodes, m, n_words):
+        """The ``n_words`` words of each subset node of ``nodes`` (features of ``m``
+        categories), one after another: bit c of word w set when code 64 w + c goes right
+        (code m: missing values and unseen categories)."""
+        block = np.repeat(np.arange(nodes.shape[0]), n_words)
+        w = np.arange(block.shape[0]) - np.repeat(np.cumsum(n_words) - n_words, n_words)
+        m = m[block]
+        stored = (m + 63) >> 6  # the node's words in category_bits (bit set: goes left)
+        goes_left = np.where(w < stored, self.category_bits[
+            self.category_offset[nodes][block] + np.minimum(w, stored - 1)], np.uint64(0))
+        count = np.clip(m - 64 * w, 0, 64)  # categories in word w
+        present = np.where(count >= 64, ~np.uint64(0),
+                           (np.uint64(1) << np.minimum(count, 63).astype(np.uint64))
+                           - np.uint64(1))
+        missing = (self.missing_left[nodes][block] == 0) & ((m >> 6) == w)
+        missing_bit = np.uint64(1) << (m & 63).astype(np.uint64)
+        return (~goes_left & present) | np.where(missing, missing_bit, np.uint64(0))
 
     def flat_categories(self):
         """The :class:`~jitree.kernels.records.FlatCategories` of this tree."""
