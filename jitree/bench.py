@@ -32,6 +32,21 @@ def _median_seconds(function, repeat):
     return float(np.median(times))
 
 
+def _alternating_medians(functions, repeat):
+    """Median seconds of each of ``functions``, timed in turn (one call of each, then the
+    next round), after one warm-up call of each: a ratio of two of them then compares
+    calls made under the same load, which drifts on a shared machine."""
+    for function in functions:
+        function()
+    times = [[] for _ in functions]
+    for _ in range(repeat):
+        for function, spent in zip(functions, times, strict=True):
+            start = time.perf_counter()
+            function()
+            spent.append(time.perf_counter() - start)
+    return [float(np.median(spent)) for spent in times]
+
+
 def _peer(module):
     try:
         return __import__(module, fromlist=["_"])
@@ -945,7 +960,7 @@ def bench_categorical_forest_predict(report, n_rows, repeat, n_estimators=20):
     columns as numbers, and against the walk of the Tree arrays."""
     print(f"\n[categorical] forest predict_proba, {n_rows} rows x 20 float64 (5 categorical "
           f"columns), {n_estimators} full-depth trees grown on 50k rows, all threads, median "
-          f"of {repeat}")
+          f"of {repeat}, the forests timed in turn")
     for sizes, split in _CATEGORICAL_FORESTS:
         _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimators)
 
@@ -961,18 +976,19 @@ def _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimator
         n_estimators=n_estimators, random_state=0, categorical_split=split,
         categorical_features=list(range(len(sizes))))
     categorical.fit(X, y)
-    numeric.predict_proba(X_new[:1000])
-    categorical.predict_proba(X_new[:1000])
-    numeric_seconds = _median_seconds(lambda: numeric.predict_proba(X_new), repeat)
-    flat_seconds = _median_seconds(lambda: categorical.predict_proba(X_new), repeat)
     encoded = categorical._validate_predict_X(X_new)
-    encode_seconds = _median_seconds(lambda: categorical._validate_predict_X(X_new),
-                                     repeat)
     walk = categorical._walk_kind()
-    categorical._layouts["walk"] = "nodes"
-    nodes_seconds = _median_seconds(
-        lambda: categorical._predict_mean_validated(encoded), repeat)
-    categorical._layouts["walk"] = walk
+
+    def tree_arrays_walk():
+        categorical._layouts["walk"] = "nodes"
+        try:
+            categorical._predict_mean_validated(encoded)
+        finally:
+            categorical._layouts["walk"] = walk
+
+    numeric_seconds, flat_seconds, nodes_seconds, encode_seconds = _alternating_medians(
+        [lambda: numeric.predict_proba(X_new), lambda: categorical.predict_proba(X_new),
+         tree_arrays_walk, lambda: categorical._validate_predict_X(X_new)], repeat)
     label = f"{split}, {'-'.join(map(str, sizes))} categories"
     report.rows.append(("categorical-predict", f"numeric forest ({label})", 0,
                         numeric_seconds))

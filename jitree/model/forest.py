@@ -73,7 +73,7 @@ from .tree import (
     concatenate_flat_tests,
     flat_categories,
     infinity_bits,
-    prediction_output,
+    kernel_output,
     raise_infinite,
     read_only,
     walk_rows,
@@ -799,7 +799,7 @@ class BaseForest(ParamsMixin):
             # at least a few tasks per thread, so that small inputs still use every core
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
             flat, table = self._layout(X.dtype)
-            out = prediction_output(X.shape[0], table.shape[1])
+            out = kernel_output((X.shape[0], table.shape[1]))
             if _predict.predict_flat_categories(X, *infinity_bits(X), flat, categories,
                                                 table, chunk_rows, out):
                 return None
@@ -821,17 +821,17 @@ class BaseForest(ParamsMixin):
             chunk_rows = max(64, min(FOREST_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
             if walk == "threshold" and isinstance(X, CsrRows):
                 flat, table = self._layout(X.dtype)
-                out = prediction_output(X.shape[0], table.shape[1])
+                out = kernel_output((X.shape[0], table.shape[1]))
                 _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing,
                                           flat, table, chunk_rows, out)
             elif walk == "threshold":
                 flat, table = self._layout(X.dtype)
-                out = prediction_output(X.shape[0], table.shape[1])
+                out = kernel_output((X.shape[0], table.shape[1]))
                 if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
                     raise_infinite(X, "X")
             else:
                 walk, roots, table = self._node_layout()
-                out = prediction_output(X.shape[0], table.shape[1])
+                out = kernel_output((X.shape[0], table.shape[1]))
                 if _predict.predict_nodes(X, *infinity_bits(X), walk, roots, table,
                                           chunk_rows, out):
                     raise_infinite(X, "X")

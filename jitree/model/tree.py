@@ -116,13 +116,15 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
 _SERIAL_TOUCH_BYTES = 1 << 22  # numpy asks for huge pages from 4 MiB on
 
 
-def prediction_output(n_rows, width, dtype=np.float64):
-    """An uninitialised (n_rows, width) array for a parallel prediction kernel to fill.
-    A large one is first written by this thread: when the kernel's threads were the first
-    to touch a fresh array, their page faults ran into each other in the kernel (2M x 3
-    probabilities on 2 threads: 88-99 ms, of which 45-80 ms system time, against 41 ms
-    after a serial first touch of about 3 ms; 1 thread is unaffected)."""
-    out = np.empty((n_rows, width), dtype=dtype)
+def kernel_output(shape, dtype=np.float64):
+    """An uninitialised array of ``shape`` for a parallel prediction kernel to fill. A
+    large one is first written by this thread: when the kernel's threads were the first to
+    touch a fresh array, their page faults ran into each other in the operating system
+    (numpy asks for huge pages; 2M x 3 probabilities on 2 threads: 88-99 ms, of which 45-80
+    ms system time, against 41 ms after a serial first touch of about 3 ms). One thread
+    needs no such pass. Not for the encoder's copy of X: there a serial first touch of 160
+    MB cost more than it saved (1M x 20 float64: 0.23 s -> 0.33 s)."""
+    out = np.empty(shape, dtype=dtype)
     if out.nbytes >= _SERIAL_TOUCH_BYTES and numba.get_num_threads() > 1:
         out.fill(0)
     return out
@@ -676,7 +678,7 @@ class Tree:
         if isinstance(X, CsrRows):
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
-            out = prediction_output(X.shape[0], table.shape[1], table.dtype)
+            out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
                              np.array([max_depth]))
             _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing, flat,
@@ -685,7 +687,7 @@ class Tree:
         if self.is_binary_threshold or self.has_flat_categories:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
-            out = prediction_output(X.shape[0], table.shape[1], table.dtype)
+            out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
                              np.array([max_depth]))
             if self.is_binary_threshold:
@@ -699,7 +701,7 @@ class Tree:
                 raise_infinite(X, "X")
             return out
         table = np.ascontiguousarray(node_table)
-        out = prediction_output(X.shape[0], table.shape[1], table.dtype)
+        out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
         if _predict.predict_nodes(X, *infinity_bits(X), self.walk_arrays(), _ROOT, table,
                                   _predict.CHUNK_ROWS, out):
             raise_infinite(X, "X")
