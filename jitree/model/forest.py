@@ -654,9 +654,9 @@ class BaseForest(ParamsMixin):
     def _walk_kind(self):
         """How the forest predicts, decided once per fit (100 trees' checks cost as much as
         predicting a row): "threshold" (every tree of threshold tests: predict_flat),
-        "categories" (subset, one-vs-rest and multiway tests too, of features of at most 63
-        categories: predict_flat_categories) or "nodes" (predict_nodes on the Tree arrays:
-        larger categorical features)."""
+        "categories" (subset, one-vs-rest and multiway tests too, of features of at most
+        65,535 categories: predict_flat_categories) or "nodes" (predict_nodes on the Tree
+        arrays: larger categorical features)."""
         kind = self._layouts.get("walk")
         if kind is None:
             trees = [model.tree_ for model in self.estimators_]

@@ -52,13 +52,18 @@ def _zero_blocks(n_categories):
     return (largest >> 6) + 1, largest + 1
 
 
+def _ranks(sizes):
+    """For blocks of ``sizes`` entries laid one after another, each entry's rank in its
+    block (0 .. size - 1)."""
+    firsts = np.cumsum(sizes) - sizes
+    return np.arange(int(np.sum(sizes))) - np.repeat(firsts, sizes)
+
+
 def _blocks(sizes, starts, zero):
     """(base of each block in a table, the source index of each table entry after the first
     block) for blocks of ``sizes`` entries copied from ``starts`` on, after a first all-zero
     block of ``zero`` entries."""
-    ends = np.cumsum(sizes)
-    within = np.arange(ends[-1]) - np.repeat(ends - sizes, sizes)
-    return zero + ends - sizes, np.repeat(starts, sizes) + within
+    return zero + np.cumsum(sizes) - sizes, np.repeat(starts, sizes) + _ranks(sizes)
 
 
 def _concatenate_table(parts, n_flat, zero, dtype):
@@ -446,8 +451,7 @@ class Tree:
             multiway = self.split_kind[internal] == SPLIT_MULTIWAY
             count = np.where(multiway, right - left + 1, 2)
             parent = np.repeat(internal, count)
-            first = np.repeat(np.cumsum(count) - count, count)
-            rank = np.arange(parent.shape[0]) - first
+            rank = _ranks(count)
             child = np.where(np.repeat(multiway, count), np.repeat(left, count) + rank,
                              np.where(rank == 0, np.repeat(left, count),
                                       np.repeat(right, count)))
@@ -642,7 +646,7 @@ class Tree:
         categories), one after another: bit c of word w set when code 64 w + c goes right
         (code m: missing values and unseen categories)."""
         block = np.repeat(np.arange(nodes.shape[0]), n_words)
-        w = np.arange(block.shape[0]) - np.repeat(np.cumsum(n_words) - n_words, n_words)
+        w = _ranks(n_words)
         m = m[block]
         stored = (m + 63) >> 6  # the node's words in category_bits (bit set: goes left)
         goes_left = np.where(w < stored, self.category_bits[
@@ -671,8 +675,8 @@ class Tree:
     def _predict_flat(self, X, node_table):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
         missing values too), and so do trees with subset, one-vs-rest and multiway tests of
-        features of at most 63 categories (:attr:`has_flat_categories`); the others walk the
-        Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
+        features of at most 65,535 categories (:attr:`has_flat_categories`); the others walk
+        the Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
         is walked by its rows' stored values."""
         node_table = np.asarray(node_table)
         if isinstance(X, CsrRows):
