@@ -219,3 +219,83 @@ def test_bad_criteria_are_refused_clearly():
         jitree.DecisionTreeClassifier(criterion=jitree.Criterion(score=score_only),
                                       categorical_features=[0],
                                       categorical_split="multiway").fit(np.round(X), y)
+
+
+@numba.njit
+def _drive_batch(batch, lefts, left_weights, node_stats, node_weight, out):
+    batch(lefts, left_weights, node_stats, node_weight, out)
+
+
+def _naive_batch_scores(lefts, left_weights, node_stats, node_weight, impurity=None,
+                        score=None):
+    """The scores of threshold candidates as the batch function defines them, one by one
+    in plain NumPy and Python calls of the user's functions."""
+    out = []
+    for i in range(left_weights.shape[0]):
+        left = lefts[:, i].copy()
+        right = node_stats - left
+        weight_left = left_weights[i]
+        weight_right = node_weight - weight_left
+        if score is not None:
+            out.append(score.py_func(left, weight_left, right, weight_right))
+        else:
+            out.append(-(weight_left * impurity.py_func(left, weight_left)
+                         + weight_right * impurity.py_func(right, weight_right)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n_stats", [2, 3, 7, 64, 65])
+@pytest.mark.parametrize("count", [1, 7, 8, 13, 256])
+@pytest.mark.parametrize("kind", ["impurity", "score"])
+def test_batch_scores_are_the_naive_scores(n_stats, count, kind):
+    # the candidates' scores compiled for statistics of n_stats entries (kept on the stack
+    # up to STACK_STATS = 64, on the heap above) and for any number of candidates (the
+    # compiler's vector loop and its remainder)
+    from jitree.kernels.criteria import STACK_STATS
+    assert STACK_STATS == 64
+    functions = {"impurity": tsallis} if kind == "impurity" else {"score": my_twoing}
+    criterion = jitree.Criterion(**functions)
+    rng = np.random.default_rng(n_stats * 1000 + count)
+    room = 256  # the scan's batch: candidates are the first columns
+    node_stats = rng.uniform(10.0, 20.0, n_stats)
+    lefts = np.ascontiguousarray(rng.uniform(0.0, 1.0, (n_stats, room)) * node_stats[:, None])
+    left_weights = lefts.sum(axis=0)
+    node_weight = node_stats.sum()
+    out = np.full(count, -1.0)
+    _drive_batch(criterion._batch(n_stats), lefts, left_weights[:count], node_stats,
+                 node_weight, out)
+    naive = _naive_batch_scores(lefts, left_weights[:count], node_stats, node_weight,
+                                **functions)
+    np.testing.assert_allclose(out, naive, rtol=1e-13)
+    # a node of another size than the batch was compiled for scores NaN (never read)
+    if n_stats <= STACK_STATS:
+        _drive_batch(criterion._batch(n_stats), lefts[:n_stats - 1],
+                     left_weights[:count], node_stats[:n_stats - 1], node_weight, out)
+        assert np.isnan(out).all()
+
+
+def test_user_gini_with_more_classes_than_the_stack_takes():
+    # 70 classes: statistics vectors of 70 entries, scored through vectors on the heap
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(1400, 3))
+    y = (np.floor((X[:, 0] + 3.0) * 12) + (X[:, 1] > 0)).clip(0, 69).astype(int)
+    y[:70] = np.arange(70)
+    params = dict(max_depth=6, min_samples_leaf=3)
+    builtin = jitree.DecisionTreeClassifier(**params).fit(X, y)
+    user = jitree.DecisionTreeClassifier(criterion=GINI, **params).fit(X, y)
+    assert builtin.n_classes_ == 70
+    _same_tree(builtin.tree_, user.tree_)
+
+
+def test_division_by_zero_in_a_criterion_is_a_nan_not_an_exception():
+    # the user's functions follow NumPy's division rules (as jitree's kernels): 0 / 0 is a
+    # NaN, which stops the fit with an error naming the criterion
+    X, y = _data(n=100, seed=13)
+
+    @numba.njit
+    def divides_by_zero(stats, weight):
+        return stats[0] * 0.0 / (weight - weight)
+
+    with pytest.raises(ValueError, match="'divides_by_zero' returned NaN"):
+        jitree.DecisionTreeClassifier(
+            criterion=jitree.Criterion(impurity=divides_by_zero)).fit(X, y)

@@ -387,3 +387,57 @@ def test_cached_record_types_equal_numba_typing():
     # distinct: C, F, strided ('A'), read-only, float32 and 1-D arrays; int64 and uint64
     # (2**63) and bool scalars
     assert len(seen) == 9
+
+
+def test_fits_free_every_array_their_kernels_make():
+    # kernels compiled without reference counting (_jit.borrowing) must not leak arrays
+    # that other kernels make, nor free them twice: NRT's counts of allocations and frees
+    # balance over fits of every kind once the fitted models are gone
+    import gc
+
+    from numba.core.runtime import _nrt_python, rtsys
+
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(400, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 3] = rng.integers(0, 6, 400)
+    y = (np.nan_to_num(X[:, 0]) + (X[:, 3] % 2) > 0.3).astype(int)
+    target = np.nan_to_num(X[:, 0]) * 2.0 + X[:, 3]
+
+    @numba.njit
+    def user_gini(stats, weight):
+        total = 0.0
+        for c in range(stats.shape[0]):
+            total += stats[c] * stats[c]
+        return 1.0 - total / (weight * weight)
+
+    fits = [
+        lambda: jitree.DecisionTreeClassifier().fit(X, y),
+        lambda: jitree.DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=9).fit(X, y),
+        lambda: jitree.DecisionTreeClassifier(splitter="random", random_state=0).fit(X, y),
+        lambda: jitree.DecisionTreeClassifier(categorical_features=[3]).fit(X, y),
+        lambda: jitree.DecisionTreeClassifier(categorical_features=[3],
+                                              categorical_split="multiway").fit(X, y),
+        lambda: jitree.DecisionTreeClassifier(
+            criterion=jitree.Criterion(impurity=user_gini)).fit(X, y),
+        lambda: jitree.DecisionTreeRegressor().fit(X, target),
+        lambda: jitree.DecisionTreeRegressor(criterion="absolute_error").fit(X, target),
+        lambda: jitree.DecisionTreeRegressor(monotonic_cst=[1, 0, 0, 0]).fit(X, target),
+        lambda: jitree.DecisionTreeRegressor().fit(X, np.column_stack([target, -target])),
+        lambda: jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y),
+    ]
+    for fit in fits:
+        fit()  # compiled and warmed outside the count
+    gc.collect()
+    _nrt_python.memsys_enable_stats()
+    try:
+        before = rtsys.get_allocation_stats()
+        for fit in fits:
+            fit()
+        gc.collect()
+        after = rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_disable_stats()
+    assert after.alloc - before.alloc > 0
+    assert after.alloc - before.alloc == after.free - before.free
+    assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free

@@ -1,7 +1,8 @@
 """The one jit decorator of the package.
 
-Every kernel is compiled through :func:`jit` (serial) or :func:`pjit` (``prange`` inside), so
-that on-disk caching, GIL release and the error model are the same for all of them.
+Every kernel is compiled through :func:`jit` (serial), :func:`pjit` (``prange`` inside) or
+:func:`borrowing` (serial, no reference counting), so that on-disk caching, GIL release and the
+error model are the same for all of them.
 
 - ``cache=True``: the machine code is written next to the module and reused by later processes
   (file names carry a digest of the kernels' source: see :func:`source_digest`).
@@ -22,6 +23,11 @@ _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 
 jit = functools.partial(numba.njit, **_OPTIONS)
 pjit = functools.partial(numba.njit, parallel=True, **_OPTIONS)
+# kernels that only borrow arrays (they make, return and keep none; numba refuses to compile
+# one that makes an array): compiled without reference counting. Every array a kernel reads
+# from a record is otherwise counted up on entry and down on exit, two atomic operations
+# each; a threshold scan reads a dozen, and the scans run once per (node, feature) pair
+borrowing = functools.partial(numba.njit, _nrt=False, **_OPTIONS)
 
 # -- the on-disk cache: one set of files per version of the kernels ----------------------------
 # numba names a function's cache files by module, name and line, and reads an index file

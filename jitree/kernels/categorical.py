@@ -47,7 +47,7 @@ Ties: the first candidate in the order above wins (orders are stable, ties by co
 import numpy as np
 
 from . import criteria
-from ._jit import jit
+from ._jit import borrowing, jit
 from .criteria import accumulate
 from .records import Limits, Runs, Side
 
@@ -94,7 +94,7 @@ def count_runs(value_row, start, end):
     return q
 
 
-@jit
+@borrowing
 def run_statistics(data, rows, runs):
     """Per present category of ``rows`` (run r, increasing code): its code, statistics,
     weight and count, into the :class:`Runs` ``runs``."""
@@ -112,7 +112,7 @@ def run_statistics(data, rows, runs):
             r += 1
 
 
-@jit
+@borrowing
 def sides_score(criterion, is_regression, left, right, weight_left, weight_right,
                 parent_entropy):
     """Score of a split from its two sides' statistics (squared error: S_l**2 / W_l +
@@ -130,7 +130,7 @@ def sides_score(criterion, is_regression, left, right, weight_left, weight_right
                                 parent_entropy)
 
 
-@jit
+@borrowing
 def two_way_score(settings, is_regression, base, node, missing, parent_entropy, left, right,
                   limits):
     """Best score of the binary partition whose non-missing left side is the :class:`Side`

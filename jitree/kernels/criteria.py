@@ -51,6 +51,8 @@ import math
 import numba
 import numpy as np
 from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ._jit import jit
 from .records import Measure
@@ -74,11 +76,14 @@ USER_SCORE = 65     # a user's split score, maximised
 # (left, weight_left, right, weight_right) -> score
 IMPURITY_TYPE = types.float64(types.float64[::1], types.float64)
 SCORE_TYPE = types.float64(types.float64[::1], types.float64, types.float64[::1], types.float64)
-# the scores of a batch of threshold candidates of one node: (left sides' statistics, their
-# weights, the node's statistics, its weight, out) -> None; compiled per user criterion with
-# the user's functions inlined (see jitree.model.criterion)
+# the scores of a batch of threshold candidates of one node: (left sides' statistics, one
+# column per candidate, their weights, the node's statistics, its weight, out) -> None;
+# compiled per user criterion and size of statistics with the user's functions inlined (see
+# jitree.model.criterion)
 BATCH_TYPE = types.void(types.float64[:, ::1], types.float64[::1], types.float64[::1],
                         types.float64, types.float64[::1])
+# the largest statistics vectors that a batch function keeps on the stack (stack_vector)
+STACK_STATS = 64
 
 CRITERIA = {
     "gini": GINI,
@@ -112,6 +117,31 @@ def _no_batch(lefts, left_weights, node_stats, node_weight, out):
     out[:] = np.nan
 
 
+@intrinsic
+def stack_vector(typingctx, size):
+    """A float64 C-contiguous vector of ``size`` entries (a compile-time constant) in the
+    calling function's stack frame, uninitialised: the compiler can keep a small one in
+    registers, which it cannot do with an array on the heap. It must not outlive the call
+    (no kernel returns one)."""
+    if not isinstance(size, types.IntegerLiteral) or size.literal_value < 0:
+        return None
+    n = size.literal_value
+    vector = types.Array(types.float64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64), size=n)
+        array = context.make_array(vector)(context, builder)
+        itemsize = context.get_constant(types.intp, 8)
+        context.populate_array(
+            array, data=data, shape=cgutils.pack_array(builder, [
+                context.get_constant(types.intp, n)]),
+            strides=cgutils.pack_array(builder, [itemsize]), itemsize=itemsize,
+            meminfo=None)
+        return array._getvalue()
+
+    return vector(size), codegen
+
+
 class CompiledFunction:
     """A function compiled to a user type (``IMPURITY_TYPE`` or ``SCORE_TYPE``) as the
     kernels take it: its address, and its numba type made once. (A ``cfunc`` object is typed
@@ -119,7 +149,9 @@ class CompiledFunction:
     growth of a small tree.)"""
 
     def __init__(self, signature, function, cache=False):
-        self._cfunc = numba.cfunc(signature, cache=cache)(function)
+        # numpy's error model, as every kernel: x / 0 is inf or nan (a NaN result then stops
+        # the fit with an error naming the criterion), and loops over candidates vectorise
+        self._cfunc = numba.cfunc(signature, cache=cache, error_model="numpy")(function)
         self._numba_type_ = types.FunctionType(signature)
 
     def __wrapper_address__(self):

@@ -10,7 +10,7 @@ re-sorted: a level costs O(n_features * n_samples_in_level).
 import numpy as np
 from numba import prange
 
-from ._jit import jit, pjit
+from ._jit import borrowing, pjit
 from .criteria import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
 
@@ -19,7 +19,7 @@ _SIX = np.uint64(6)
 _LOW6 = np.uint64(63)
 
 
-@jit
+@borrowing
 def _mark_range(data, index_row, label_row, first, last, slot, marks, children, row):
     """Send samples first:last of a sorted segment to child ``slot``: ``marks`` is
     (child_slot, goes_left, write_slot); statistics into ``row`` of the :class:`ChildStats`

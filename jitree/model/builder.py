@@ -89,14 +89,16 @@ class GrowParams:
         classification)."""
         return not self.is_regression and self.n_outputs == 1
 
-    def measure(self, block_size=0):
+    def measure(self, block_size=0, n_stats=0):
         """The criterion's :class:`~jitree.kernels.records.Measure` record (a new one per
         call: its flag of NaN results belongs to one fit); ``block_size``: the statistics of
-        each output of a multi-output tree (classes, or 2)."""
+        each output of a multi-output tree (classes, or 2); ``n_stats``: the size of the
+        tree's statistics vectors (0: unknown; a user criterion's threshold scans are
+        compiled for it)."""
         blocks = criteria.output_blocks(self.n_outputs, block_size)
         if isinstance(self.criterion, numbers.Integral):
             return criteria.builtin(self.criterion, blocks)
-        return self.criterion.measure(self.is_regression, blocks)
+        return self.criterion.measure(self.is_regression, blocks, n_stats)
 
     def settings(self, n_blocks, measure):
         """The :class:`~jitree.kernels.records.GrowSettings` record the kernels read."""
@@ -488,7 +490,8 @@ class TreeBuilder:
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place); X presorted here if None. X gives the number of features."""
         multi_output = self.params.n_outputs > 1
-        measure = self.params.measure(n_stats // self.params.n_outputs if multi_output else 0)
+        measure = self.params.measure(n_stats // self.params.n_outputs if multi_output else 0,
+                                      n_stats)
         order = int(measure.code) in criteria.ORDER_CRITERIA
         if order:
             n_stats = pinball.N_STATS

@@ -46,8 +46,9 @@ class Criterion:
       impurities).
 
     The functions see the samples' own targets and weights (no rescaling). Both ``weight``
-    arguments of a split are positive. A function must return a float; a NaN impurity or
-    score stops the fit with a ValueError naming the criterion.
+    arguments of a split are positive. A function must return a float; it follows NumPy's
+    division rules (``x / 0`` is inf or NaN, not an exception), and a NaN impurity or score
+    stops the fit with a ValueError naming the criterion.
 
     A fitted model predicts, saves and loads without the criterion: the saved file records
     its name only, and a loaded model refits only with the criterion passed again.
@@ -81,25 +82,38 @@ class Criterion:
         return {**self.__dict__, "_compiled": None}  # machine code is rebuilt on use
 
     def _functions(self):
-        """The functions compiled to the kernels' first-class function types (once): the
-        impurity, the score, and the scoring of a batch of threshold candidates with them
-        inlined (the threshold scans call it once per batch, not a function per candidate)."""
+        """The impurity and the score compiled to the kernels' first-class function types
+        (once)."""
         if self._compiled is None:
             self._compiled = (
                 _compile(self, self.impurity, criteria.IMPURITY_TYPE, "impurity",
                          "(stats, weight)"),
                 _compile(self, self.score, criteria.SCORE_TYPE, "score",
                          "(left, left_weight, right, right_weight)"),
-                _compile(self, _batch_scorer(self.impurity, self.score), criteria.BATCH_TYPE,
-                         "score" if self.score is not None else "impurity",
-                         "(left, left_weight, right, right_weight)" if self.score is not None
-                         else "(stats, weight)"))
+                {})
         return self._compiled
 
-    def measure(self, is_regression, blocks=None):
+    def _batch(self, n_stats):
+        """The scoring of a batch of threshold candidates (``criteria.BATCH_TYPE``) with the
+        user's functions inlined, for statistics vectors of ``n_stats`` entries (compiled
+        once per size: the threshold scans call it once per batch, not a function per
+        candidate)."""
+        batches = self._functions()[2]
+        size = n_stats if 0 < n_stats <= criteria.STACK_STATS else 0
+        if size not in batches:
+            batches[size] = _compile(
+                self, _batch_scorer(self.impurity, self.score, size), criteria.BATCH_TYPE,
+                "score" if self.score is not None else "impurity",
+                "(left, left_weight, right, right_weight)" if self.score is not None
+                else "(stats, weight)")
+        return batches[size]
+
+    def measure(self, is_regression, blocks=None, n_stats=0):
         """The :class:`~jitree.kernels.records.Measure` record the kernels take (``blocks``:
-        a multi-output tree's, see :func:`jitree.kernels.criteria.output_blocks`)."""
-        impurity, score, batch = self._functions()
+        a multi-output tree's, see :func:`jitree.kernels.criteria.output_blocks`;
+        ``n_stats``: the size of the tree's statistics vectors, 0 when unknown)."""
+        impurity, score, _ = self._functions()
+        batch = self._batch(n_stats)
         if blocks is None:
             return criteria.user_measure(impurity, score, batch, is_regression)
         if blocks.shape[0] and self.impurity is None:
@@ -109,39 +123,61 @@ class Criterion:
         return criteria.user_measure(impurity, score, batch, is_regression, blocks)
 
 
-def _batch_scorer(impurity, score):
+def _batch_scorer(impurity, score, n_stats):
     """A function of ``criteria.BATCH_TYPE`` that scores threshold candidates with the user's
-    functions (compiled into it): ``out[i]`` is the score of the split whose left side has
-    the statistics ``lefts[i]`` and weight ``left_weights[i]``, the right side the rest of
-    the node. Same arithmetic as :func:`jitree.kernels.criteria.split_score`. The user's
-    functions are inlined into it at numba's IR level (``inline="always"``), so that the
-    compiler sees one loop: a call per candidate and side cost as much as the scan."""
+    functions: ``out[i]`` is the score of the split whose left side has the statistics
+    ``lefts[:, i]`` and weight ``left_weights[i]``, the right side the rest of the node
+    (same arithmetic as :func:`jitree.kernels.criteria.split_score`).
+
+    The user's functions are inlined into it at numba's IR level (``inline="always"``), so
+    that the compiler sees one loop over the candidates (a call per candidate and side cost
+    as much as the scan). With ``n_stats`` > 0 the two sides' vectors are that size, fixed
+    at compile time, on the stack: the compiler then keeps them in registers and computes
+    several candidates at once in vector instructions (a Gini index over 3 classes: 6.3 ns
+    a candidate with vectors on the heap, 0.8 ns so). ``n_stats`` = 0: vectors of the
+    node's size, made once per batch. A node of another size than ``n_stats`` scores NaN
+    (never happens: the tree builder asks for its own size)."""
     import numba
 
     impurity = None if impurity is None else numba.njit(inline="always")(impurity.py_func)
     score = None if score is None else numba.njit(inline="always")(score.py_func)
-    # the candidates' sides are copied into two vectors made once per batch: a row view
-    # lefts[i] per candidate costs reference counting (atomic) on every call
+    stack_vector = criteria.stack_vector
+
+    if n_stats > 0:
+        def sides(node_stats):
+            return stack_vector(n_stats), stack_vector(n_stats)
+    else:
+        def sides(node_stats):
+            return np.empty(node_stats.shape[0]), np.empty(node_stats.shape[0])
+
+    sides = numba.njit(inline="always")(sides)
+
     if score is not None:
         def batch(lefts, left_weights, node_stats, node_weight, out):
-            left = np.empty(node_stats.shape[0])
-            right = np.empty(node_stats.shape[0])
+            left, right = sides(node_stats)
+            if (left.shape[0] != node_stats.shape[0] or lefts.shape[0] != left.shape[0]
+                    or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
+                out[:] = np.nan
+                return
             for i in range(out.shape[0]):
                 weight_left = left_weights[i]
-                for s in range(right.shape[0]):
-                    left[s] = lefts[i, s]
-                    right[s] = node_stats[s] - lefts[i, s]
+                for s in range(left.shape[0]):
+                    left[s] = lefts[s, i]
+                    right[s] = node_stats[s] - lefts[s, i]
                 out[i] = score(left, weight_left, right, node_weight - weight_left)
     else:
         def batch(lefts, left_weights, node_stats, node_weight, out):
-            left = np.empty(node_stats.shape[0])
-            right = np.empty(node_stats.shape[0])
+            left, right = sides(node_stats)
+            if (left.shape[0] != node_stats.shape[0] or lefts.shape[0] != left.shape[0]
+                    or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
+                out[:] = np.nan
+                return
             for i in range(out.shape[0]):
                 weight_left = left_weights[i]
                 weight_right = node_weight - weight_left
-                for s in range(right.shape[0]):
-                    left[s] = lefts[i, s]
-                    right[s] = node_stats[s] - lefts[i, s]
+                for s in range(left.shape[0]):
+                    left[s] = lefts[s, i]
+                    right[s] = node_stats[s] - lefts[s, i]
                 out[i] = -(weight_left * impurity(left, weight_left)
                            + weight_right * impurity(right, weight_right))
     return batch
