@@ -519,19 +519,22 @@ def scan_multi_output(settings, data, rows, node, base, n_right0, right):
     return best_score, best_pos
 
 
-@borrowing
+@borrowing(inline="always")
 def _score_batch(criterion, batch, m, node_stats, node_weight, best_score, best_pos):
     """Score the first ``m`` candidates of ``batch`` (see :func:`scan_user`); returns the
-    best (score, pos) of them and of the best so far. A NaN score flags the criterion."""
+    best (score, pos) of them and of the best so far. A NaN score flags the criterion.
+    Inlined into the scan: called, it cost 110 ns a (node, feature) pair (a third of a user
+    criterion's time on nodes of 8 samples)."""
     lefts, left_weights, positions, scores = batch
     criterion.batch(lefts, left_weights[:m], node_stats, node_weight, scores[:m])
     for i in range(m):
         score = scores[i]
-        if score != score:
-            criterion.invalid[0] = 1
-        elif score > best_score:
-            best_score = score
-            best_pos = positions[i]
+        if not score <= best_score:  # one test for most candidates: better, or NaN
+            if score != score:
+                criterion.invalid[0] = 1
+            else:
+                best_score = score
+                best_pos = positions[i]
     return best_score, best_pos
 
 
