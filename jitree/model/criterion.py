@@ -139,9 +139,17 @@ def _batch_scorer(impurity, score, n_stats):
     (never happens: the tree builder asks for its own size)."""
     import numba
 
-    impurity = None if impurity is None else numba.njit(inline="always")(impurity.py_func)
-    score = None if score is None else numba.njit(inline="always")(score.py_func)
     stack_vector = criteria.stack_vector
+    if score is not None:
+        pair_score = numba.njit(inline="always")(score.py_func)
+    else:
+        side_impurity = numba.njit(inline="always")(impurity.py_func)
+
+        def pair_score(left, weight_left, right, weight_right):
+            return -(weight_left * side_impurity(left, weight_left)
+                     + weight_right * side_impurity(right, weight_right))
+
+        pair_score = numba.njit(inline="always")(pair_score)
 
     if n_stats > 0:
         def sides(node_stats):
@@ -152,34 +160,19 @@ def _batch_scorer(impurity, score, n_stats):
 
     sides = numba.njit(inline="always")(sides)
 
-    if score is not None:
-        def batch(lefts, left_weights, node_stats, node_weight, out):
-            left, right = sides(node_stats)
-            if (left.shape[0] != node_stats.shape[0] or lefts.shape[0] != left.shape[0]
-                    or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
-                out[:] = np.nan
-                return
-            for i in range(out.shape[0]):
-                weight_left = left_weights[i]
-                for s in range(left.shape[0]):
-                    left[s] = lefts[s, i]
-                    right[s] = node_stats[s] - lefts[s, i]
-                out[i] = score(left, weight_left, right, node_weight - weight_left)
-    else:
-        def batch(lefts, left_weights, node_stats, node_weight, out):
-            left, right = sides(node_stats)
-            if (left.shape[0] != node_stats.shape[0] or lefts.shape[0] != left.shape[0]
-                    or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
-                out[:] = np.nan
-                return
-            for i in range(out.shape[0]):
-                weight_left = left_weights[i]
-                weight_right = node_weight - weight_left
-                for s in range(left.shape[0]):
-                    left[s] = lefts[s, i]
-                    right[s] = node_stats[s] - lefts[s, i]
-                out[i] = -(weight_left * impurity(left, weight_left)
-                           + weight_right * impurity(right, weight_right))
+    def batch(lefts, left_weights, node_stats, node_weight, out):
+        left, right = sides(node_stats)
+        if (left.shape[0] != node_stats.shape[0] or lefts.shape[0] != left.shape[0]
+                or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
+            out[:] = np.nan
+            return
+        for i in range(out.shape[0]):
+            weight_left = left_weights[i]
+            for s in range(left.shape[0]):
+                left[s] = lefts[s, i]
+                right[s] = node_stats[s] - lefts[s, i]
+            out[i] = pair_score(left, weight_left, right, node_weight - weight_left)
+
     return batch
 
 
