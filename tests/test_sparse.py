@@ -603,3 +603,35 @@ def test_store_leaf_samples_quantiles_and_names_on_sparse_rows():
     with pytest.warns(UserWarning, match="valid feature names"):
         quantiles = model.predict_quantiles(X, [0.1, 0.9])
     np.testing.assert_array_equal(quantiles, model.predict_quantiles(frame, [0.1, 0.9]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), n_columns=st.integers(1, 12), longest=st.integers(0, 400),
+       float32=st.booleans(), distinct=st.sampled_from([2, 7, 1000, None]))
+def test_column_sort_is_a_stable_sort_of_each_column(seed, n_columns, longest, float32,
+                                                     distinct):
+    """sort_columns (a radix sort on the values' bits) against NumPy's stable sort of each
+    column: values of both signs and many magnitudes, ties (rows keep their order), empty
+    and one-value columns, both widths."""
+    from jitree.kernels.sparse import sort_columns
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, longest + 1, n_columns)
+    start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    dtype = np.float32 if float32 else np.float64
+    n = int(start[-1])
+    if distinct is None:
+        value = rng.normal(size=n) * 10.0 ** rng.integers(-30, 30, n)
+    else:
+        value = rng.integers(-distinct, distinct, n).astype(float)
+        value[value == 0.0] = 0.5
+    value = value.astype(dtype)
+    row = rng.integers(0, 2**31 - 1, n).astype(np.int32)
+    expected_value, expected_row = value.copy(), row.copy()
+    for f in range(n_columns):
+        part = slice(start[f], start[f + 1])
+        order = np.argsort(value[part], kind="stable")
+        expected_value[part] = value[part][order]
+        expected_row[part] = row[part][order]
+    sort_columns(start, row, value.view(np.uint32 if float32 else np.uint64))
+    np.testing.assert_array_equal(value, expected_value)
+    np.testing.assert_array_equal(row, expected_row)

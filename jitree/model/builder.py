@@ -457,7 +457,8 @@ class SortedColumns:
             start = start.astype(np.int64)
             rows = rows[kept]
             values = values[kept]
-        sort_columns(start, rows, values)
+        sort_columns(start, rows, values.view(np.uint32 if values.dtype == np.float32
+                                              else np.uint64))
         return cls(start, rows, values, columns.shape[0])
 
     def subset(self, keep):
@@ -592,7 +593,7 @@ class TreeBuilder:
         data = SparseData(start, rows, values, label,
                           target if params.is_regression else np.zeros(0), term,
                           sample_weight, bool(params.is_regression), entry_weight, entry_class,
-                          entry_wy)
+                          entry_wy, bool(np.any(sample_weight != 1.0)))
         root_stats, root_weight = self._root(target, term, sample_weight, label, n_stats,
                                              params, False)
         n_blocks = 8 * numba.get_num_threads()
