@@ -1013,8 +1013,8 @@ def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):
     predict_proba of the CSR matrix."""
     from scipy import sparse
 
-    X = sparse.random(n_rows, n_features, density=density, format="csc", random_state=0,
-                      dtype=np.float32)
+    X = sparse.random(n_rows, n_features, density=density, format="csc",
+                      random_state=np.random.default_rng(0), dtype=np.float32)
     y = (X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(np.int64)
     stored = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     print(f"\n[sparse] depth-{max_depth} classifier on a {n_rows} x {n_features} CSC float32 "
@@ -1052,8 +1052,8 @@ def bench_sparse_forest(report, n_rows, n_features, density, trees, extra=False)
 
     kind = "ExtraTreesClassifier" if extra else "RandomForestClassifier"
 
-    X = sparse.random(n_rows, n_features, density=density, format="csc", random_state=0,
-                      dtype=np.float32)
+    X = sparse.random(n_rows, n_features, density=density, format="csc",
+                      random_state=np.random.default_rng(0), dtype=np.float32)
     y = (X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(np.int64)
     rows = X.tocsr()
     print(f"\n[sparse-forest] {kind}: {trees} full-depth trees on a {n_rows} x {n_features} "

@@ -199,7 +199,8 @@ def test_fit_refuses_a_dense_copy_beyond_memory(monkeypatch, sparse_growth_calls
     would take more than half the memory is refused up front, with the size and the way
     out. The sparse growth needs no dense copy."""
     monkeypatch.setattr(validation, "memory_bytes", lambda: 2**30)
-    X = sparse.random(100_000, 2_000, density=1e-4, format="csc", random_state=0)
+    X = sparse.random(100_000, 2_000, density=1e-4, format="csc",
+                      random_state=np.random.default_rng(0))
     y = np.arange(100_000) % 2
     with pytest.raises(ValueError, match="100,000 x 2,000.*GiB.*fewer features"):
         jitree.DecisionTreeClassifier(max_leaf_nodes=8).fit(X, y)

@@ -17,8 +17,8 @@ class FitSparse:
         except ImportError:
             raise NotImplementedError("scipy is not installed") from None
         n_rows, n_features = shape
-        self.X = sparse.random(n_rows, n_features, density=0.001, format="csc", random_state=0,
-                               dtype=np.float32)
+        self.X = sparse.random(n_rows, n_features, density=0.001, format="csc",
+                               random_state=np.random.default_rng(0), dtype=np.float32)
         self.y = (self.X @ np.random.default_rng(0).normal(size=n_features) > 0).astype(int)
         self.model = jitree.DecisionTreeClassifier(max_depth=12)
         self.model.fit(self.X[:500], self.y[:500])
@@ -40,8 +40,8 @@ class SparseForest:
             from scipy import sparse
         except ImportError:
             raise NotImplementedError("scipy is not installed") from None
-        self.X = sparse.random(20_000, 2_000, density=0.005, format="csc", random_state=0,
-                               dtype=np.float32)
+        self.X = sparse.random(20_000, 2_000, density=0.005, format="csc",
+                               random_state=np.random.default_rng(0), dtype=np.float32)
         self.y = (self.X @ np.random.default_rng(0).normal(size=2_000) > 0).astype(int)
         self.rows = self.X.tocsr()
         self.model = jitree.RandomForestClassifier(n_estimators=10, n_jobs=2, random_state=0)
