@@ -1040,6 +1040,44 @@ def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):
     peer_predict = _median_seconds(lambda: peer.predict_proba(rows), repeat)
     print(f"  predict_proba of the CSR matrix: jitree {predict_seconds:.3f} s, scikit-learn "
           f"{peer_predict:.3f} s ({peer_predict / predict_seconds:.2f}x)")
+    _sparse_memory(n_rows, n_features, density, max_depth)
+
+
+_SPARSE_MEMORY_PROBE = r"""
+import sys, numpy as np
+from scipy import sparse
+import jitree
+n, d, density, depth = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+X = sparse.random(n, d, density=density, format="csc", random_state=np.random.default_rng(0),
+                  dtype=np.float32)
+y = (X @ np.random.default_rng(0).normal(size=d) > 0).astype(np.int64)
+jitree.DecisionTreeClassifier(max_depth=depth).fit(X[:500], y[:500])  # compile / load first
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+open("/proc/self/clear_refs", "w").write("5")       # reset the peak to the current RSS
+before = status("VmRSS")
+jitree.DecisionTreeClassifier(max_depth=depth).fit(X, y)
+print((status("VmHWM") - before) / (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes))
+"""
+
+
+def _sparse_memory(n_rows, n_features, density, max_depth):
+    """Peak RSS of the sparse fit above its input, in a new process (the bench's own
+    process holds freed memory that a fit could reuse unseen)."""
+    if not sys.platform.startswith("linux"):
+        print("  peak memory: skipped (needs /proc)")
+        return
+    result = subprocess.run([sys.executable, "-c", _SPARSE_MEMORY_PROBE, str(n_rows),
+                             str(n_features), str(density), str(max_depth)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"  peak memory: failed ({result.stderr.strip().splitlines()[-1]})")
+        return
+    ratio = float(result.stdout.strip())
+    print(f"  peak RSS of the fit above its input: {ratio:.2f} x the CSC matrix's bytes "
+          f"(target <= 4x: {'met' if ratio <= 4 else 'NOT met'})")
 
 
 def bench_sparse_forest(report, n_rows, n_features, density, trees, extra=False):

@@ -549,7 +549,7 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
         np.testing.assert_array_equal(getattr(model, method)(X),
                                       getattr(model, method)(dense))
-    width = spy.call_args.args[3]  # predict walks the rows' stored values, tested columns
+    width = spy.call_args.args[0][3]  # predict walks the rows' stored values, tested columns
     np.testing.assert_array_equal(model.predict(X.tocsc()), model.predict(dense))
     np.testing.assert_array_equal(model.apply(X), model.apply(dense))
     path, dense_path = model.decision_path(X), model.decision_path(dense)

@@ -822,8 +822,7 @@ class BaseForest(ParamsMixin):
             if walk == "threshold" and isinstance(X, CsrRows):
                 flat, table = self._layout(X.dtype)
                 out = kernel_output((X.shape[0], table.shape[1]))
-                _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing,
-                                          flat, table, chunk_rows, out)
+                _predict.predict_flat_csr(X.arrays, X.missing, flat, table, chunk_rows, out)
             elif walk == "threshold":
                 flat, table = self._layout(X.dtype)
                 out = kernel_output((X.shape[0], table.shape[1]))

@@ -685,8 +685,8 @@ class Tree:
             out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
                              np.array([max_depth]))
-            _predict.predict_flat_csr(X.indptr, X.indices, X.data, X.shape[1], X.missing, flat,
-                                      table, _predict.CHUNK_ROWS, out)
+            _predict.predict_flat_csr(X.arrays, X.missing, flat, table,
+                                      _predict.CHUNK_ROWS, out)
             return out
         if self.is_binary_threshold or self.has_flat_categories:
             feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)

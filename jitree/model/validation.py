@@ -224,6 +224,11 @@ class CsrRows:
         self.shape = rows.shape
         self.dtype = dtype
 
+    @property
+    def arrays(self):
+        """``(indptr, indices, data, n_columns)``: the rows as the CSR walk takes them."""
+        return self.indptr, self.indices, self.data, self.shape[1]
+
 
 def sparse_row_blocks(X, name="X", columns=None):
     """The rows of a sparse X as dense blocks of at most :data:`SPARSE_BLOCK_VALUES` values
