@@ -730,17 +730,25 @@ print((peak() - before) / X.nbytes)
 """
 
 
-def bench_memory(n_samples):
-    print(f"\n[memory] peak RSS above the input during fit, {n_samples} x 20 float32")
+def _probe_ratio(probe, *args):
+    """The number a memory probe prints, run in a new process with ``args``; None (and why,
+    printed) where it cannot run: it reads the peak RSS in /proc."""
     if not sys.platform.startswith("linux"):
-        print("  (skipped: needs /proc)")
-        return
-    result = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, str(n_samples), "20"],
+        print("  peak memory: skipped (needs /proc)")
+        return None
+    result = subprocess.run([sys.executable, "-c", probe, *map(str, args)],
                             capture_output=True, text=True)
     if result.returncode != 0:
-        print(f"  (failed: {result.stderr.strip().splitlines()[-1]})")
+        print(f"  peak memory: failed ({result.stderr.strip().splitlines()[-1]})")
+        return None
+    return float(result.stdout.strip())
+
+
+def bench_memory(n_samples):
+    print(f"\n[memory] peak RSS above the input during fit, {n_samples} x 20 float32")
+    ratio = _probe_ratio(_MEMORY_PROBE, n_samples, 20)
+    if ratio is None:
         return
-    ratio = float(result.stdout.strip())
     print(f"  -> peak above input = {ratio:.2f} x bytes of X (target <= 3x: "
           f"{'met' if ratio <= 3 else 'NOT met'})")
 
@@ -1066,16 +1074,9 @@ print((status("VmHWM") - before) / (X.data.nbytes + X.indices.nbytes + X.indptr.
 def _sparse_memory(n_rows, n_features, density, max_depth):
     """Peak RSS of the sparse fit above its input, in a new process (the bench's own
     process holds freed memory that a fit could reuse unseen)."""
-    if not sys.platform.startswith("linux"):
-        print("  peak memory: skipped (needs /proc)")
+    ratio = _probe_ratio(_SPARSE_MEMORY_PROBE, n_rows, n_features, density, max_depth)
+    if ratio is None:
         return
-    result = subprocess.run([sys.executable, "-c", _SPARSE_MEMORY_PROBE, str(n_rows),
-                             str(n_features), str(density), str(max_depth)],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        print(f"  peak memory: failed ({result.stderr.strip().splitlines()[-1]})")
-        return
-    ratio = float(result.stdout.strip())
     print(f"  peak RSS of the fit above its input: {ratio:.2f} x the CSC matrix's bytes "
           f"(target <= 4x: {'met' if ratio <= 4 else 'NOT met'})")
 
