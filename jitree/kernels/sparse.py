@@ -794,80 +794,66 @@ def gini_group(data, limits, nodes, k, f, b, group, first, positive, end, work, 
     """Gini's candidates of node k on feature f between its stored values, as
     :func:`plain_group` finds them, with the sums of squares of the two sides kept up to date
     per value (as the dense :func:`~jitree.kernels.split.scan_classification` does: with
-    integer weights every sum is exact, so the scores are :func:`split_score`'s)."""
-    min_samples_leaf, min_weight_leaf = limits
+    integer weights every sum is exact, so the scores are :func:`split_score`'s): the
+    positive values from the largest down, then the negative ones from the smallest up
+    (:func:`gini_run`). Leaves their statistics in ``work[1]`` and ``work[0]``; returns
+    their two weights."""
     left, right, _, _ = work
+    stats = nodes.stats[k]
+    node_sq = 0.0
+    for c in range(stats.shape[0]):
+        node_sq += stats[c] * stats[c]
+    weight_right = gini_run(data, limits, nodes, k, f, b, group, end - 1, positive - 1, -1,
+                            right, node_sq, best)
+    weight_left = gini_run(data, limits, nodes, k, f, b, group, first, positive, 1, left,
+                           node_sq, best)
+    return weight_left, weight_right
+
+
+@borrowing(inline="always")
+def gini_run(data, limits, nodes, k, f, b, group, start, stop, step, near, node_sq, best):
+    """The candidates between node k's stored values ``group[start:stop:step]`` (one sign,
+    moving away from zero): the near side (the values passed, from ``start``) adds up into
+    ``near``, the far side is the node minus it. Returns the near side's weight. The score
+    is symmetric in the two sides, so either direction gives the same bits."""
+    min_samples_leaf, min_weight_leaf = limits
     weighted = data.weighted
     stats = nodes.stats[k]
     node_weight = nodes.weight[k]
     node_count = nodes.count[k]
-    node_sq = 0.0
-    for c in range(stats.shape[0]):
-        node_sq += stats[c] * stats[c]
     top = best.score[b, k]
-    # positive values from the largest down: the right side adds up
-    right[:] = 0.0
-    right_sq = 0.0
-    left_sq = node_sq
-    weight_right = 0.0
+    near[:] = 0.0
+    near_sq = 0.0
+    far_sq = node_sq
+    weight_near = 0.0
     last = 0.0
-    for q in range(end - 1, positive - 1, -1):
+    count_near = 0
+    for q in range(start, stop, step):
         v = group.value[q]
-        if q < end - 1 and v < last:
-            weight_left = node_weight - weight_right
-            count_right = end - 1 - q
-            count_left = node_count - count_right
-            if (count_left >= min_samples_leaf and count_right >= min_samples_leaf
-                    and weight_left > 0.0 and weight_right > 0.0
-                    and weight_left >= min_weight_leaf and weight_right >= min_weight_leaf):
-                score = ((left_sq * weight_right + right_sq * weight_left)
-                         / (weight_left * weight_right))
+        if count_near > 0 and v != last:  # values move away from zero: a new value
+            weight_far = node_weight - weight_near
+            count_far = node_count - count_near
+            if (count_near >= min_samples_leaf and count_far >= min_samples_leaf
+                    and weight_near > 0.0 and weight_far > 0.0
+                    and weight_near >= min_weight_leaf and weight_far >= min_weight_leaf):
+                score = ((far_sq * weight_near + near_sq * weight_far)
+                         / (weight_far * weight_near))
                 if score >= top:
-                    threshold = midpoint(v, last)
+                    threshold = midpoint(v, last) if step < 0 else midpoint(last, v)
                     if score > top or (best.feature[b, k] == f
                                        and threshold < best.threshold[b, k]):
                         keep(best, b, k, f, score, threshold)
                         top = score
         c = group.label[q]
         w = group.weight[q] if weighted else 1.0
-        held = right[c]
-        right_sq += w * (2.0 * held + w)
-        left_sq += w * (w - 2.0 * (stats[c] - held))
-        right[c] = held + w
-        weight_right += w
+        held = near[c]
+        near_sq += w * (2.0 * held + w)
+        far_sq += w * (w - 2.0 * (stats[c] - held))
+        near[c] = held + w
+        weight_near += w
+        count_near += 1
         last = v
-    # negative values from the smallest up: the left side adds up
-    left[:] = 0.0
-    left_sq = 0.0
-    right_sq = node_sq
-    weight_left = 0.0
-    for q in range(first, positive):
-        v = group.value[q]
-        if q > first and v > last:
-            # (the positive values' weight_right is returned: the rest is named apart)
-            weight_rest = node_weight - weight_left
-            count_left = q - first
-            count_rest = node_count - count_left
-            if (count_left >= min_samples_leaf and count_rest >= min_samples_leaf
-                    and weight_left > 0.0 and weight_rest > 0.0
-                    and weight_left >= min_weight_leaf and weight_rest >= min_weight_leaf):
-                score = ((left_sq * weight_rest + right_sq * weight_left)
-                         / (weight_left * weight_rest))
-                if score >= top:
-                    threshold = midpoint(last, v)
-                    if score > top or (best.feature[b, k] == f
-                                       and threshold < best.threshold[b, k]):
-                        keep(best, b, k, f, score, threshold)
-                        top = score
-        c = group.label[q]
-        w = group.weight[q] if weighted else 1.0
-        held = left[c]
-        left_sq += w * (2.0 * held + w)
-        right_sq += w * (w - 2.0 * (stats[c] - held))
-        left[c] = held + w
-        weight_left += w
-        last = v
-    return weight_left, weight_right
+    return weight_near
 
 
 @jit(inline="always")
