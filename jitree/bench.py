@@ -428,6 +428,60 @@ def bench_forest(report, n_samples, n_estimators, predict_rows, repeat, threads)
                      5 if label == "scikit-learn" else None)
 
 
+def _seconds_once(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def bench_forest_kinds(report, n_samples, n_estimators, predict_rows, repeat, threads):
+    """Extra-Trees and the regression forests against scikit-learn's, each with both
+    libraries' defaults (which agree: sqrt(d) features per node for classifiers, all d for
+    regressors, bootstrap for random forests, none for Extra-Trees), same data, n_jobs
+    threads each: fit, held-out score (accuracy or R^2) and prediction. scikit-learn needs
+    no compilation, so its fit is timed once, without a warm-up call."""
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    for kind in ("ExtraTreesClassifier", "RandomForestRegressor", "ExtraTreesRegressor"):
+        _forest_kind(report, kind, ensemble, n_samples, n_estimators, predict_rows, repeat,
+                     threads[-1])
+
+
+def _forest_kind(report, kind, ensemble, n_samples, n_estimators, predict_rows, repeat, jobs):
+    classifier = kind.endswith("Classifier")
+    n_test = n_samples // 4
+    make = make_classification_data if classifier else make_regression_data
+    X, y = make(n_samples + n_test, 20, seed=0)
+    X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+        y[n_samples:]
+    measure = "accuracy" if classifier else "R^2"
+    print(f"\n[forest-kinds] {kind}, {n_estimators} trees, {n_samples} x 20 float32"
+          f"{', 3 classes' if classifier else ''}, n_jobs={jobs}; {measure} on {n_test} "
+          f"held-out rows; {'predict_proba' if classifier else 'predict'} of {predict_rows} rows")
+    ours = getattr(jitree, kind)(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
+    theirs = getattr(ensemble, kind)(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
+    fit_seconds = _median_seconds(lambda: ours.fit(X_train, y_train), repeat)
+    report.add(f"{kind}-fit", "jitree", jobs, fit_seconds)
+    peer_seconds = _seconds_once(lambda: theirs.fit(X_train, y_train))
+    report.add(f"{kind}-fit", "scikit-learn (one run)", jobs, peer_seconds)
+    report.ratio("fit speed-up over scikit-learn", peer_seconds, fit_seconds, 8)
+    score, peer_score = ours.score(X_test, y_test), theirs.score(X_test, y_test)
+    difference = (f"{100 * (score - peer_score):+.2f} points" if classifier
+                  else f"{score - peer_score:+.4f}")
+    print(f"  held-out {measure}: jitree {score:.4f}, scikit-learn {peer_score:.4f} "
+          f"(jitree - it: {difference})")
+    reps = -(-predict_rows // n_samples)
+    X_predict = np.ascontiguousarray(np.tile(X_train, (reps, 1))[:predict_rows])
+    ours_predict = ours.predict_proba if classifier else ours.predict
+    theirs_predict = theirs.predict_proba if classifier else theirs.predict
+    seconds, peer_predict = _alternating_medians(
+        [lambda: ours_predict(X_predict), lambda: theirs_predict(X_predict)], repeat)
+    report.add(f"{kind}-predict", "jitree", jobs, seconds, predict_rows)
+    report.add(f"{kind}-predict", "scikit-learn", jobs, peer_predict, predict_rows)
+    report.ratio("prediction speed-up over scikit-learn", peer_predict, seconds)
+
+
 def _heteroscedastic_data(n_samples, seed=0):
     """10 float32 features; y = x0 + 2 sin(x1) + noise whose scale grows with |x2|."""
     rng = np.random.default_rng(seed)
@@ -1155,7 +1209,8 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", default=None,
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
-                                 "scaling", "memory", "startup", "forest", "batch",
+                                 "scaling", "memory", "startup", "forest", "forest-kinds",
+                                 "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
                                  "sparse-forest", "sparse-extra-trees", "multi-output"])
@@ -1209,6 +1264,9 @@ def main(argv=None):
     if "forest" in only:
         bench_forest(report, args.rows, args.trees, args.predict_rows // 2,
                      max(1, args.repeat // 2), threads)
+    if "forest-kinds" in only:  # Extra-Trees and the regression forests, scikit-learn only
+        bench_forest_kinds(report, args.rows, args.trees, args.predict_rows // 2,
+                           max(1, args.repeat // 2), threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "pdp" in only:
