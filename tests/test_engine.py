@@ -13,7 +13,7 @@ from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_
 from jitree.kernels.grower import grow_tree
 from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
-from jitree.kernels.split import find_splits, plain_settings
+from jitree.kernels.split import search_numeric
 from jitree.model.builder import GrowParams, Presorted
 
 
@@ -54,7 +54,8 @@ def _proxy_score(y, w, left, regression):
 
 
 def _search_root(X, y, w, regression, params):
-    """find_splits on the root (all samples) over every feature: its PairResults."""
+    """The threshold search of the root (all samples) over every feature (find_splits, or
+    find_random_splits for the random splitter): its PairResults."""
     _, tree_data = _tree_data(X, y, w, regression)
     n, d = X.shape
     stats = (np.array([np.dot(w, y), np.dot(w * y, y)]) if regression
@@ -65,8 +66,8 @@ def _search_root(X, y, w, regression, params):
     out = PairResults(np.empty(d), np.empty(d, dtype=np.int64), np.empty(d),
                       np.empty(d, dtype=np.int64))
     measure = params.measure()
-    find_splits(tree_data, plain_settings(params.settings(4, measure)), measure, nodes,
-                np.zeros(d, dtype=np.int64), np.arange(d, dtype=np.int64), out, None)
+    search_numeric(tree_data, params.settings(4, measure), nodes, np.zeros(d, dtype=np.int64),
+                   np.arange(d, dtype=np.int64), out, None)
     return out
 
 
@@ -309,7 +310,7 @@ def _first_draw(seed, node, feature):
 @settings(deadline=None, max_examples=60)
 @given(data=samples(), seed=st.integers(0, 2**32 - 1))
 def test_random_threshold_is_the_naive_draw(data, seed):
-    """The random splitter (scan_random through find_splits) against its naive twin: the
+    """The random splitter (scan_random through find_random_splits) against its naive twin: the
     threshold drawn uniformly between the node's min and max from the stream of (seed, node,
     feature), the samples at or below it on the left, scored by the textbook proxy."""
     X, y, w, regression, min_samples_leaf = data

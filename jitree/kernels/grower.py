@@ -55,8 +55,8 @@ from .split import (
     best_pair_per_node,
     categorical_details,
     find_category_splits,
-    find_splits,
     plain_settings,
+    search_numeric,
 )
 
 # A node whose impurity is at most this is pure (rounding of an exact 0).
@@ -301,11 +301,9 @@ def search_group(data, settings, categories, ranks, nodes, open_nodes, first, la
     if ranks is not None:
         rank_targets(data, ranks, start, end)
     if categories is None:
-        find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
-                    pair_feature, out, ranks)
+        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
     elif n_categorical == 0:
-        find_splits(data, plain_settings(settings), settings.criterion, batch, pair_node,
-                    pair_feature, out, ranks)
+        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
     else:
         if n_pairs > n_categorical:
             search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0)
@@ -324,7 +322,7 @@ def search_group(data, settings, categories, ranks, nodes, open_nodes, first, la
 
 @jit
 def search_kind(data, settings, categories, batch, pair_node, pair_feature, out, categorical):
-    """The pairs on numeric features (``categorical`` 0: :func:`find_splits`) or on
+    """The pairs on numeric features (``categorical`` 0: :func:`search_numeric`) or on
     categorical ones (1: :func:`find_category_splits`) of a mixed search, results into
     ``out``."""
     n_pairs = pair_node.shape[0]
@@ -348,8 +346,7 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
                              batch, nodes_of, features_of, part)
     else:
         # the order criteria have no category splits: no ranks here
-        find_splits(data, plain_settings(settings), settings.criterion, batch, nodes_of,
-                    features_of, part, None)
+        search_numeric(data, settings, batch, nodes_of, features_of, part, None)
     for t in range(m):
         p = index[t]
         out.score[p] = part.score[t]

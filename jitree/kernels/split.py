@@ -138,7 +138,7 @@ def gather_classes(label, index_row, start, end, scratch):
         scratch[k] = label[np.uint64(index_row[k])]
 
 
-@jit
+@jit(inline="always")
 def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, missing):
     """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
     entropy (gain ratio only, else 0), the feature's rows (index, value, label: see
@@ -575,7 +575,7 @@ def random_cut(rows, n_missing, key):
     return pos, threshold
 
 
-@borrowing
+@borrowing(inline="always")
 def scan_random(settings, data, rows, node, parent_entropy, key, missing, left, right):
     """One random threshold (:func:`random_cut`); ``rows`` are the non-missing samples,
     ``missing`` (a :class:`Side`) the others, sent to the better side.
@@ -687,7 +687,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
     gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`).
     ``ranks``: the :class:`Ranks` of the order criteria (absolute_error, quantile: see
     :mod:`jitree.kernels.pinball`), None for the others, whose kernels then leave the order
-    statistics out of their compiled code.
+    statistics out of their compiled code. The random splitter comes here with the order
+    criteria only; with the others it searches in :func:`find_random_splits` (see
+    :func:`search_numeric`).
     """
     is_regression = data.is_regression
     sorted_index = data.sorted_index
@@ -774,10 +776,6 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
                     threshold = ALL_VALUES
                 elif pos > 0 and not random_splitter:
                     threshold = midpoint(value_row[pos - 1], value_row[pos])
-            elif random_splitter:
-                score, pos, threshold, direction = scan_random(
-                    settings_in, data, rows, node, parent_entropy,
-                    stream_key(seed, node_id[j], f), missing_side, left, right)
             else:
                 score = -np.inf
                 pos = -1
@@ -823,6 +821,80 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
             out_pos[p] = pos
             out_threshold[p] = threshold
             out_missing[p] = direction
+
+
+@pjit
+def find_random_splits(data, settings, measure, nodes, pair_node, pair_feature, out):
+    """:func:`find_splits` for the random splitter (Extra-Trees) of every criterion but the
+    order criteria: each pair's one threshold (:func:`scan_random`, drawn from the stream of
+    (seed, node id, feature)), its score and where its missing values go, into the
+    :class:`PairResults` ``out`` (``out.pos`` -1: no split).
+
+    A kernel of its own so that :func:`scan_random` is compiled into its loop: called once
+    per pair, it received the records it takes (several hundred words) as copied arguments,
+    which cost an Extra-Trees fit more than the draws and sums themselves. Compiled into
+    :func:`find_splits` instead, the same inlining slowed the best splitter's regression
+    scans five-fold.
+    """
+    # fields read into locals: inside a prange loop, numba loses writes made through a
+    # record's field (and each local is passed to the threads once)
+    label_scratch = data.label_scratch
+    node_id = nodes.id
+    node_start = nodes.start
+    node_end = nodes.end
+    node_stats = nodes.stats
+    node_weight = nodes.weight
+    node_lower = nodes.lower
+    node_upper = nodes.upper
+    monotonic = settings.monotonic
+    constraints = monotonic.shape[0] > 0
+    seed = settings.seed
+    out_score = out.score
+    out_pos = out.pos
+    out_threshold = out.threshold
+    out_missing = out.missing
+    n_stats = node_stats.shape[1]
+    n_pairs = pair_node.shape[0]
+    n_blocks = max(1, min(n_pairs, settings.n_blocks))
+    for block in prange(n_blocks):
+        settings_in = with_measure(settings, measure)
+        left = np.empty(n_stats)
+        right = np.empty(n_stats)
+        missing = np.zeros(n_stats)
+        scratch = label_scratch[block]
+        for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
+            j = pair_node[p]
+            f = pair_feature[p]
+            start = node_start[j]
+            end = node_end[j]
+            stats = node_stats[j]
+            weight = node_weight[j]
+            parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
+                pair_rows(data, measure, f, start, end, stats, weight, scratch, missing)
+            cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+            rows = Rows(index_row, value_row, label_row, start, end_nm,
+                        Limits(cst, node_lower[j], node_upper[j]))
+            score, pos, threshold, direction = scan_random(
+                settings_in, data, rows, Side(stats, weight, end - start), parent_entropy,
+                stream_key(seed, node_id[j], f), Side(missing, missing_weight, end - end_nm),
+                left, right)
+            out_score[p] = score
+            out_pos[p] = pos
+            out_threshold[p] = threshold
+            out_missing[p] = direction
+
+
+@jit(inline="always")
+def search_numeric(data, settings, nodes, pair_node, pair_feature, out, ranks):
+    """The threshold search of pairs on numeric and ordinal features:
+    :func:`find_random_splits` for the random splitter without order criteria (``ranks``
+    None), else :func:`find_splits`."""
+    if settings.random_splitter and ranks is None:
+        find_random_splits(data, plain_settings(settings), settings.criterion, nodes,
+                           pair_node, pair_feature, out)
+    else:
+        find_splits(data, plain_settings(settings), settings.criterion, nodes, pair_node,
+                    pair_feature, out, ranks)
 
 
 @pjit
