@@ -7,11 +7,13 @@ once and wraps the arrays it returns in a :class:`jitree.Tree`.
 One round of growth, for a batch of open nodes that may be split (:func:`splittable`):
 
 1. :func:`find_candidates`: the best split of each node (a parallel search over its (node,
-   feature) pairs, :func:`jitree.kernels.split.find_splits` and, for categorical features,
-   :func:`~jitree.kernels.split.find_category_splits`), the child of each of its samples and
-   the children's statistics (:func:`jitree.kernels.grow.mark_and_count`), and the weighted
-   impurity decrease ``W_j / W (I_j - sum_c W_c / W_j I_c)`` that ``min_impurity_decrease``
-   bounds. The candidates go to a :class:`CandidateTable`.
+   feature) pairs, :func:`jitree.kernels.split.find_splits`, or
+   :func:`~jitree.kernels.split.find_random_splits` for the random splitter, and, for
+   categorical features, :func:`~jitree.kernels.split.find_category_splits`), the child of
+   each of its samples and the children's statistics
+   (:func:`jitree.kernels.grow.mark_and_count`), and the weighted impurity decrease
+   ``W_j / W (I_j - sum_c W_c / W_j I_c)`` that ``min_impurity_decrease`` bounds. The
+   candidates go to a :class:`CandidateTable`.
 2. :func:`split_candidates`: the accepted splits become internal nodes with their children
    appended to the :class:`NodeTable` (node ids in order of parent, then child slot), and the
    sorted segments of the parents with a child still open are partitioned.
