@@ -825,17 +825,11 @@ _NUMBA_FLOOR_PROBE = (
 )
 
 
-def _wall_seconds(command, env):
-    start = time.perf_counter()
-    subprocess.run(command, check=True, env=env)
-    return time.perf_counter() - start
-
-
 def bench_startup(repeat):
     print("\n[start-up] new process: import jitree + fit + predict a classifier and a regressor "
           "on iris")
-    def run(env):
-        return _wall_seconds([sys.executable, "-c", _STARTUP_PROBE], env)
+    def run(env, command=(sys.executable, "-c", _STARTUP_PROBE)):
+        return _seconds_once(lambda: subprocess.run(command, check=True, env=env))
 
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -847,7 +841,7 @@ def bench_startup(repeat):
         with open(floor_script, "w") as script:
             script.write(_NUMBA_FLOOR_PROBE)
         subprocess.run([sys.executable, floor_script], check=True, env=env)  # compiles
-        floor = float(np.median([_wall_seconds([sys.executable, floor_script], env)
+        floor = float(np.median([run(env, (sys.executable, floor_script))
                                  for _ in range(max(3, repeat))]))
     # the engine issue's targets (a classifier and a regressor fitted and predicting)
     print(f"  cold cache {cold:6.2f} s (target <= 10 s: {'met' if cold <= 10 else 'NOT met'})")
