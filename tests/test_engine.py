@@ -204,9 +204,10 @@ def test_partition_multiway_is_the_naive_stable_partition(data, n_nodes, n_slots
 
 
 # The specialisations of the compiled growth loop (see jitree.kernels.grower): one per
-# (X's float type, class label type, whether some feature is categorical). The other record
-# fields have one type each.
-_SPECIALISATIONS = 8
+# (X's float type, class label type, whether some feature is categorical), and one per (X's
+# float type, class label type) for the random splitter's sample-order growth. The other
+# record fields have one type each.
+_SPECIALISATIONS = 12
 
 
 def test_growth_loop_specialisations_stay_within_budget():

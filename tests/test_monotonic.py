@@ -212,3 +212,13 @@ def test_refused_where_scikit_learn_refuses_and_on_categories():
     with pytest.raises(ValueError, match="categorical feature"):
         jitree.DecisionTreeRegressor(monotonic_cst=[0, 0, 0, 1],
                                      categorical_features=[3]).fit(X, y)
+
+
+def test_a_y_of_one_class_takes_constraints():
+    # one class: a single leaf, nothing to bound (it raised IndexError on the missing
+    # second class column)
+    X = np.array([[0.0], [1.0], [2.0]])
+    model = jitree.DecisionTreeClassifier(monotonic_cst=[-1]).fit(X, [1, 1, 1])
+    assert model.tree_.node_count == 1
+    np.testing.assert_array_equal(model.predict(X), [1, 1, 1])
+    np.testing.assert_array_equal(model.predict_proba(X), np.ones((3, 1)))

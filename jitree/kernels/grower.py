@@ -18,6 +18,12 @@ One round of growth, for a batch of open nodes that may be split (:func:`splitta
    appended to the :class:`NodeTable` (node ids in order of parent, then child slot), and the
    sorted segments of the parents with a child still open are partitioned.
 
+The random splitter of a classifier grows in sample order instead when that grows the same
+tree faster (:func:`jitree.model.builder.sample_order_growth`): one list of samples grouped by
+node in place of the sorted arrays, searched by
+:func:`jitree.kernels.sample_order.find_sample_splits` and partitioned as soon as a node's
+split is found (:func:`~jitree.kernels.sample_order.split_samples`). The loop is the same.
+
 Depth-wise growth runs one round per level over all the level's open nodes. Best-first
 growth keeps the candidates in a heap and splits the one of largest impurity decrease first
 (ties: lowest node id), then searches its children.
@@ -33,8 +39,11 @@ empty cache, then loads from numba's cache): one per
   (``TreeData.sorted_label``, ``label``, ``label_scratch``);
 - categories: None (numeric and ordinal features only; the category search is pruned) or a
   :class:`~jitree.kernels.records.CategorySettings`;
+- growth: presorted (``order`` None) or, for the random splitter of a classifier on numeric
+  features only, in sample order (a :class:`~jitree.kernels.records.SampleOrder`; see
+  :mod:`jitree.kernels.sample_order`);
 
-at most 8 in all. Every other field of the records has one type (int32 sorted indices,
+at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has one type (int32 sorted indices,
 float64 targets and weights, C-contiguous arrays, int64 and float64 settings), which
 ``tests/test_engine.py`` holds. The loop is written with explicit loops over a few
 two-dimensional tables rather than fancy indexing and slice assignments, which numba
@@ -52,6 +61,7 @@ from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, NodeBatch, PairResults, SplitBatch
+from .sample_order import find_sample_splits, select_by_range, split_samples
 from .select import select_features
 from .split import (
     best_pair_per_node,
@@ -253,10 +263,13 @@ def splittable(nodes, node, settings, is_regression):
 
 
 @jit(inline="always")
-def search_group(data, settings, categories, ranks, nodes, open_nodes, first, last, out_best):
+def search_group(data, settings, categories, ranks, order, nodes, open_nodes, first, last,
+                 out_best):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
     ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array.
-    Ties: lowest feature index (see :func:`best_pair_per_node`)."""
+    Ties: lowest feature index (see :func:`best_pair_per_node`). ``order``: a
+    :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth of the random
+    splitter (:mod:`jitree.kernels.sample_order`), else None."""
     n_features = data.sorted_index.shape[0]
     m = last - first
     batch = node_batch(nodes, open_nodes[0, first:last].copy(),
@@ -267,11 +280,21 @@ def search_group(data, settings, categories, ranks, nodes, open_nodes, first, la
     max_features = settings.max_features
     allowed = allowed_features(nodes, ids, settings.interaction)
     restricted = allowed.shape[1] > 0
+    # the ranges of the drawn features, when the sample-order draw measured them
+    measured = order is not None and max_features < n_features
+    low = np.empty((m, max_features if measured else 0))
+    high = np.empty((m, max_features if measured else 0))
+    present = np.empty((m, max_features if measured else 0), dtype=np.int64)
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
         count = np.zeros(m, dtype=np.int64)
-        select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
-                        allowed, chosen, count)
+        if order is None:
+            select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
+                            allowed, chosen, count)
+        else:
+            select_by_range(settings.seed, ids, start, end, order.columns, order.samples,
+                            max_features, allowed, settings.n_blocks, chosen, count, low, high,
+                            present)
     else:
         chosen = np.zeros((m, n_features if restricted else 0), dtype=np.int64)
         count = np.full(m, n_features, dtype=np.int64)
@@ -288,6 +311,9 @@ def search_group(data, settings, categories, ranks, nodes, open_nodes, first, la
         n_pairs += count[j]
     pair_node = np.empty(n_pairs, dtype=np.int64)
     pair_feature = np.empty(n_pairs, dtype=np.int64)
+    pair_low = np.empty(n_pairs if order is not None else 0)
+    pair_high = np.empty(n_pairs if order is not None else 0)
+    pair_present = np.full(n_pairs if order is not None else 0, -1, dtype=np.int64)
     n_categorical = 0
     p = 0
     for j in range(m):
@@ -297,12 +323,19 @@ def search_group(data, settings, categories, ranks, nodes, open_nodes, first, la
             pair_feature[p] = f
             if categories is not None:
                 n_categorical += categories.is_categorical[f]
+            if measured:
+                pair_low[p] = low[j, t]
+                pair_high[p] = high[j, t]
+                pair_present[p] = present[j, t]
             p += 1
     out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
                       np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
     if ranks is not None:
         rank_targets(data, ranks, start, end)
-    if categories is None:
+    if order is not None:  # numeric features only, no order criterion (see grow_tree)
+        find_sample_splits(data, order, plain_settings(settings), settings.criterion, batch,
+                           pair_node, pair_feature, pair_low, pair_high, pair_present, out)
+    elif categories is None:
         search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
     elif n_categorical == 0:
         search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
@@ -358,12 +391,13 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
 
 
 @jit(inline="always")
-def find_candidates(data, settings, categories, ranks, nodes, open_nodes, total_weight, table,
-                    n_candidates, work):
+def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes, total_weight,
+                    table, n_candidates, work):
     """Search the open nodes (columns of ``open_nodes``: id, start, end; all splittable) and
     append the ones with a split to the candidate ``table`` (which holds ``n_candidates``),
     their samples marked in ``work`` (goes_left, its bits, child slot) and their children
-    counted. Returns (table, new number of candidates)."""
+    counted. The sample-order growth (``order`` not None) partitions each found split's
+    samples into its children at once instead. Returns (table, new number of candidates)."""
     n_features = data.sorted_index.shape[0]
     m = open_nodes.shape[1]
     best = np.empty((3, m), dtype=np.int64)
@@ -371,8 +405,8 @@ def find_candidates(data, settings, categories, ranks, nodes, open_nodes, total_
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
     for first in range(0, m, group):
         last = min(m, first + group)
-        found = search_group(data, settings, categories, ranks, nodes, open_nodes, first, last,
-                             best)
+        found = search_group(data, settings, categories, ranks, order, nodes, open_nodes, first,
+                             last, best)
         for j in range(last - first):
             threshold[first + j] = found[j]
     # each found split's children (multiway: pos holds their number) and category runs
@@ -465,8 +499,14 @@ def find_candidates(data, settings, categories, ranks, nodes, open_nodes, total_
                         ints[C_MISSING_SLOT, first_candidate:last], detail_offset,
                         table.detail[1], child_offset)
     children = ChildStats(table.child_stats, table.child_floats[0], table.child_count)
-    goes_left, _, child_slot = work
-    mark_and_count(data, splits, child_slot, goes_left, children)
+    if order is None:
+        goes_left, _, child_slot = work
+        mark_and_count(data, splits, child_slot, goes_left, children)
+    else:
+        split_samples(data, order, starts, ends, features,
+                      table.floats[C_THRESHOLD, first_candidate:last],
+                      ints[C_MISSING, first_candidate:last], child_offset, table.child_stats,
+                      table.child_floats[0], table.child_count)
     criterion = settings.criterion
     if ranks is not None:
         # ranked by the search (the order criteria have no category splits: two children)
@@ -583,10 +623,11 @@ def child_bounds(nodes, parent, count, table, first, last, settings, feature):
 
 
 @jit(inline="always")
-def split_candidates(data, settings, categories, nodes, count, table, rows, pools, work):
+def split_candidates(data, settings, categories, order, nodes, count, table, rows, pools, work):
     """Split the candidates ``rows`` of ``table`` (already marked): their children join the
     node table, and the parents whose children may be split further have their segments
-    partitioned. Returns (nodes, count, pools, open children: rows id, start, end)."""
+    partitioned (the sample-order growth, ``order`` not None, partitioned them when it found
+    the split). Returns (nodes, count, pools, open children: rows id, start, end)."""
     ints = table.ints
     n_new = 0
     for c in rows:
@@ -649,7 +690,7 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
                 open_nodes[2, n_open] = child_end
                 n_open += 1
         count += last - first + 1
-        if needed:
+        if needed and order is None:
             # a multiway node with two children is partitioned like a binary one (goes_left
             # is its slot 0)
             if multiway and last - first + 1 > 2:
@@ -659,7 +700,7 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
                 binary[n_binary] = c
                 n_binary += 1
     goes_left, goes_left_bits, child_slot = work
-    if n_binary:
+    if n_binary and order is None:
         pack_bits(goes_left, goes_left_bits)
         start = np.empty(n_binary, dtype=np.int64)
         end = np.empty(n_binary, dtype=np.int64)
@@ -674,7 +715,8 @@ def split_candidates(data, settings, categories, nodes, count, table, rows, pool
             own[t] = ints[C_FEATURE, c] if keep_own else -1
         partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
                   start, end, own)
-    if categories is not None and n_multi:  # only category splits are multiway
+    # only category splits are multiway
+    if categories is not None and n_multi and order is None:
         start = np.empty(n_multi, dtype=np.int64)
         end = np.empty(n_multi, dtype=np.int64)
         offsets = np.zeros(n_multi + 1, dtype=np.int64)
@@ -764,12 +806,24 @@ def open_root(nodes, n_rows, settings, is_regression):
 
 
 @jit
-def grow_tree(data, settings, categories, ranks, root_stats, root_weight):
+def n_rows_of(data, order):
+    """The number of samples the tree grows on (rows of the sorted arrays, or of the
+    sample-order list)."""
+    if order is None:
+        return data.sorted_index.shape[1]
+    return order.samples.shape[0]
+
+
+@jit
+def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight):
     """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it partitions in
     place). ``categories``: a :class:`CategorySettings`, or None when every feature is
     numeric or ordinal (the category search is then left out of the compiled code).
     ``ranks``: the :class:`Ranks` scratch of the order criteria (absolute_error, quantile),
     else None (the order statistics are then left out of the compiled code).
+    ``order``: a :class:`~jitree.kernels.records.SampleOrder` for the random splitter's
+    sample-order growth (numeric features, no order criterion; ``data``'s sorted arrays
+    then hold no rows), else None (the presorted growth).
     ``root_stats``, ``root_weight``: the statistics and total weight of all the samples (the
     weight is also the denominator of every weighted impurity decrease).
 
@@ -777,7 +831,7 @@ def grow_tree(data, settings, categories, ranks, root_stats, root_weight):
     ``:count``) and the category pools.
     """
     n_samples = data.sample_weight.shape[0]
-    n_rows = data.sorted_index.shape[1]
+    n_rows = n_rows_of(data, order)
     n_stats = root_stats.shape[0]
     work = (np.zeros(n_samples, dtype=np.uint8),
             np.zeros((n_samples + 63) // 64, dtype=np.uint64),
@@ -810,8 +864,9 @@ def grow_tree(data, settings, categories, ranks, root_stats, root_weight):
     while True:
         if open_nodes.shape[1]:
             first = n_candidates if best_first else 0
-            table, n_candidates = find_candidates(data, settings, categories, ranks, nodes,
-                                                  open_nodes, root_weight, table, first, work)
+            table, n_candidates = find_candidates(data, settings, categories, ranks, order,
+                                                  nodes, open_nodes, root_weight, table, first,
+                                                  work)
             rows = accepted(table, first, n_candidates, settings)
             if best_first:
                 heap = heap_push_all(heap, size, table, rows)
@@ -832,6 +887,6 @@ def grow_tree(data, settings, categories, ranks, root_stats, root_weight):
         elif rows.shape[0] == 0:
             break
         nodes, count, pools, open_nodes = split_candidates(
-            data, settings, categories, nodes, count, table, rows, pools, work)
+            data, settings, categories, order, nodes, count, table, rows, pools, work)
     bits, bits_size, slots, slots_size = pools
     return nodes, count, bits[:bits_size], slots[:slots_size]

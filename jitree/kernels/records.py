@@ -15,6 +15,8 @@ parallel loop. Numba (0.68) loses the writes made through a record's field insid
 body (``out.score[p] = ...``); through a local (``out_score = out.score``) they land.
 
 - :class:`TreeData`: the presorted samples one tree grows on, and their targets;
+- :class:`SampleOrder`: the samples the random splitter's sample-order growth partitions,
+  and X by column (in place of TreeData's sorted arrays);
 - :class:`Measure`: the split criterion: a built-in's code, or a user's compiled functions
   (first-class functions: one machine code for every user criterion, called through a
   pointer, so a new criterion compiles only itself);
@@ -60,6 +62,16 @@ TreeData = namedtuple("TreeData", [
     "output_columns",  # (n_samples, n_outputs) int32: a multi-output classification tree's
                        # statistics column of each sample's class in each output, to which
                        # it adds its weight; (n_samples, 0) otherwise
+])
+
+SampleOrder = namedtuple("SampleOrder", [
+    # the random splitter's samples in node order (see kernels.sample_order), in place of
+    # TreeData's sorted arrays
+    "columns",        # (n_features, n_samples) X's dtype: X by column
+    "samples",        # (n_rows,) int32: the samples grouped by node, each node's segment in
+                      # increasing sample index
+    "index_scratch",  # (n_blocks, n_rows) int32: a search's sides, per block of pairs
+    "label_scratch",  # (n_blocks, n_rows) classes of those samples, or (n_blocks, 0)
 ])
 
 Measure = namedtuple("Measure", [
@@ -303,6 +315,6 @@ def _cached_typeof(record):
         return numba_type
 
 
-for _record in (TreeData, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk, FlatTrees,
-                FlatCategories, ShapTrees, LeafSamples, QuantileLayout):
+for _record in (TreeData, SampleOrder, Measure, GrowSettings, Ranks, CategorySettings, TreeWalk,
+                FlatTrees, FlatCategories, ShapTrees, LeafSamples, QuantileLayout):
     _cached_typeof(_record)

@@ -58,7 +58,15 @@ from ._base import (
     _tested_columns,
 )
 from ._params import ParamsMixin
-from .builder import GrowParams, Presorted, SortedColumns, TreeBuilder, sparse_growth
+from .builder import (
+    ByColumn,
+    GrowParams,
+    Presorted,
+    SortedColumns,
+    TreeBuilder,
+    sample_order_growth,
+    sparse_growth,
+)
 from .classifier import (
     DecisionTreeClassifier,
     _class_weight_factors,
@@ -285,7 +293,12 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
                 columns = SortedColumns.of(X)
         else:
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
-    if columns is None:
+    # with no class weights, a tree's weights are its bootstrap counts (whole numbers) or
+    # sample_weight
+    if columns is None and plan.class_factors is None and sample_order_growth(
+            params, plan.n_features, None if plan.bootstrap else sample_weight):
+        columns = ByColumn.of(X)  # each tree takes its bag's rows in sample order
+    elif columns is None:
         with n_threads(n_jobs):
             presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
 
