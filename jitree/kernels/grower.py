@@ -43,11 +43,11 @@ empty cache, then loads from numba's cache): one per
   features only, in sample order (a :class:`~jitree.kernels.records.SampleOrder`; see
   :mod:`jitree.kernels.sample_order`);
 
-at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has one type (int32 sorted indices,
-float64 targets and weights, C-contiguous arrays, int64 and float64 settings), which
-``tests/test_engine.py`` holds. The loop is written with explicit loops over a few
-two-dimensional tables rather than fancy indexing and slice assignments, which numba
-compiles into much larger code (compile time is start-up time for a new user).
+at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has
+one type (int32 sorted indices, float64 targets and weights, C-contiguous arrays, int64 and
+float64 settings), which ``tests/test_engine.py`` holds. The loop is written with explicit
+loops over a few two-dimensional tables rather than fancy indexing and slice assignments,
+which numba compiles into much larger code (compile time is start-up time for a new user).
 """
 
 from collections import namedtuple
