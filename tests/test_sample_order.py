@@ -13,7 +13,7 @@ import jitree.model.builder as builder
 import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
 from jitree.kernels.sample_order import column_range, gather_sides
-from jitree.model.builder import ByColumn, GrowParams, exact_sums, sample_order_growth
+from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
 TREE_ARRAYS = ("feature", "threshold", "children_left", "children_right", "missing_left",
@@ -80,7 +80,8 @@ def test_column_range_is_numpy_min_max(segment):
     column, samples, start, end, _ = segment
     values = column[samples[start:end]].astype(np.float64)
     present = values[~np.isnan(values)]
-    low, high, count = column_range(column, samples, start, end)
+    X = np.column_stack([np.ones_like(column), column])  # feature 1
+    low, high, count = column_range(X, 1, samples, start, end)
     assert count == present.size
     if present.size:
         assert (low, high) == (present.min(), present.max())
@@ -101,7 +102,8 @@ def test_gather_sides_is_numpy_selection(segment, with_labels):
     left = node[values <= threshold]
     index_out = np.full(n, -1, dtype=np.int32)
     label_out = np.zeros(n if with_labels else 0, dtype=np.uint8)
-    n_left = gather_sides(column, samples, label, start, end, threshold,
+    X = np.column_stack([column, np.ones_like(column)])  # feature 0
+    n_left = gather_sides(X, 0, samples, label, start, end, threshold,
                           int(missing.sum()), index_out, label_out)
     assert n_left == left.size
     np.testing.assert_array_equal(index_out[start:start + n_left], left)
@@ -211,13 +213,13 @@ def test_exact_sums():
 
 def test_extra_trees_classifier_grows_in_sample_order(monkeypatch):
     taken = []
-    of = ByColumn.of.__func__
+    of = ByRow.of.__func__
 
     def spy(cls, X):
         taken.append(X.shape)
         return of(cls, X)
 
-    monkeypatch.setattr(ByColumn, "of", classmethod(spy))
+    monkeypatch.setattr(ByRow, "of", classmethod(spy))
     X, y = make_classification_data(300, 9, 3, seed=1)
     jitree.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert taken == [(300, 9)]  # once for the forest

@@ -384,7 +384,7 @@ def poisson_score(sum_left, weight_left, sum_right, weight_right):
             + sum_right * math.log(sum_right / weight_right))
 
 
-@jit
+@borrowing
 def node_impurity(criterion, stats, weight):
     """Impurity of a node under ``criterion`` (a :class:`Measure`).
 

@@ -55,7 +55,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import criteria
-from ._jit import jit
+from ._jit import borrowing, jit
 from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
 from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
@@ -230,7 +230,7 @@ def node_batch(nodes, ids, start, end):
     return NodeBatch(ids, start, end, stats, weight, lower, upper)
 
 
-@jit
+@borrowing
 def splittable(nodes, node, settings, is_regression):
     """Pre-pruning: whether ``node`` may be split at all (depth, sample counts, weight,
     impurity and purity thresholds)."""
@@ -292,7 +292,7 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
             select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
                             allowed, chosen, count)
         else:
-            select_by_range(settings.seed, ids, start, end, order.columns, order.samples,
+            select_by_range(settings.seed, ids, start, end, order.X, order.samples,
                             max_features, allowed, settings.n_blocks, chosen, count, low, high,
                             present)
     else:
@@ -591,7 +591,7 @@ def child_groups(nodes, parent, count, n_children, interaction, feature):
                 nodes.groups[count + r, word] |= bit
 
 
-@jit
+@borrowing
 def child_bounds(nodes, parent, count, table, first, last, settings, feature):
     """Bounds of the values of ``parent``'s children (rows ``count ..`` of the node table,
     ``first:last + 1`` of the candidate table's children). A split on a feature without

@@ -16,7 +16,7 @@ body (``out.score[p] = ...``); through a local (``out_score = out.score``) they 
 
 - :class:`TreeData`: the presorted samples one tree grows on, and their targets;
 - :class:`SampleOrder`: the samples the random splitter's sample-order growth partitions,
-  and X by column (in place of TreeData's sorted arrays);
+  and X (in place of TreeData's sorted arrays);
 - :class:`Measure`: the split criterion: a built-in's code, or a user's compiled functions
   (first-class functions: one machine code for every user criterion, called through a
   pointer, so a new criterion compiles only itself);
@@ -67,7 +67,7 @@ TreeData = namedtuple("TreeData", [
 SampleOrder = namedtuple("SampleOrder", [
     # the random splitter's samples in node order (see kernels.sample_order), in place of
     # TreeData's sorted arrays
-    "columns",        # (n_features, n_samples) X's dtype: X by column
+    "X",              # (n_samples, n_features) X, C-contiguous
     "samples",        # (n_rows,) int32: the samples grouped by node, each node's segment in
                       # increasing sample index
     "index_scratch",  # (n_blocks, n_rows) int32: a search's sides, per block of pairs

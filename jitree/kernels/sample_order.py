@@ -4,8 +4,10 @@ A random threshold needs, at each node and drawn feature, only the node's smalle
 largest non-missing value and the statistics of the samples at or below the draw: no sorted
 order. This path keeps one list of the tree's samples grouped by node
 (:class:`~jitree.kernels.records.SampleOrder`: each node's samples a segment, in increasing
-sample index) and reads X by column. A level partitions that one list, where the presorted
-path (:func:`jitree.kernels.grow.partition`) moves every feature's sorted segment.
+sample index) and reads X (C-contiguous, as given) at the node's samples. A level
+partitions that one list, where the presorted path (:func:`jitree.kernels.grow.partition`)
+moves every feature's sorted segment. A sample's values share its cache lines, so the
+features a node draws after the first are read from rows that are already in cache.
 
 Per searched (node, feature) pair: one pass for the node's range on the feature
 (:func:`column_range`; the feature draw of :func:`select_by_range` makes it and the search
@@ -34,14 +36,14 @@ from .split import ALL_VALUES, cut_between, missing_only_score, range_stats, wit
 
 
 @jit(inline="always")
-def column_range(column, samples, start, end):
-    """(smallest, largest, number) of the non-missing values of ``column`` at the samples
+def column_range(X, f, samples, start, end):
+    """(smallest, largest, number) of the non-missing values of ``X[:, f]`` at the samples
     ``samples[start:end]``; (inf, -inf, 0) when all are missing."""
     low = np.inf
     high = -np.inf
     count = 0
     for k in range(np.uint64(start), np.uint64(end)):  # unsigned: no wraparound fix-ups
-        x = np.float64(column[np.uint64(samples[k])])
+        x = np.float64(X[np.uint64(samples[k]), f])
         # NaN fails both tests and the count's
         low = x if x < low else low
         high = x if x > high else high
@@ -58,7 +60,7 @@ def varies(low, high, count, n):
 
 
 @pjit
-def select_by_range(seed, node_id, node_start, node_end, columns, samples, max_features,
+def select_by_range(seed, node_id, node_start, node_end, X, samples, max_features,
                     allowed, n_blocks, out_features, out_count, out_low, out_high,
                     out_present):
     """:func:`jitree.kernels.select.select_features` in sample order: the same walk over the
@@ -70,19 +72,18 @@ def select_by_range(seed, node_id, node_start, node_end, columns, samples, max_f
     m = node_id.shape[0]
     n_blocks = max(1, min(m, n_blocks))
     for block in prange(n_blocks):
-        order = np.empty(columns.shape[0], dtype=np.int64)
-        select_block(seed, node_id, node_start, node_end, columns, samples, max_features,
+        order = np.empty(X.shape[1], dtype=np.int64)
+        select_block(seed, node_id, node_start, node_end, X, samples, max_features,
                      allowed, block * m // n_blocks, (block + 1) * m // n_blocks, order,
                      out_features, out_count, out_low, out_high, out_present)
 
 
 @borrowing
-def select_block(seed, node_id, node_start, node_end, columns, samples, max_features, allowed,
+def select_block(seed, node_id, node_start, node_end, X, samples, max_features, allowed,
                  first, last, order, out_features, out_count, out_low, out_high, out_present):
     """The nodes ``first:last`` of :func:`select_by_range` (``order``: scratch of one entry
-    per feature). Compiled without reference counting: the views of X's columns it takes
-    per feature cost, counted, as much as the passes over them."""
-    n_features = columns.shape[0]
+    per feature). Compiled without reference counting (see :func:`search_block`)."""
+    n_features = X.shape[1]
     restricted = allowed.shape[1] > 0
     for j in range(first, last):
         key = stream_key(seed, node_id[j], -1)
@@ -96,7 +97,7 @@ def select_block(seed, node_id, node_start, node_end, columns, samples, max_feat
             f = order[step]
             if restricted and not allowed[j, f]:
                 continue
-            low, high, present = column_range(columns[f], samples, start, end)
+            low, high, present = column_range(X, f, samples, start, end)
             if varies(low, high, present, end - start):
                 # insertion in increasing feature order (the lowest-index tie rule)
                 t = count
@@ -117,9 +118,9 @@ def select_block(seed, node_id, node_start, node_end, columns, samples, max_feat
 
 
 @jit(inline="always")
-def gather_sides(column, samples, label, start, end, threshold, n_missing, index_out,
+def gather_sides(X, f, samples, label, start, end, threshold, n_missing, index_out,
                  label_out):
-    """The samples of ``samples[start:end]`` at or below ``threshold`` on ``column``, in
+    """The samples of ``samples[start:end]`` at or below ``threshold`` on ``X[:, f]``, in
     order, into ``index_out[start:start + n_left]`` (their classes, when ``label`` has any,
     into ``label_out``), and the ``n_missing`` missing ones into the last ``n_missing``
     positions of ``start:end``. Returns ``n_left``."""
@@ -132,12 +133,12 @@ def gather_sides(column, samples, label, start, end, threshold, n_missing, index
             index_out[write] = i
             if with_labels:
                 label_out[write] = label[i]
-            write += np.uint64(column[i] <= threshold)
+            write += np.uint64(X[i, f] <= threshold)
         return np.int64(write) - start
     gap = np.uint64(end - n_missing)
     for k in range(np.uint64(start), np.uint64(end)):
         i = np.uint64(samples[k])
-        x = column[i]
+        x = X[i, f]
         if x <= threshold:
             index_out[write] = i
             if with_labels:
@@ -184,7 +185,7 @@ def search_block(data, order, settings, nodes, pair_node, pair_feature, pair_low
     without reference counting: the views and records it makes per pair cost, counted, a
     sixth of an Extra-Trees fit."""
     left, right, missing = sides
-    columns = order.columns
+    X = order.X
     samples = order.samples
     label = data.label
     is_regression = data.is_regression
@@ -197,9 +198,8 @@ def search_block(data, order, settings, nodes, pair_node, pair_feature, pair_low
         f = pair_feature[p]
         start = nodes.start[j]
         end = nodes.end[j]
-        column = columns[f]
         if pair_present[p] < 0:
-            low, high, present = column_range(column, samples, start, end)
+            low, high, present = column_range(X, f, samples, start, end)
         else:
             low = pair_low[p]
             high = pair_high[p]
@@ -219,7 +219,7 @@ def search_block(data, order, settings, nodes, pair_node, pair_feature, pair_low
         node = Side(stats, weight, end - start)
         threshold = cut_between(low, high, stream_key(seed, nodes.id[j], f)) \
             if low < high else ALL_VALUES
-        n_left = gather_sides(column, samples, label, start, end, threshold, n_missing,
+        n_left = gather_sides(X, f, samples, label, start, end, threshold, n_missing,
                               index_out, label_out)
         missing_weight = 0.0
         if n_missing > 0:
@@ -256,16 +256,31 @@ def split_samples(data, order, split_start, split_end, split_feature, split_thre
     children's statistics, weights and counts into rows ``child_offset[j]`` and
     ``child_offset[j] + 1`` of the child arrays; parallel over the nodes (their segments are
     disjoint, so they share scratch row 0)."""
-    columns = order.columns
+    k = split_start.shape[0]
+    # blocks of nodes, each a call (a call per node would copy the records per node)
+    n_blocks = max(1, min(k, 4 * order.index_scratch.shape[0]))
+    for block in prange(n_blocks):
+        split_block(data, order, split_start, split_end, split_feature, split_threshold,
+                    split_missing, child_offset, child_stats, child_weight, child_count,
+                    block * k // n_blocks, (block + 1) * k // n_blocks)
+
+
+@borrowing
+def split_block(data, order, split_start, split_end, split_feature, split_threshold,
+                split_missing, child_offset, child_stats, child_weight, child_count, first,
+                last):
+    """The nodes ``first:last`` of :func:`split_samples`, compiled without reference
+    counting (see :func:`search_block`)."""
+    X = order.X
     samples = order.samples
     spill = order.index_scratch[0]
     label_out = order.label_scratch[0]
     label = data.label
     with_labels = label_out.shape[0] > 0
-    for j in prange(split_start.shape[0]):
+    for j in range(first, last):
         start = split_start[j]
         end = split_end[j]
-        column = columns[split_feature[j]]
+        f = split_feature[j]
         threshold = split_threshold[j]
         nan_left = split_missing[j] == MISSING_LEFT
         write = np.uint64(start)
@@ -273,7 +288,7 @@ def split_samples(data, order, split_start, split_end, split_feature, split_thre
         # branch-free (see kernels.grow.partition): left in place, right to the spill
         for k in range(np.uint64(start), np.uint64(end)):
             i = np.uint64(samples[k])
-            x = column[i]
+            x = X[i, f]
             to_left = np.uint64(x <= threshold or (nan_left and x != x))
             samples[write] = i
             spill[np.uint64(start) + n_right] = i

@@ -59,7 +59,7 @@ from ._base import (
 )
 from ._params import ParamsMixin
 from .builder import (
-    ByColumn,
+    ByRow,
     GrowParams,
     Presorted,
     SortedColumns,
@@ -297,7 +297,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     # sample_weight
     if columns is None and plan.class_factors is None and sample_order_growth(
             params, plan.n_features, None if plan.bootstrap else sample_weight):
-        columns = ByColumn.of(X)  # each tree takes its bag's rows in sample order
+        columns = ByRow.of(X)  # each tree takes its bag's rows in sample order
     elif columns is None:
         with n_threads(n_jobs):
             presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
