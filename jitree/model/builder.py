@@ -554,8 +554,8 @@ class TreeBuilder:
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
         as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
         partitioned in place), or a :class:`ByRow` for the sample-order growth (see
-        :func:`sample_order_growth`); X presorted (or taken by column) here if None. X gives
-        the number of features."""
+        :func:`sample_order_growth`); X presorted (or taken as a :class:`ByRow`) here if
+        None. X gives the number of features."""
         multi_output = self.params.n_outputs > 1
         if presorted is None and not is_sparse(X) and not isinstance(X, SortedColumns) \
                 and sample_order_growth(self.params, X.shape[1], sample_weight):
