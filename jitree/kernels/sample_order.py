@@ -31,7 +31,7 @@ from ._jit import borrowing, jit, pjit
 from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, two_way_score
 from .random import stream_key
 from .records import Limits, Side
-from .select import permutation_step
+from .select import walk_step
 from .split import ALL_VALUES, cut_between, missing_only_score, range_stats, with_measure
 
 
@@ -84,7 +84,6 @@ def select_block(seed, node_id, node_start, node_end, X, samples, max_features, 
     """The nodes ``first:last`` of :func:`select_by_range` (``order``: scratch of one entry
     per feature). Compiled without reference counting (see :func:`search_block`)."""
     n_features = X.shape[1]
-    restricted = allowed.shape[1] > 0
     for j in range(first, last):
         key = stream_key(seed, node_id[j], -1)
         for f in range(n_features):
@@ -93,9 +92,8 @@ def select_block(seed, node_id, node_start, node_end, X, samples, max_features, 
         end = node_end[j]
         count = 0
         for step in range(n_features):
-            permutation_step(key, step, order)
-            f = order[step]
-            if restricted and not allowed[j, f]:
+            f = walk_step(key, step, order, allowed, j)
+            if f < 0:
                 continue
             low, high, present = column_range(X, f, samples, start, end)
             if varies(low, high, present, end - start):

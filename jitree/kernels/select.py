@@ -21,6 +21,20 @@ def permutation_step(key, step, order):
     return pick
 
 
+@jit(inline="always")
+def walk_step(key, step, order, allowed, j):
+    """Step ``step`` of node j's walk over the features (``order`` holds 0 .. n - 1 before
+    step 0): the feature :func:`permutation_step` visits, or -1 when the node's interaction
+    constraints exclude it (``allowed[j, f]`` 0; ``allowed`` without columns: none). Both
+    feature draws (:func:`select_features`,
+    :func:`jitree.kernels.sample_order.select_by_range`) take their steps here."""
+    permutation_step(key, step, order)
+    f = order[step]
+    if allowed.shape[1] > 0 and not allowed[j, f]:
+        return -1
+    return f
+
+
 @jit
 def select_features(seed, node_id, node_start, node_end, sorted_value, max_features, allowed,
                     out_features, out_count):
@@ -33,7 +47,6 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
     ``out_features[j, :out_count[j]]`` so that the lowest-index tie rule still holds.
     """
     n_features = sorted_value.shape[0]
-    restricted = allowed.shape[1] > 0
     order = np.empty(n_features, dtype=np.int64)
     for j in range(node_id.shape[0]):
         key = stream_key(seed, node_id[j], -1)
@@ -41,9 +54,8 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
             order[f] = f
         count = 0
         for step in range(n_features):
-            permutation_step(key, step, order)
-            f = order[step]
-            if restricted and not allowed[j, f]:
+            f = walk_step(key, step, order, allowed, j)
+            if f < 0:
                 continue
             value_row = sorted_value[f]
             end_nm = non_missing_end(value_row, node_start[j], node_end[j])
