@@ -12,7 +12,9 @@ import jitree.model._base as base_module
 import jitree.model.builder as builder
 import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
-from jitree.kernels.sample_order import column_range, gather_sides
+from jitree.kernels import criteria
+from jitree.kernels.records import TreeData
+from jitree.kernels.sample_order import node_ranges, node_sides
 from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
@@ -24,10 +26,10 @@ def _forced(patch, sample_order):
     """Make every fit grow in sample order whenever it grows the same tree
     (``sample_order`` true, whatever ``max_features``), or never."""
     if sample_order:
-        def growth(params, n_features, sample_weight):
+        def growth(params, sample_weight):
             return builder.sample_order_exact(params, sample_weight)
     else:
-        def growth(params, n_features, sample_weight):
+        def growth(params, sample_weight):
             return False
     for module in _MODULES:
         patch.setattr(module, "sample_order_growth", growth)
@@ -64,54 +66,77 @@ def assert_same_trees(a, b):
 @st.composite
 def segments(draw):
     n = draw(st.integers(1, 40))
+    d = draw(st.integers(1, 6))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
-    column = rng.integers(-3, 4, n).astype(dtype)
-    column[rng.random(n) < draw(st.sampled_from([0.0, 0.3, 1.0]))] = np.nan
+    X = rng.integers(-3, 4, (n, d)).astype(dtype)
+    X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.3, 1.0]))] = np.nan
     samples = rng.permutation(n).astype(np.int32)
     start = draw(st.integers(0, n - 1))
     end = draw(st.integers(start + 1, n))
-    return column, samples, start, end, rng
+    return X, samples, start, end, rng
 
 
 @settings(deadline=None, max_examples=60)
 @given(segments())
-def test_column_range_is_numpy_min_max(segment):
-    column, samples, start, end, _ = segment
-    values = column[samples[start:end]].astype(np.float64)
-    present = values[~np.isnan(values)]
-    X = np.column_stack([np.ones_like(column), column])  # feature 1
-    low, high, count = column_range(X, 1, samples, start, end)
-    assert count == present.size
-    if present.size:
-        assert (low, high) == (present.min(), present.max())
-    else:
-        assert (low, high) == (np.inf, -np.inf)
+def test_node_ranges_is_numpy_min_max(segment):
+    X, samples, start, end, _ = segment
+    d = X.shape[1]
+    low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
+    node_ranges(X, samples, start, end, low, high, present)
+    for f in range(d):
+        values = X[samples[start:end], f].astype(np.float64)
+        values = values[~np.isnan(values)]
+        assert present[f] == values.size
+        if values.size:
+            assert (low[f], high[f]) == (values.min(), values.max())
+        else:
+            assert (low[f], high[f]) == (np.inf, -np.inf)
+
+
+def _tree_data(n, d, label, target, weight):
+    """A TreeData for the sample-order passes (no sorted arrays)."""
+    return TreeData(np.empty((d, 0), dtype=np.int32), np.empty((d, 0)),
+                    np.empty((1, 0), dtype=np.uint8), label, np.empty((1, 0), dtype=np.uint8),
+                    target, np.empty(0), weight, bool(np.any(weight != 1.0)),
+                    label.shape[0] == 0, np.empty((n, 0)), np.empty((n, 0), dtype=np.int32))
 
 
 @settings(deadline=None, max_examples=60)
-@given(segments(), st.booleans())
-def test_gather_sides_is_numpy_selection(segment, with_labels):
-    column, samples, start, end, rng = segment
-    n = column.shape[0]
-    label = rng.integers(0, 3, n).astype(np.uint8) if with_labels else np.empty(0, np.uint8)
-    threshold = float(rng.integers(-3, 4)) + 0.5 * float(rng.integers(0, 2))
+@given(segments(), st.booleans(), st.booleans())
+def test_node_sides_are_numpy_sums(segment, regression, weighted):
+    X, samples, start, end, rng = segment
+    n, d = X.shape
+    chosen = rng.permutation(d)[:rng.integers(1, d + 1)].astype(np.int64)
+    count = chosen.shape[0]
+    threshold = rng.integers(-3, 4, count) + 0.5 * rng.integers(0, 2, count)
+    weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
+    if regression:
+        label, target = np.empty(0, dtype=np.uint8), rng.normal(size=n)
+        n_stats = 2
+    else:
+        label, target = rng.integers(0, 3, n).astype(np.uint8), np.empty(0)
+        n_stats = 3
+    side_stats = np.full((2, d, n_stats), np.nan)
+    side_totals = np.full((2, 2, d), np.nan)
+    node_sides(_tree_data(n, d, label, target, weight), X, samples, start, end, chosen, count,
+               threshold.astype(np.float64), side_stats, side_totals)
     node = samples[start:end]
-    values = column[node]
-    missing = np.isnan(values)
-    left = node[values <= threshold]
-    index_out = np.full(n, -1, dtype=np.int32)
-    label_out = np.zeros(n if with_labels else 0, dtype=np.uint8)
-    X = np.column_stack([column, np.ones_like(column)])  # feature 0
-    n_left = gather_sides(X, 0, samples, label, start, end, threshold,
-                          int(missing.sum()), index_out, label_out)
-    assert n_left == left.size
-    np.testing.assert_array_equal(index_out[start:start + n_left], left)
-    np.testing.assert_array_equal(index_out[end - missing.sum():end], node[missing])
-    if with_labels:
-        np.testing.assert_array_equal(label_out[start:start + n_left], label[left])
-        np.testing.assert_array_equal(label_out[end - missing.sum():end],
-                                      label[node[missing]])
+    for t, f in enumerate(chosen):
+        values = X[node, f]
+        for side, members in enumerate([node[values <= threshold[t]], node[np.isnan(values)]]):
+            w = weight[members]
+            if regression:
+                # the sums in sample order, as kernels.criteria.accumulate adds them
+                want = [0.0, 0.0]
+                for i in members:
+                    want[0] += weight[i] * target[i]
+                    want[1] += weight[i] * target[i] * target[i]
+            else:
+                want = np.bincount(label[members], weights=w, minlength=3)
+            np.testing.assert_array_equal(side_stats[side, t], want)
+            assert side_totals[side, 0, t] == w.sum()
+            assert side_totals[side, 1, t] == members.size
 
 
 # -- the trees, against the presorted growth's ---------------------------------------------------
@@ -177,6 +202,70 @@ def test_sample_order_tree_on_threads_is_the_one_thread_tree():
     assert_same_trees(one, two)
 
 
+def _regression_data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 6))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.exp(np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1]) ** 2 / 4) + rng.random(3000)
+    return X, y, rng.integers(1, 4, 3000) * 0.5
+
+
+def _regressors(make):
+    """``make()`` grown in each feature's sorted order (forced), then in sample order (the
+    regressor's own choice)."""
+    with pytest.MonkeyPatch.context() as patch:
+        _forced(patch, False)
+        presorted = make()
+    return presorted, make()
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("tree", {}),
+    ("tree", {"max_features": 3, "min_samples_leaf": 5}),
+    ("tree", {"criterion": "poisson", "min_samples_leaf": 3}),
+    ("tree", {"monotonic_cst": [1, 0, -1, 0, 0, 0]}),
+    ("forest", {"max_features": 0.5}),
+    ("forest", {"bootstrap": True}),
+])
+def test_sample_order_regressor_is_the_presorted_one_to_rounding(kind, params):
+    # A regressor's sides are added in sample order instead of each feature's order: where
+    # no two candidates tie (nodes of tens of samples and more, continuous targets), its
+    # trees are the presorted growth's, their statistics equal to rounding.
+    X, y, w = _regression_data()
+    if kind == "tree":
+        def make():
+            return jitree.DecisionTreeRegressor(splitter="random", max_depth=6,
+                                                random_state=2, **params).fit(
+                X, y, sample_weight=w)
+    else:
+        def make():
+            return jitree.ExtraTreesRegressor(n_estimators=3, max_depth=6, random_state=2,
+                                              n_jobs=2, **params).fit(X, y)
+    presorted, sampled = _regressors(make)
+    for ta, tb in zip(_trees(presorted), _trees(sampled), strict=True):
+        assert ta.node_count == tb.node_count
+        for name in ("feature", "threshold", "children_left", "children_right",
+                     "missing_left", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+        for name in ("value", "impurity", "weighted_n_node_samples"):
+            np.testing.assert_allclose(getattr(ta, name), getattr(tb, name), rtol=1e-9,
+                                       atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(presorted.predict(X), sampled.predict(X), rtol=1e-9)
+
+
+def test_full_depth_sample_order_regressor_fits_as_the_presorted_one():
+    # In small nodes, features that split the samples alike tie up to rounding, and the
+    # last bits pick one or the other: the trees may test other features there, but they
+    # fit the training samples alike.
+    X, y, _ = _regression_data()
+    presorted, sampled = _regressors(
+        lambda: jitree.ExtraTreesRegressor(n_estimators=3, random_state=2).fit(X, y))
+    for ta, tb in zip(_trees(presorted), _trees(sampled), strict=True):
+        assert ta.node_count == tb.node_count
+    np.testing.assert_allclose(presorted.predict(X), sampled.predict(X), rtol=1e-9)
+    np.testing.assert_allclose(sampled.predict(X), y, rtol=1e-9)  # one sample a leaf
+
+
 # -- when a fit takes it ------------------------------------------------------------------------
 
 def _params(**changes):
@@ -190,17 +279,23 @@ def _params(**changes):
     return params
 
 
-def test_sample_order_growth_only_where_it_grows_the_same_tree_faster():
+def test_sample_order_growth_only_for_what_it_grows():
     ones = np.ones(10)
-    assert sample_order_growth(_params(), 20, ones)
-    assert sample_order_growth(_params(max_features=10), 20, ones)
-    assert not sample_order_growth(_params(max_features=11), 20, ones)  # slower
-    assert not sample_order_growth(_params(random_splitter=False), 20, ones)
-    assert not sample_order_growth(_params(is_regression=True), 20, ones)
-    assert not sample_order_growth(_params(n_outputs=2), 20, ones)
-    assert not sample_order_growth(_params(feature_kind=np.array([0, 2] + [0] * 18)), 20, ones)
-    assert sample_order_growth(_params(feature_kind=np.array([0, 1] + [0] * 18)), 20, ones)
-    assert not sample_order_growth(_params(), 20, np.array([1.0, 0.5, 2.0]))
+    assert sample_order_growth(_params(), ones)
+    assert sample_order_growth(_params(max_features=20), ones)  # faster at every max_features
+    assert not sample_order_growth(_params(random_splitter=False), ones)
+    assert not sample_order_growth(_params(n_outputs=2), ones)
+    assert not sample_order_growth(_params(feature_kind=np.array([0, 2] + [0] * 18)), ones)
+    assert sample_order_growth(_params(feature_kind=np.array([0, 1] + [0] * 18)), ones)
+    # a classifier only where the sums are exact (the presorted growth's tree)
+    assert not sample_order_growth(_params(), np.array([1.0, 0.5, 2.0]))
+    # a regressor whatever its weights, unless its criterion needs order statistics
+    assert sample_order_growth(_params(is_regression=True, criterion=criteria.SQUARED_ERROR),
+                               np.array([1.0, 0.5, 2.0]))
+    assert sample_order_growth(_params(is_regression=True, criterion=criteria.POISSON), ones)
+    for order in criteria.ORDER_CRITERIA:
+        assert not sample_order_growth(_params(is_regression=True, criterion=order), ones)
+    assert not sample_order_growth(_params(is_regression=True, n_outputs=2), ones)
 
 
 def test_exact_sums():
@@ -223,10 +318,13 @@ def test_extra_trees_classifier_grows_in_sample_order(monkeypatch):
     X, y = make_classification_data(300, 9, 3, seed=1)
     jitree.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert taken == [(300, 9)]  # once for the forest
-    jitree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y.astype(float))
     jitree.ExtraTreesClassifier(n_estimators=3, random_state=0,
                                 class_weight="balanced").fit(X, y)
+    jitree.ExtraTreesRegressor(n_estimators=3, random_state=0,
+                               criterion="absolute_error").fit(X, y.astype(float))
     assert len(taken) == 1
+    jitree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y.astype(float))
+    assert taken[1:] == [(300, 9)]
     jitree.DecisionTreeClassifier(splitter="random", max_features="sqrt").fit(
         X, y, sample_weight=np.r_[np.zeros(10), np.ones(290)])
-    assert taken[1:] == [(290, 9)]  # the zero-weight rows left out
+    assert taken[2:] == [(290, 9)]  # the zero-weight rows left out

@@ -8,7 +8,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import jitree
@@ -259,6 +259,10 @@ CRITERIA = {False: ["gini", "entropy", "misclassification", "gain_ratio", "cart"
        min_samples_leaf=st.sampled_from([1, 3]), max_depth=st.sampled_from([None, 3]),
        float32=st.booleans(), max_features=st.sampled_from([None, "sqrt", 0.5, 1]),
        splitter=st.sampled_from(["best", "random"]))
+# poisson's impurities an ulp apart (the dense loop adds them in sample order)
+@example(seed=3, n=15, d=2, density=0.05, regression=True, criterion=1, weighted=False,
+         rounded=False, min_samples_leaf=1, max_depth=None, float32=False, max_features=None,
+         splitter="random")
 def test_sparse_growth_equals_the_dense_loop(sparse_growth_calls, seed, n, d, density,
                                              regression, criterion, weighted, rounded,
                                              min_samples_leaf, max_depth, float32,
@@ -302,7 +306,13 @@ def test_sparse_growth_equals_the_dense_loop(sparse_growth_calls, seed, n, d, de
         same_partition(a, b, dense, weight)
         return
     same_tree(a, b)
-    np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
+    if regression and splitter == "random":
+        # the dense loop grows a random regressor in sample order (kernels.sample_order): its
+        # sums of y log y are added in another order than the sparse growth's, to rounding
+        np.testing.assert_allclose(a.tree_.impurity, b.tree_.impurity, rtol=1e-12,
+                                   atol=1e-15)
+    else:
+        np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
     np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
     np.testing.assert_array_equal(a.tree_.weighted_n_node_samples,
                                   b.tree_.weighted_n_node_samples)

@@ -18,10 +18,10 @@ One round of growth, for a batch of open nodes that may be split (:func:`splitta
    appended to the :class:`NodeTable` (node ids in order of parent, then child slot), and the
    sorted segments of the parents with a child still open are partitioned.
 
-The random splitter of a classifier grows in sample order instead when that grows the same
-tree faster (:func:`jitree.model.builder.sample_order_growth`): one list of samples grouped by
-node in place of the sorted arrays, searched by
-:func:`jitree.kernels.sample_order.find_sample_splits` and partitioned as soon as a node's
+The random splitter grows in sample order instead (single-output trees on numeric features,
+:func:`jitree.model.builder.sample_order_growth`): one list of samples grouped by node in
+place of the sorted arrays, searched node by node by
+:func:`jitree.kernels.sample_order.find_node_splits` and partitioned as soon as a node's
 split is found (:func:`~jitree.kernels.sample_order.split_samples`). The loop is the same.
 
 Depth-wise growth runs one round per level over all the level's open nodes. Best-first
@@ -39,8 +39,8 @@ empty cache, then loads from numba's cache): one per
   (``TreeData.sorted_label``, ``label``, ``label_scratch``);
 - categories: None (numeric and ordinal features only; the category search is pruned) or a
   :class:`~jitree.kernels.records.CategorySettings`;
-- growth: presorted (``order`` None) or, for the random splitter of a classifier on numeric
-  features only, in sample order (a :class:`~jitree.kernels.records.SampleOrder`; see
+- growth: presorted (``order`` None) or, for the random splitter of a single-output tree on
+  numeric features only, in sample order (a :class:`~jitree.kernels.records.SampleOrder`; see
   :mod:`jitree.kernels.sample_order`);
 
 at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has
@@ -61,7 +61,7 @@ from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, NodeBatch, PairResults, SplitBatch
-from .sample_order import find_sample_splits, select_by_range, split_samples
+from .sample_order import find_node_splits, split_samples
 from .select import select_features
 from .split import (
     best_pair_per_node,
@@ -280,21 +280,25 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
     max_features = settings.max_features
     allowed = allowed_features(nodes, ids, settings.interaction)
     restricted = allowed.shape[1] > 0
-    # the ranges of the drawn features, when the sample-order draw measured them
-    measured = order is not None and max_features < n_features
-    low = np.empty((m, max_features if measured else 0))
-    high = np.empty((m, max_features if measured else 0))
-    present = np.empty((m, max_features if measured else 0), dtype=np.int64)
+    if order is not None:
+        # node by node in sample order (numeric features only, no order criterion: see
+        # grow_tree)
+        feature = np.empty(m, dtype=np.int64)
+        pos = np.empty(m, dtype=np.int64)
+        missing = np.empty(m, dtype=np.int64)
+        threshold = np.empty(m)
+        find_node_splits(data, order, plain_settings(settings), settings.criterion, batch,
+                         allowed, feature, pos, missing, threshold)
+        for j in range(m):
+            out_best[0, first + j] = feature[j]
+            out_best[1, first + j] = pos[j]
+            out_best[2, first + j] = missing[j]
+        return threshold
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
         count = np.zeros(m, dtype=np.int64)
-        if order is None:
-            select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
-                            allowed, chosen, count)
-        else:
-            select_by_range(settings.seed, ids, start, end, order.X, order.samples,
-                            max_features, allowed, settings.n_blocks, chosen, count, low, high,
-                            present)
+        select_features(settings.seed, ids, start, end, data.sorted_value, max_features,
+                        allowed, chosen, count)
     else:
         chosen = np.zeros((m, n_features if restricted else 0), dtype=np.int64)
         count = np.full(m, n_features, dtype=np.int64)
@@ -311,9 +315,6 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         n_pairs += count[j]
     pair_node = np.empty(n_pairs, dtype=np.int64)
     pair_feature = np.empty(n_pairs, dtype=np.int64)
-    pair_low = np.empty(n_pairs if order is not None else 0)
-    pair_high = np.empty(n_pairs if order is not None else 0)
-    pair_present = np.full(n_pairs if order is not None else 0, -1, dtype=np.int64)
     n_categorical = 0
     p = 0
     for j in range(m):
@@ -323,19 +324,12 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
             pair_feature[p] = f
             if categories is not None:
                 n_categorical += categories.is_categorical[f]
-            if measured:
-                pair_low[p] = low[j, t]
-                pair_high[p] = high[j, t]
-                pair_present[p] = present[j, t]
             p += 1
     out = PairResults(np.empty(n_pairs), np.full(n_pairs, -1, dtype=np.int64),
                       np.empty(n_pairs), np.empty(n_pairs, dtype=np.int64))
     if ranks is not None:
         rank_targets(data, ranks, start, end)
-    if order is not None:  # numeric features only, no order criterion (see grow_tree)
-        find_sample_splits(data, order, plain_settings(settings), settings.criterion, batch,
-                           pair_node, pair_feature, pair_low, pair_high, pair_present, out)
-    elif categories is None:
+    if categories is None:
         search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
     elif n_categorical == 0:
         search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)

@@ -27,7 +27,7 @@ def walk_step(key, step, order, allowed, j):
     step 0): the feature :func:`permutation_step` visits, or -1 when the node's interaction
     constraints exclude it (``allowed[j, f]`` 0; ``allowed`` without columns: none). Both
     feature draws (:func:`select_features`,
-    :func:`jitree.kernels.sample_order.select_by_range`) take their steps here."""
+    :func:`jitree.kernels.sample_order.search_nodes`) take their steps here."""
     permutation_step(key, step, order)
     f = order[step]
     if allowed.shape[1] > 0 and not allowed[j, f]:
