@@ -14,7 +14,7 @@ import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
 from jitree.kernels import criteria
 from jitree.kernels.records import TreeData
-from jitree.kernels.sample_order import node_ranges, node_sides
+from jitree.kernels.sample_order import column_range, node_ranges, node_sides
 from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
@@ -94,6 +94,17 @@ def test_node_ranges_is_numpy_min_max(segment):
             assert (low[f], high[f]) == (np.inf, -np.inf)
 
 
+@settings(deadline=None, max_examples=40)
+@given(segments())
+def test_column_range_is_node_ranges_column(segment):
+    X, samples, start, end, _ = segment
+    d = X.shape[1]
+    low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
+    node_ranges(X, samples, start, end, low, high, present)
+    for f in range(d):
+        assert column_range(X, f, samples, start, end) == (low[f], high[f], present[f])
+
+
 def _tree_data(n, d, label, target, weight):
     """A TreeData for the sample-order passes (no sorted arrays)."""
     return TreeData(np.empty((d, 0), dtype=np.int32), np.empty((d, 0)),
@@ -103,8 +114,8 @@ def _tree_data(n, d, label, target, weight):
 
 
 @settings(deadline=None, max_examples=60)
-@given(segments(), st.booleans(), st.booleans())
-def test_node_sides_are_numpy_sums(segment, regression, weighted):
+@given(segments(), st.booleans(), st.booleans(), st.booleans())
+def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
     X, samples, start, end, rng = segment
     n, d = X.shape
     chosen = rng.permutation(d)[:rng.integers(1, d + 1)].astype(np.int64)
@@ -117,21 +128,24 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted):
     else:
         label, target = rng.integers(0, 3, n).astype(np.uint8), np.empty(0)
         n_stats = 3
+    node = samples[start:end]
+    present = (~np.isnan(X[node])).sum(axis=0).astype(np.int64)
     side_stats = np.full((2, d, n_stats), np.nan)
     side_totals = np.full((2, 2, d), np.nan)
     node_sides(_tree_data(n, d, label, target, weight), X, samples, start, end, chosen, count,
-               threshold.astype(np.float64), side_stats, side_totals)
-    node = samples[start:end]
+               threshold.astype(np.float64), present, full, side_stats, side_totals)
     for t, f in enumerate(chosen):
         values = X[node, f]
         for side, members in enumerate([node[values <= threshold[t]], node[np.isnan(values)]]):
             w = weight[members]
             if regression:
-                # the sums in sample order, as kernels.criteria.accumulate adds them
+                # the sums in sample order, as kernels.criteria.accumulate adds them; the
+                # second one only for a user's criterion (full)
                 want = [0.0, 0.0]
                 for i in members:
                     want[0] += weight[i] * target[i]
-                    want[1] += weight[i] * target[i] * target[i]
+                    if full:
+                        want[1] += weight[i] * target[i] * target[i]
             else:
                 want = np.bincount(label[members], weights=w, minlength=3)
             np.testing.assert_array_equal(side_stats[side, t], want)
