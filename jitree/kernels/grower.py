@@ -500,7 +500,7 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
         split_samples(data, order, starts, ends, features,
                       table.floats[C_THRESHOLD, first_candidate:last],
                       ints[C_MISSING, first_candidate:last], child_offset, table.child_stats,
-                      table.child_floats[0], table.child_count)
+                      table.child_floats[0], table.child_count, settings.n_blocks)
     criterion = settings.criterion
     if ranks is not None:
         # ranked by the search (the order criteria have no category splits: two children)

@@ -70,8 +70,8 @@ SampleOrder = namedtuple("SampleOrder", [
     "X",              # (n_samples, n_features) X, C-contiguous
     "samples",        # (n_rows,) int32: the samples grouped by node, each node's segment in
                       # increasing sample index
-    "index_scratch",  # (n_blocks, n_rows) int32: a search's sides, per block of pairs
-    "label_scratch",  # (n_blocks, n_rows) classes of those samples, or (n_blocks, 0)
+    "spill",          # (n_rows,) int32: scratch of the partition (the right children's
+                      # samples, at their node's positions)
 ])
 
 Measure = namedtuple("Measure", [

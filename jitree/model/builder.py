@@ -613,12 +613,8 @@ class TreeBuilder:
             label = class_labels(target, not params.has_labels, n_classes)
             rows = presorted.X
             n_rows = rows.shape[0]
-            # a scratch row per search block: two per thread, bounding their memory
-            n_scratch = 2 * numba.get_num_threads()
             samples = SampleOrder(rows, np.arange(n_rows, dtype=np.int32),
-                                np.empty((n_scratch, n_rows), dtype=np.int32),
-                                np.empty((n_scratch, n_rows if label.shape[0] else 0),
-                                         dtype=label.dtype))
+                                  np.empty(n_rows, dtype=np.int32))
             presorted = Presorted(np.empty((n_features, 0), dtype=np.int32),
                                   np.empty((n_features, 0), dtype=rows.dtype),
                                   np.empty((1, 0), dtype=label.dtype), label)
