@@ -79,12 +79,14 @@ def segments(draw):
 
 @settings(deadline=None, max_examples=60)
 @given(segments())
-def test_node_ranges_is_numpy_min_max(segment):
+def test_node_ranges_and_column_range_are_numpy_min_max(segment):
     X, samples, start, end, _ = segment
     d = X.shape[1]
     low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
     node_ranges(X, samples, start, end, low, high, present)
     for f in range(d):
+        # the one-feature pass of the draws that visit few features agrees
+        assert column_range(X, f, samples, start, end) == (low[f], high[f], present[f])
         values = X[samples[start:end], f].astype(np.float64)
         values = values[~np.isnan(values)]
         assert present[f] == values.size
@@ -92,17 +94,6 @@ def test_node_ranges_is_numpy_min_max(segment):
             assert (low[f], high[f]) == (values.min(), values.max())
         else:
             assert (low[f], high[f]) == (np.inf, -np.inf)
-
-
-@settings(deadline=None, max_examples=40)
-@given(segments())
-def test_column_range_is_node_ranges_column(segment):
-    X, samples, start, end, _ = segment
-    d = X.shape[1]
-    low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
-    node_ranges(X, samples, start, end, low, high, present)
-    for f in range(d):
-        assert column_range(X, f, samples, start, end) == (low[f], high[f], present[f])
 
 
 def _tree_data(n, d, label, target, weight):
