@@ -79,7 +79,7 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
     for block in prange(n_blocks):
-        ints = np.empty((3, n_features), dtype=np.int64)      # walk order, chosen, present
+        ints = np.empty((3, n_features), dtype=np.int64)      # walk order, chosen, count
         floats = np.empty((3, n_features))                    # low, high, threshold
         side_stats = np.empty((2, n_features, n_stats))       # left, missing
         side_totals = np.empty((2, 2, n_features))            # (weight, count) x side
@@ -118,12 +118,14 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     max_features = settings.max_features
     gain_ratio = settings.criterion.code == criteria.GAIN_RATIO
     full = settings.criterion.code >= criteria.USER_IMPURITY
-    # drawing a quarter of the features or fewer: only the visited features' ranges
-    lazy = 4 * max_features <= n_features
     for j in range(first, last):
         start = nodes.start[j]
         end = nodes.end[j]
         n = end - start
+        # a node that draws a quarter of the features or fewer measures the range of each
+        # feature its walk visits, column by column (:func:`column_range`); the others
+        # measure every feature's in one pass over the rows
+        lazy = 4 * max_features <= n_features
         if not lazy:
             node_ranges(X, samples, start, end, low, high, present)
         # the features drawn: the walk of select_features over those that vary, or every

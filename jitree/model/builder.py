@@ -375,7 +375,8 @@ def sample_order_exact(params, sample_weight):
     weights in sample order, the presorted one in the feature's order: with other weights,
     and for regression targets, the last bits of a node's statistics may differ, and with
     them a near tie or a node's purity."""
-    return params.has_labels and sample_order_growth(params, sample_weight)
+    return (bool(params.random_splitter) and _numeric(params) and params.has_labels
+            and exact_sums(sample_weight))
 
 
 def exact_sums(weight):
