@@ -84,6 +84,32 @@ def test_prediction_is_the_mean_of_the_trees(data, cls):
     np.testing.assert_allclose(importances, expected / expected.sum())
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
+    """A forest's table has a row per leaf, found through the rank in the leaf's NaN
+    threshold; a forest whose trees outgrow the rank's bits keeps a row per flat node. Both
+    give the same predictions bit for bit: dense X with and without NaN, CSR X."""
+    sparse = pytest.importorskip("scipy.sparse")
+    X = data[0].astype(dtype)
+    X[::7, 2] = np.nan
+    forest = jitree.RandomForestClassifier(n_estimators=5, max_depth=7,
+                                           random_state=1).fit(X, data[1])
+    X_test = np.where(np.arange(X.shape[0])[:, None] % 5 == 0, 0.0, X).astype(dtype)
+    inputs = [X_test, np.nan_to_num(X_test), sparse.csr_matrix(np.nan_to_num(X_test))]
+    by_leaf = [forest.predict_proba(x) for x in inputs]
+    flat, table = forest._layout(dtype)
+    leaves = flat.left == np.arange(flat.left.shape[0])
+    assert table.shape[0] == leaves.sum() == sum(t.tree_.n_leaves for t in forest.estimators_)
+    assert np.isnan(flat.threshold[leaves]).all() and not np.isnan(flat.threshold[~leaves]).any()
+    monkeypatch.setattr(jitree.kernels.predict, "LEAF_RANK_BITS", 2)  # 4 leaves at most
+    forest._layouts = {}
+    flat, table = forest._layout(dtype)
+    assert (flat.leaf_base == -1).all() and table.shape[0] == flat.left.shape[0]
+    assert np.isposinf(flat.threshold[leaves]).all()
+    for x, expected in zip(inputs, by_leaf, strict=True):
+        np.testing.assert_array_equal(forest.predict_proba(x), expected)
+
 def test_bootstrap_bags_are_sample_weights(data):
     X, y, _ = data
     forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,

@@ -206,11 +206,16 @@ TreeWalk = namedtuple("TreeWalk", [
 FlatTrees = namedtuple("FlatTrees", [
     # one or several trees in the flat layout of jitree.kernels.predict (Tree.flat)
     "feature",        # (n_flat,) int32
-    "threshold",      # (n_flat,) X's dtype (+inf at leaves)
+    "threshold",      # (n_flat,) X's dtype (at leaves: +inf or NaN, see leaf_base)
     "left",           # (n_flat,) int32: left child (right = left + 1); a leaf is its own
     "missing_right",  # (n_flat,) uint8: NaN goes right
     "root",           # (n_trees,) int64: each tree's root
     "depth",          # (n_trees,) int64: each tree's depth
+    "threshold_bits",  # threshold viewed as unsigned ints (the same memory)
+    "leaf_base",      # (n_trees,) int64: the table row of tree t's first leaf, its leaves'
+                      # rows following in flat order, each leaf's threshold a NaN whose low
+                      # LEAF_RANK_BITS bits hold its rank; -1: the table has a row per flat
+                      # node and a leaf's threshold is +inf (jitree.kernels.predict.table_row)
 ])
 
 FlatCategories = namedtuple("FlatCategories", [

@@ -40,7 +40,7 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels import predict as _predict
-from ..kernels.records import FlatTrees, TreeWalk
+from ..kernels.records import TreeWalk
 from . import leaf_samples, pruning
 from ._base import (
     CATEGORY_SMOOTHING,
@@ -80,6 +80,7 @@ from .tree import (
     SPLIT_SUBSET,
     concatenate_flat_tests,
     flat_categories,
+    flat_trees,
     infinity_bits,
     kernel_output,
     raise_infinite,
@@ -639,29 +640,13 @@ class BaseForest(ParamsMixin):
 
     # -- prediction --------------------------------------------------------------------------
     def _layout(self, dtype):
-        """The trees' flat layouts concatenated (built once per X dtype)."""
+        """The trees' flat layouts concatenated and their leaves' table (:func:`flat_trees`),
+        built once per X dtype."""
         dtype = np.dtype(dtype)
         if dtype not in self._layouts:
-            features, thresholds, lefts, roots, depths, tables = [], [], [], [], [], []
-            missing_right = []
-            offset = 0
-            for model in self.estimators_:
-                tree = model.tree_
-                feature, threshold, left, max_depth, node_of_flat = tree.flat(dtype)
-                missing_right.append(tree.flat_missing_right())
-                features.append(feature)
-                thresholds.append(threshold)
-                lefts.append(left + offset)
-                roots.append(offset)
-                depths.append(max_depth)
-                tables.append(self._node_table(model)[node_of_flat])
-                offset += feature.shape[0]
-            self._layouts[dtype] = (
-                FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
-                                     np.concatenate(lefts).astype(np.int32),
-                                     np.concatenate(missing_right)),
-                          np.array(roots, dtype=np.int64), np.array(depths, dtype=np.int64)),
-                np.ascontiguousarray(np.concatenate(tables)))
+            self._layouts[dtype] = flat_trees(
+                [model.tree_ for model in self.estimators_], dtype,
+                [self._node_table(model) for model in self.estimators_])
         return self._layouts[dtype]
 
     def _walk_kind(self):

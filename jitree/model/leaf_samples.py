@@ -32,8 +32,8 @@ import numba
 import numpy as np
 
 from ..kernels import quantiles as _quantiles
-from ..kernels.records import FlatTrees, LeafSamples, QuantileLayout
-from .tree import infinity_bits, raise_infinite, read_only, walk_rows
+from ..kernels.records import LeafSamples, QuantileLayout
+from .tree import flat_trees, infinity_bits, raise_infinite, read_only, walk_rows
 
 
 def _preorder(tree, parent, levels):
@@ -203,26 +203,6 @@ def layout_of(model, samples):
 QUANTILE_CHUNK_ROWS = 1024  # most rows per parallel task of predict_quantiles_flat
 
 
-def _flat_trees(trees, dtype):
-    """The trees' flat layouts concatenated (a FlatTrees), as forests lay them out for
-    prediction."""
-    features, thresholds, lefts, missing, roots, depths = [], [], [], [], [], []
-    offset = 0
-    for tree in trees:
-        feature, threshold, left, max_depth, _ = tree.flat(dtype)
-        features.append(feature)
-        thresholds.append(threshold)
-        lefts.append(left + offset)
-        missing.append(tree.flat_missing_right())
-        roots.append(offset)
-        depths.append(max_depth)
-        offset += feature.shape[0]
-    return FlatTrees(*read_only(np.concatenate(features), np.concatenate(thresholds),
-                                np.concatenate(lefts).astype(np.int32),
-                                np.concatenate(missing)),
-                     np.array(roots, dtype=np.int64), np.array(depths, dtype=np.int64))
-
-
 def _flat_leaf_table(trees, table, dtype):
     """``table`` (rows in the trees' node order, one tree after another) in the order of
     their flat layouts concatenated."""
@@ -260,7 +240,7 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
             flat = flat_of(dtype)
         else:
             if ("flat", dtype) not in cache:
-                cache[("flat", dtype)] = _flat_trees(trees, dtype)
+                cache[("flat", dtype)] = flat_trees(trees, dtype)[0]
             flat = cache[("flat", dtype)]
         threads = numba.get_num_threads()
         chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))

@@ -18,6 +18,7 @@ FEATURE_NUMERIC = 0
 FEATURE_ORDINAL = 1
 FEATURE_CATEGORICAL = 2
 _ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
+_NODE_ROWS = np.full(1, -1, dtype=np.int64)  # its leaf_base: a table row per flat node
 
 # one entry per node
 _ARRAYS = (
@@ -159,6 +160,51 @@ def infinity_bits(X):
         return X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
     return (X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
             np.uint64(0x7FF0000000000000))
+
+
+# the bits of a quiet NaN of each threshold type; a forest's leaf has this NaN with its rank
+# in the low bits as threshold (jitree.kernels.predict.table_row)
+_QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
+              np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
+
+
+def flat_trees(trees, dtype, tables=None):
+    """The flat layouts (:meth:`Tree.flat`) of ``trees`` concatenated, one tree after the
+    other, for X of ``dtype``: ``(FlatTrees, table)``.
+
+    ``tables``: each tree's prediction table, a row per Tree node. The returned table then has
+    a row per leaf, tree after tree, each tree's leaves in flat order from its ``leaf_base``,
+    and each leaf's threshold becomes a NaN that holds the leaf's rank among them; a tree of
+    more leaves than LEAF_RANK_BITS count keeps a row per flat node for every tree
+    (``leaf_base`` -1, +inf at leaves). Without ``tables`` the table is None and the leaves
+    keep +inf."""
+    dtype = np.dtype(dtype)
+    parts = [tree.flat(dtype) for tree in trees]  # (feature, threshold, left, depth, node ids)
+    roots = np.cumsum([0] + [part[0].shape[0] for part in parts[:-1]]).astype(np.int64)
+    threshold = np.concatenate([part[1] for part in parts])
+    bits = threshold.view(_QUIET_NAN[dtype].dtype)
+    leaf_base = np.full(len(trees), -1, dtype=np.int64)
+    table = None
+    if tables is not None:
+        by_leaf = all(tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
+        rows = []
+        for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True)):
+            left, node_of_flat = part[2], part[4]
+            if by_leaf:
+                leaves = np.flatnonzero(left == np.arange(left.shape[0]))
+                bits[roots[t] + leaves] = (_QUIET_NAN[dtype]
+                                           | np.arange(leaves.shape[0]).astype(bits.dtype))
+                leaf_base[t] = sum(row.shape[0] for row in rows)
+                rows.append(np.asarray(tree_table)[node_of_flat[leaves]])
+            else:
+                rows.append(np.asarray(tree_table)[node_of_flat])
+        table = read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
+    left = np.concatenate([part[2] + root for part, root in zip(parts, roots, strict=True)])
+    flat = FlatTrees(*read_only(
+        np.concatenate([part[0] for part in parts]), threshold, left.astype(np.int32),
+        np.concatenate([tree.flat_missing_right() for tree in trees]), roots,
+        np.array([part[3] for part in parts], dtype=np.int64), bits, leaf_base))
+    return flat, table
 
 
 def read_only(*arrays):
@@ -684,7 +730,8 @@ class Tree:
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                             np.array([max_depth]))
+                             np.array([max_depth]), threshold.view(_QUIET_NAN[X.dtype].dtype),
+                             _NODE_ROWS)
             _predict.predict_flat_csr(X.arrays, X.missing, flat, table,
                                       _predict.CHUNK_ROWS, out)
             return out
@@ -693,7 +740,8 @@ class Tree:
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                             np.array([max_depth]))
+                             np.array([max_depth]), threshold.view(_QUIET_NAN[X.dtype].dtype),
+                             _NODE_ROWS)
             if self.is_binary_threshold:
                 infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
                                                  _predict.CHUNK_ROWS, out)
