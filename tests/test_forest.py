@@ -110,6 +110,20 @@ def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
     for x, expected in zip(inputs, by_leaf, strict=True):
         np.testing.assert_array_equal(forest.predict_proba(x), expected)
 
+
+def test_pickle_leaves_the_prediction_layouts_behind(data):
+    """A pickled forest carries no layout its predictions built (another jitree's layouts
+    may differ), and predicts the same after loading."""
+    import pickle
+
+    forest = jitree.RandomForestClassifier(n_estimators=3, max_depth=5,
+                                           random_state=0).fit(data[0], data[1])
+    expected = forest.predict_proba(data[0])
+    assert forest._layouts
+    loaded = pickle.loads(pickle.dumps(forest))
+    assert loaded._layouts == {} and forest._layouts
+    np.testing.assert_array_equal(loaded.predict_proba(data[0]), expected)
+
 def test_bootstrap_bags_are_sample_weights(data):
     X, y, _ = data
     forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,

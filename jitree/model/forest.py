@@ -348,6 +348,16 @@ class BaseForest(ParamsMixin):
     _tree_class = None
     _splitter = "best"
 
+    def __getstate__(self):
+        """The forest without the layouts its predictions built (rebuilt at the next one):
+        a pickle of the model alone, which a later jitree, whose layouts may differ, loads."""
+        state = self.__dict__.copy()
+        if "_layouts" in state:
+            state["_layouts"] = {}
+        state.pop("_quantile_layout", None)
+        state.pop("_shap_layout", None)
+        return state
+
     # -- fitting -----------------------------------------------------------------------------
     def _tree_template(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
