@@ -84,7 +84,6 @@ def test_prediction_is_the_mean_of_the_trees(data, cls):
     np.testing.assert_allclose(importances, expected / expected.sum())
 
 
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
     """A forest's table has a row per leaf, found through the rank in the leaf's NaN
@@ -123,6 +122,7 @@ def test_pickle_leaves_the_prediction_layouts_behind(data):
     loaded = pickle.loads(pickle.dumps(forest))
     assert loaded._layouts == {} and forest._layouts
     np.testing.assert_array_equal(loaded.predict_proba(data[0]), expected)
+
 
 def test_bootstrap_bags_are_sample_weights(data):
     X, y, _ = data

@@ -188,16 +188,18 @@ def flat_trees(trees, dtype, tables=None):
     if tables is not None:
         by_leaf = all(tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
         rows = []
+        n_rows = 0
         for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True)):
             left, node_of_flat = part[2], part[4]
             if by_leaf:
                 leaves = np.flatnonzero(left == np.arange(left.shape[0]))
                 bits[roots[t] + leaves] = (_QUIET_NAN[dtype]
                                            | np.arange(leaves.shape[0]).astype(bits.dtype))
-                leaf_base[t] = sum(row.shape[0] for row in rows)
+                leaf_base[t] = n_rows
                 rows.append(np.asarray(tree_table)[node_of_flat[leaves]])
             else:
                 rows.append(np.asarray(tree_table)[node_of_flat])
+            n_rows += rows[-1].shape[0]
         table = read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
     left = np.concatenate([part[2] + root for part, root in zip(parts, roots, strict=True)])
     flat = FlatTrees(*read_only(
@@ -590,6 +592,15 @@ class Tree:
         dtype = np.dtype(dtype)
         return self.cached(("flat", dtype), lambda: self._build_flat(dtype))
 
+    def _flat_record(self, dtype):
+        """``(FlatTrees, node_of_flat)`` of this tree alone for X of ``dtype``: its table
+        has a row per flat node (the table depends on the method: labels, probabilities,
+        node ids)."""
+        feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
+        return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
+                          np.array([max_depth]), threshold.view(_QUIET_NAN[dtype].dtype),
+                          _NODE_ROWS), node_of_flat)
+
     def _flat_order(self):
         """Tree ids in flat order: the root, then the two children of each internal node in
         the depth-first (pre-)order of the internal nodes
@@ -725,23 +736,15 @@ class Tree:
         the Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
         is walked by its rows' stored values."""
         node_table = np.asarray(node_table)
-        if isinstance(X, CsrRows):
-            feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
+        if isinstance(X, CsrRows) or self.is_binary_threshold or self.has_flat_categories:
+            flat, node_of_flat = self.cached(("flat_trees", X.dtype),
+                                             lambda: self._flat_record(X.dtype))
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
-            flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                             np.array([max_depth]), threshold.view(_QUIET_NAN[X.dtype].dtype),
-                             _NODE_ROWS)
-            _predict.predict_flat_csr(X.arrays, X.missing, flat, table,
-                                      _predict.CHUNK_ROWS, out)
-            return out
-        if self.is_binary_threshold or self.has_flat_categories:
-            feature, threshold, left, max_depth, node_of_flat = self.flat(X.dtype)
-            table = np.ascontiguousarray(node_table[node_of_flat])
-            out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
-            flat = FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                             np.array([max_depth]), threshold.view(_QUIET_NAN[X.dtype].dtype),
-                             _NODE_ROWS)
+            if isinstance(X, CsrRows):
+                _predict.predict_flat_csr(X.arrays, X.missing, flat, table,
+                                          _predict.CHUNK_ROWS, out)
+                return out
             if self.is_binary_threshold:
                 infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
                                                  _predict.CHUNK_ROWS, out)
