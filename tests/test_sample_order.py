@@ -14,7 +14,7 @@ import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
 from jitree.kernels import criteria
 from jitree.kernels.records import TreeData
-from jitree.kernels.sample_order import column_range, node_ranges, node_sides
+from jitree.kernels.sample_order import column_range, columns_range, node_ranges, node_sides
 from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
@@ -65,13 +65,16 @@ def assert_same_trees(a, b):
 
 @st.composite
 def segments(draw):
-    n = draw(st.integers(1, 40))
+    # segments longer than a block of samples (SIDE_BLOCK) too
+    n = draw(st.integers(257, 700)) if draw(st.booleans()) else draw(st.integers(1, 40))
     d = draw(st.integers(1, 6))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
     X = rng.integers(-3, 4, (n, d)).astype(dtype)
     X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.3, 1.0]))] = np.nan
     samples = rng.permutation(n).astype(np.int32)
+    if draw(st.booleans()):
+        return X, samples, 0, n, rng  # a whole node
     start = draw(st.integers(0, n - 1))
     end = draw(st.integers(start + 1, n))
     return X, samples, start, end, rng
@@ -80,13 +83,23 @@ def segments(draw):
 @settings(deadline=None, max_examples=60)
 @given(segments())
 def test_node_ranges_and_column_range_are_numpy_min_max(segment):
-    X, samples, start, end, _ = segment
+    X, samples, start, end, rng = segment
+    # distinct values, so that every block's range counts
+    X = np.where(np.isnan(X), X, rng.normal(size=X.shape)).astype(X.dtype)
     d = X.shape[1]
     low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
     node_ranges(X, samples, start, end, low, high, present)
+    # the passes of the draws that visit few features: some features, in walk order, in
+    # blocks of samples; the features not visited keep what they held
+    visit = rng.permutation(d)[:rng.integers(0, d + 1)].astype(np.int64)
+    some = np.full((3, d), 7.0), np.full(d, 7, dtype=np.int64)
+    columns_range(X, np.concatenate([visit, [-1]]), visit.shape[0], samples, start, end,
+                  some[0][0], some[0][1], some[1])
     for f in range(d):
         # the one-feature pass of the draws that visit few features agrees
         assert column_range(X, f, samples, start, end) == (low[f], high[f], present[f])
+        got = (some[0][0, f], some[0][1, f], some[1][f])
+        assert got == ((low[f], high[f], present[f]) if f in visit else (7.0, 7.0, 7))
         values = X[samples[start:end], f].astype(np.float64)
         values = values[~np.isnan(values)]
         assert present[f] == values.size

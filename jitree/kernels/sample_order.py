@@ -55,6 +55,32 @@ def column_range(X, f, samples, start, end):
     return low, high, count
 
 
+# samples per block of columns_range and node_sides: their rows stay in the first-level
+# cache while every feature of the pass reads them
+SIDE_BLOCK = 256
+
+
+@borrowing(inline="always")
+def columns_range(X, features, n_features, samples, start, end, low, high, present):
+    """:func:`column_range` of each of ``features[:n_features]`` into ``low[f]``,
+    ``high[f]``, ``present[f]``, in one pass over the samples' rows: blocks of
+    :data:`SIDE_BLOCK` samples, each read by every feature in turn with its running range in
+    registers (as :func:`node_sides` reads them)."""
+    for v in range(n_features):
+        f = features[v]
+        low[f] = np.inf
+        high[f] = -np.inf
+        present[f] = 0
+    for first in range(start, end, SIDE_BLOCK):
+        last = min(end, first + SIDE_BLOCK)
+        for v in range(n_features):
+            f = features[v]
+            block_low, block_high, block_count = column_range(X, f, samples, first, last)
+            low[f] = min(low[f], block_low)
+            high[f] = max(high[f], block_high)
+            present[f] += block_count
+
+
 @jit(inline="always")
 def varies(low, high, count, n):
     """Whether a node of ``n`` samples whose feature has ``count`` non-missing values in
@@ -79,7 +105,7 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
     for block in prange(n_blocks):
-        ints = np.empty((3, n_features), dtype=np.int64)      # walk order, chosen, count
+        ints = np.empty((4, n_features), dtype=np.int64)      # walk, chosen, count, visits
         floats = np.empty((3, n_features))                    # low, high, threshold
         side_stats = np.empty((2, n_features, n_stats))       # left, missing
         side_totals = np.empty((2, 2, n_features))            # (weight, count) x side
@@ -94,11 +120,14 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
 def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     """The nodes ``first:last`` of :func:`find_node_splits` (``work``: the block's scratch).
     Per node: every feature's range in one pass over the rows (:func:`node_ranges`), or,
-    when the node draws a quarter of the features or fewer, the range of each feature the
-    draw visits (:func:`column_range`: trees of 150k x 20, 1 thread, 183-186 against
-    202-210 ms at 4 features a node, 195-204 against 190-193 ms at 6, 208-234 against
-    179-185 ms at 10); then, once the features are drawn and their thresholds, every drawn
-    feature's left and missing statistics (:func:`node_sides`). Compiled without reference
+    when the node draws a quarter of the features or fewer, the ranges of the features the
+    draw visits (trees of 150k x 20, 1 thread, 183-186 against 202-210 ms at 4 features a
+    node, 195-204 against 190-193 ms at 6, 208-234 against 179-185 ms at 10, when each
+    visited feature took a pass of its own). The walk's next features, as many as the draw
+    still needs, are measured together in one pass (:func:`columns_range`: Extra-Trees
+    classifier, 4 of 20 features, 175-187 against 195-200 ms a tree). Then, once the
+    features are drawn and their thresholds, every drawn feature's left and missing
+    statistics (:func:`node_sides`). Compiled without reference
     counting: the views and records made per node would be counted."""
     ints, floats, side_stats, side_totals, scratch = work
     out_feature, out_pos, out_missing, out_threshold = out
@@ -108,6 +137,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     walk = ints[0]
     chosen = ints[1]
     present = ints[2]
+    visit = ints[3]
     low = floats[0]
     high = floats[1]
     threshold = floats[2]
@@ -122,9 +152,9 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         start = nodes.start[j]
         end = nodes.end[j]
         n = end - start
-        # a node that draws a quarter of the features or fewer measures the range of each
-        # feature its walk visits, column by column (:func:`column_range`); the others
-        # measure every feature's in one pass over the rows
+        # a node that draws a quarter of the features or fewer measures the ranges of the
+        # features its walk visits (:func:`columns_range`); the others measure every
+        # feature's in one pass over the rows
         lazy = 4 * max_features <= n_features
         if not lazy:
             node_ranges(X, samples, start, end, low, high, present)
@@ -135,22 +165,30 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
             key = stream_key(seed, nodes.id[j], -1)
             for f in range(n_features):
                 walk[f] = f
-            for step in range(n_features):
-                f = walk_step(key, step, walk, allowed, j)
-                if f < 0:
-                    continue
+            step = 0
+            while count < max_features and step < n_features:
+                # the walk's next allowed features, as many as the draw still needs: if all
+                # of them vary they are the draw's last ones, so the node measures their
+                # ranges together (one pass over its rows) and no other
+                visits = 0
+                while visits < max_features - count and step < n_features:
+                    f = walk_step(key, step, walk, allowed, j)
+                    step += 1
+                    if f >= 0:
+                        visit[visits] = f
+                        visits += 1
                 if lazy:
-                    low[f], high[f], present[f] = column_range(X, f, samples, start, end)
-                if not varies(low[f], high[f], present[f], n):
-                    continue
-                t = count  # insertion in increasing feature order (the tie rule)
-                while t > 0 and chosen[t - 1] > f:
-                    chosen[t] = chosen[t - 1]
-                    t -= 1
-                chosen[t] = f
-                count += 1
-                if count == max_features:
-                    break
+                    columns_range(X, visit, visits, samples, start, end, low, high, present)
+                for v in range(visits):
+                    f = visit[v]
+                    if not varies(low[f], high[f], present[f], n):
+                        continue
+                    t = count  # insertion in increasing feature order (the tie rule)
+                    while t > 0 and chosen[t - 1] > f:
+                        chosen[t] = chosen[t - 1]
+                        t -= 1
+                    chosen[t] = f
+                    count += 1
         else:
             for f in range(n_features):
                 if (allowed.shape[1] == 0 or allowed[j, f]) \
@@ -221,11 +259,6 @@ def node_ranges(X, samples, start, end, low, high, present):
             low[f] = x if x < low[f] else low[f]
             high[f] = x if x > high[f] else high[f]
             present[f] += x == x
-
-
-# samples per block of node_sides: their rows stay in the first-level cache while every drawn
-# feature reads them
-SIDE_BLOCK = 256
 
 
 @borrowing(inline="always")
