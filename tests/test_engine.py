@@ -145,9 +145,10 @@ def test_mark_and_count_and_partition_are_the_naive_split(data, cut):
     before = presorted.sorted_index.copy()
     bits = np.zeros((n + 63) // 64, dtype=np.uint64)
     pack_bits(goes_left, bits)
+    # the left side's size as the grower passes it: the left child's count
     partition(presorted.sorted_index, presorted.sorted_value, presorted.sorted_label, bits,
               np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64),
-              np.full(1, -1, dtype=np.int64))
+              np.full(1, -1, dtype=np.int64), children.count[:1].copy())
     for g in range(d):
         row = before[g]
         want = np.concatenate([row[left[row]], row[~left[row]]])

@@ -130,12 +130,13 @@ def pack_bits(flags, bits):
 
 @pjit
 def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_start,
-              split_end, split_feature):
+              split_end, split_feature, split_left):
     """Stable partition of every feature's segment of every split node, parallel over features.
 
     Invariant after the call, for node j and every feature: positions
-    ``split_start[j]:split_start[j] + n_left`` hold its left samples and the rest its right
-    samples, each group in increasing feature value. Labels move with their samples.
+    ``split_start[j]:split_start[j] + split_left[j]`` hold its left samples (``split_left[j]``
+    of them) and the rest its right samples, each group in increasing feature value. Labels
+    move with their samples.
     """
     n_features = sorted_index.shape[0]
     n_split = split_start.shape[0]
@@ -147,37 +148,36 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
         index_row = sorted_index[f]
         value_row = sorted_value[f]
         label_row = sorted_label[f] if with_labels else sorted_label[0]
-        spill_index = np.empty(longest + 1, dtype=sorted_index.dtype)
-        spill_value = np.empty(longest + 1, dtype=sorted_value.dtype)
-        spill_label = np.empty(longest + 1 if with_labels else 0, dtype=sorted_label.dtype)
+        spill_index = np.empty(longest, dtype=sorted_index.dtype)
+        spill_value = np.empty(longest, dtype=sorted_value.dtype)
+        spill_label = np.empty(longest if with_labels else 0, dtype=sorted_label.dtype)
         for j in range(n_split):
             if split_feature[j] == f:
                 continue  # already ordered left | right by the split itself
             # unsigned positions and sample indices: numba adds no negative-index fix-up
             # to the loads and stores (a third of this loop's time when it did)
-            write = np.uint64(split_start[j])
-            n_right = np.uint64(0)
-            # branch-free: every sample is written to both destinations and only the pointer of
-            # its side advances (a data-dependent branch here mispredicts half the time)
-            for k in range(np.uint64(split_start[j]), np.uint64(split_end[j])):
-                i = np.uint64(index_row[k])
-                value = value_row[k]
+            start = np.uint64(split_start[j])
+            n = np.uint64(split_end[j]) - start
+            n_left = np.uint64(split_left[j])
+            # branch-free: each sample is written once, into the spill at its place in its
+            # side (the left side's size is known), and the spill is copied back
+            left = np.uint64(0)
+            for k in range(n):
+                i = np.uint64(index_row[start + k])
                 to_left = (goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE
-                index_row[write] = i
-                value_row[write] = value
-                spill_index[n_right] = i
-                spill_value[n_right] = value
+                to = left if to_left else n_left + k - left
+                spill_index[to] = i
+                spill_value[to] = value_row[start + k]
                 if with_labels:
-                    label = label_row[k]
-                    label_row[write] = label
-                    spill_label[n_right] = label
-                write += to_left
-                n_right += _ONE - to_left
-            for r in range(n_right):
-                index_row[write + r] = spill_index[r]
-                value_row[write + r] = spill_value[r]
-                if with_labels:
-                    label_row[write + r] = spill_label[r]
+                    spill_label[to] = label_row[start + k]
+                left += to_left
+            for k in range(n):
+                index_row[start + k] = spill_index[k]
+            for k in range(n):
+                value_row[start + k] = spill_value[k]
+            if with_labels:
+                for k in range(n):
+                    label_row[start + k] = spill_label[k]
 
 
 @pjit
