@@ -13,8 +13,15 @@ import jitree.model.builder as builder
 import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
 from jitree.kernels import criteria
-from jitree.kernels.records import TreeData
-from jitree.kernels.sample_order import column_range, columns_range, node_ranges, node_sides
+from jitree.kernels.categorical import MISSING_LEFT, MISSING_RIGHT
+from jitree.kernels.records import SampleOrder, TreeData
+from jitree.kernels.sample_order import (
+    column_range,
+    columns_range,
+    node_ranges,
+    node_sides,
+    split_samples,
+)
 from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
@@ -155,6 +162,49 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
             np.testing.assert_array_equal(side_stats[side, t], want)
             assert side_totals[side, 0, t] == w.sum()
             assert side_totals[side, 1, t] == members.size
+
+
+@settings(deadline=None, max_examples=60)
+@given(segments(), st.booleans(), st.booleans(), st.booleans())
+def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan_left):
+    X, samples, start, end, rng = segment
+    n, d = X.shape
+    f = int(rng.integers(d))
+    threshold = rng.integers(-3, 4) + 0.5 * rng.integers(0, 2)
+    weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
+    if regression:
+        label, target = np.empty(0, dtype=np.uint8), rng.normal(size=n)
+        n_stats = 2
+    else:
+        label, target = rng.integers(0, 3, n).astype(np.uint8), np.empty(0)
+        n_stats = 3
+    before = samples.copy()
+    stats, weights = np.full((2, n_stats), np.nan), np.full(2, np.nan)
+    counts = np.full(2, -1, dtype=np.int64)
+    split_samples(_tree_data(n, d, label, target, weight),
+                  SampleOrder(X, samples, np.full(n, -1, dtype=np.int32)),
+                  np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
+                  np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
+                  stats, weights, counts, 1)
+    node = before[start:end]
+    values = X[node, f]
+    left = (values <= threshold) | (nan_left & np.isnan(values))
+    # a stable partition of the node's segment, and nothing else moved
+    np.testing.assert_array_equal(samples[start:end], np.concatenate([node[left],
+                                                                      node[~left]]))
+    np.testing.assert_array_equal(samples[:start], before[:start])
+    np.testing.assert_array_equal(samples[end:], before[end:])
+    for side, members in enumerate([node[left], node[~left]]):
+        w = weight[members]
+        assert counts[side] == members.size
+        assert weights[side] == pytest.approx(w.sum(), rel=1e-12)
+        if regression:
+            want = [np.sum(w * target[members]), np.sum(w * target[members] ** 2)]
+            np.testing.assert_allclose(stats[side], want, rtol=1e-12, atol=1e-12)
+        else:
+            # whole-number weights: the class weights are exact
+            np.testing.assert_array_equal(
+                stats[side], np.bincount(label[members], weights=w, minlength=3))
 
 
 # -- the trees, against the presorted growth's ---------------------------------------------------
