@@ -124,6 +124,15 @@ def _tree_data(n, d, label, target, weight):
                     label.shape[0] == 0, np.empty((n, 0)), np.empty((n, 0), dtype=np.int32))
 
 
+def _targets(rng, n, regression, weighted):
+    """Whole-number weights (or ones), and a regression target or three classes, with the
+    number of statistics of a node: (weight, label, target, n_stats)."""
+    weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
+    if regression:
+        return weight, np.empty(0, dtype=np.uint8), rng.normal(size=n), 2
+    return weight, rng.integers(0, 3, n).astype(np.uint8), np.empty(0), 3
+
+
 @settings(deadline=None, max_examples=60)
 @given(segments(), st.booleans(), st.booleans(), st.booleans())
 def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
@@ -132,13 +141,7 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
     chosen = rng.permutation(d)[:rng.integers(1, d + 1)].astype(np.int64)
     count = chosen.shape[0]
     threshold = rng.integers(-3, 4, count) + 0.5 * rng.integers(0, 2, count)
-    weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
-    if regression:
-        label, target = np.empty(0, dtype=np.uint8), rng.normal(size=n)
-        n_stats = 2
-    else:
-        label, target = rng.integers(0, 3, n).astype(np.uint8), np.empty(0)
-        n_stats = 3
+    weight, label, target, n_stats = _targets(rng, n, regression, weighted)
     node = samples[start:end]
     present = (~np.isnan(X[node])).sum(axis=0).astype(np.int64)
     side_stats = np.full((2, d, n_stats), np.nan)
@@ -171,13 +174,7 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     n, d = X.shape
     f = int(rng.integers(d))
     threshold = rng.integers(-3, 4) + 0.5 * rng.integers(0, 2)
-    weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
-    if regression:
-        label, target = np.empty(0, dtype=np.uint8), rng.normal(size=n)
-        n_stats = 2
-    else:
-        label, target = rng.integers(0, 3, n).astype(np.uint8), np.empty(0)
-        n_stats = 3
+    weight, label, target, n_stats = _targets(rng, n, regression, weighted)
     before = samples.copy()
     stats, weights = np.full((2, n_stats), np.nan), np.full(2, np.nan)
     counts = np.full(2, -1, dtype=np.int64)
