@@ -148,14 +148,14 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     max_features = settings.max_features
     gain_ratio = settings.criterion.code == criteria.GAIN_RATIO
     full = settings.criterion.code >= criteria.USER_IMPURITY
+    # a node that draws a quarter of the features or fewer measures the ranges of the
+    # features its walk visits (:func:`columns_range`); the others measure every feature's
+    # in one pass over the rows
+    lazy = 4 * max_features <= n_features
     for j in range(first, last):
         start = nodes.start[j]
         end = nodes.end[j]
         n = end - start
-        # a node that draws a quarter of the features or fewer measures the ranges of the
-        # features its walk visits (:func:`columns_range`); the others measure every
-        # feature's in one pass over the rows
-        lazy = 4 * max_features <= n_features
         if not lazy:
             node_ranges(X, samples, start, end, low, high, present)
         # the features drawn: the walk of select_features over those that vary, or every

@@ -593,13 +593,18 @@ class Tree:
         return self.cached(("flat", dtype), lambda: self._build_flat(dtype))
 
     def _flat_record(self, dtype):
-        """``(FlatTrees, node_of_flat)`` of this tree alone for X of ``dtype``: its table
-        has a row per flat node (the table depends on the method: labels, probabilities,
-        node ids)."""
-        feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
-        return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                          np.array([max_depth]), threshold.view(_QUIET_NAN[dtype].dtype),
-                          _NODE_ROWS), node_of_flat)
+        """``(FlatTrees, node_of_flat)`` of this tree alone for X of ``dtype`` (built once per
+        dtype): its table has a row per flat node (the table depends on the method: labels,
+        probabilities, node ids)."""
+        dtype = np.dtype(dtype)
+
+        def build():
+            feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
+            return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
+                              np.array([max_depth]), threshold.view(_QUIET_NAN[dtype].dtype),
+                              _NODE_ROWS), node_of_flat)
+
+        return self.cached(("flat_trees", dtype), build)
 
     def _flat_order(self):
         """Tree ids in flat order: the root, then the two children of each internal node in
@@ -737,8 +742,7 @@ class Tree:
         is walked by its rows' stored values."""
         node_table = np.asarray(node_table)
         if isinstance(X, CsrRows) or self.is_binary_threshold or self.has_flat_categories:
-            flat, node_of_flat = self.cached(("flat_trees", X.dtype),
-                                             lambda: self._flat_record(X.dtype))
+            flat, node_of_flat = self._flat_record(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
             out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
             if isinstance(X, CsrRows):
