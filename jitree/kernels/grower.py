@@ -266,8 +266,11 @@ def splittable(nodes, node, settings, is_regression):
 def search_group(data, settings, categories, ranks, order, nodes, open_nodes, first, last,
                  out_best):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
-    ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array.
-    Ties: lowest feature index (see :func:`best_pair_per_node`). ``order``: a
+    ``out_best[:, j]`` = (feature or -1, pos, missing); returns (threshold, children), each
+    node's threshold and, for a classifier growing in sample order, its split's children
+    (``children[j]``: class weights then weight of the left child, then of the right; see
+    :func:`jitree.kernels.sample_order.search_nodes`), else an empty array. Ties: lowest
+    feature index (see :func:`best_pair_per_node`). ``order``: a
     :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth of the random
     splitter (:mod:`jitree.kernels.sample_order`), else None."""
     n_features = data.sorted_index.shape[0]
@@ -287,13 +290,14 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         pos = np.empty(m, dtype=np.int64)
         missing = np.empty(m, dtype=np.int64)
         threshold = np.empty(m)
+        children = np.empty((0 if data.is_regression else m, 2, batch.stats.shape[1] + 1))
         find_node_splits(data, order, plain_settings(settings), settings.criterion, batch,
-                         allowed, feature, pos, missing, threshold)
+                         allowed, feature, pos, missing, threshold, children)
         for j in range(m):
             out_best[0, first + j] = feature[j]
             out_best[1, first + j] = pos[j]
             out_best[2, first + j] = missing[j]
-        return threshold
+        return threshold, children
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
         count = np.zeros(m, dtype=np.int64)
@@ -346,7 +350,7 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         out_best[1, first + j] = out.pos[b] if b >= 0 else 0
         out_best[2, first + j] = out.missing[b] if b >= 0 else 0
         threshold[j] = out.threshold[b] if b >= 0 else 0.0
-    return threshold
+    return threshold, np.empty((0, 2, 0))
 
 
 @jit
@@ -396,13 +400,21 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
     m = open_nodes.shape[1]
     best = np.empty((3, m), dtype=np.int64)
     threshold = np.empty(m)
+    # a classifier growing in sample order: its splits' children, from the search
+    searched_children = order is not None and not data.is_regression
+    n_stats = nodes.stats.shape[1]
+    children_of = np.empty((m if searched_children else 0, 2, n_stats + 1))
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
     for first in range(0, m, group):
         last = min(m, first + group)
-        found = search_group(data, settings, categories, ranks, order, nodes, open_nodes, first,
-                             last, best)
+        found, children = search_group(data, settings, categories, ranks, order, nodes,
+                                       open_nodes, first, last, best)
         for j in range(last - first):
             threshold[first + j] = found[j]
+        for j in range(children.shape[0]):
+            for side in range(2):
+                for s in range(n_stats + 1):
+                    children_of[first + j, side, s] = children[j, side, s]
     # each found split's children (multiway: pos holds their number) and category runs
     n_children_of = np.full(m, 2, dtype=np.int64)
     n_details_of = np.zeros(m, dtype=np.int64)
@@ -461,6 +473,11 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
             ints[C_MISSING_SLOT, c] = 0 if best[2, j] == MISSING_LEFT else 1
         ints[C_CHILD_FIRST, c] = child
         ints[C_CHILD_END, c] = child + size
+        if searched_children:
+            for side in range(2):
+                for s in range(n_stats):
+                    table.child_stats[child + side, s] = children_of[j, side, s]
+                table.child_floats[0, child + side] = children_of[j, side, n_stats]
         ints[C_DETAIL_FIRST, c] = detail
         ints[C_DETAIL_END, c] = detail + detail_size
         for r in range(detail, detail + detail_size):
