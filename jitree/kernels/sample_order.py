@@ -32,7 +32,7 @@ from numba import prange
 
 from . import criteria
 from ._jit import borrowing, jit, pjit
-from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, two_way_score
+from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, inline_two_way_score
 from .random import stream_key
 from .records import Limits, Side
 from .select import walk_step
@@ -236,7 +236,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
                 direction = MISSING_RIGHT
             else:
                 n_left = np.int64(side_totals[0, 1, t])
-                score, direction = two_way_score(
+                score, direction = inline_two_way_score(
                     settings, is_regression,
                     Side(side_stats[0, t], side_totals[0, 0, t], n_left), node, missing_side,
                     parent_entropy, scratch[0], scratch[1], limits)
