@@ -264,13 +264,13 @@ def splittable(nodes, node, settings, is_regression):
 
 @jit(inline="always")
 def search_group(data, settings, categories, ranks, order, nodes, open_nodes, first, last,
-                 out_best):
+                 out_best, out_children):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
-    ``out_best[:, j]`` = (feature or -1, pos, missing); returns (threshold, children), each
-    node's threshold and, for a classifier growing in sample order, its split's children
-    (``children[j]``: class weights then weight of the left child, then of the right; see
-    :func:`jitree.kernels.sample_order.search_nodes`), else an empty array. Ties: lowest
-    feature index (see :func:`best_pair_per_node`). ``order``: a
+    ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array;
+    ``out_children[j]`` (unless empty: a classifier growing in sample order) its split's
+    children, class weights then weight of the left child, then of the right (see
+    :func:`jitree.kernels.sample_order.search_nodes`). Ties: lowest feature index (see
+    :func:`best_pair_per_node`). ``order``: a
     :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth of the random
     splitter (:mod:`jitree.kernels.sample_order`), else None."""
     n_features = data.sorted_index.shape[0]
@@ -290,14 +290,14 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         pos = np.empty(m, dtype=np.int64)
         missing = np.empty(m, dtype=np.int64)
         threshold = np.empty(m)
-        children = np.empty((0 if data.is_regression else m, 2, batch.stats.shape[1] + 1))
         find_node_splits(data, order, plain_settings(settings), settings.criterion, batch,
-                         allowed, feature, pos, missing, threshold, children)
+                         allowed, feature, pos, missing, threshold,
+                         out_children[first:last])
         for j in range(m):
             out_best[0, first + j] = feature[j]
             out_best[1, first + j] = pos[j]
             out_best[2, first + j] = missing[j]
-        return threshold, children
+        return threshold
     if max_features < n_features:
         chosen = np.zeros((m, max_features), dtype=np.int64)
         count = np.zeros(m, dtype=np.int64)
@@ -350,7 +350,7 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         out_best[1, first + j] = out.pos[b] if b >= 0 else 0
         out_best[2, first + j] = out.missing[b] if b >= 0 else 0
         threshold[j] = out.threshold[b] if b >= 0 else 0.0
-    return threshold, np.empty((0, 2, 0))
+    return threshold
 
 
 @jit
@@ -407,14 +407,10 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
     for first in range(0, m, group):
         last = min(m, first + group)
-        found, children = search_group(data, settings, categories, ranks, order, nodes,
-                                       open_nodes, first, last, best)
+        found = search_group(data, settings, categories, ranks, order, nodes, open_nodes, first,
+                             last, best, children_of)
         for j in range(last - first):
             threshold[first + j] = found[j]
-        for j in range(children.shape[0]):
-            for side in range(2):
-                for s in range(n_stats + 1):
-                    children_of[first + j, side, s] = children[j, side, s]
     # each found split's children (multiway: pos holds their number) and category runs
     n_children_of = np.full(m, 2, dtype=np.int64)
     n_details_of = np.zeros(m, dtype=np.int64)
