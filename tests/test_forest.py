@@ -6,6 +6,7 @@ import pytest
 
 import jitree
 from jitree.datasets import make_classification_data
+from jitree.model.tree import _one_hot_columns, flat_trees
 
 FORESTS = [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier,
            jitree.RandomForestRegressor, jitree.ExtraTreesRegressor]
@@ -99,6 +100,7 @@ def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
     by_leaf = [forest.predict_proba(x) for x in inputs]
     flat, table = forest._layout(dtype)
     leaves = flat.left == np.arange(flat.left.shape[0])
+    assert not flat.votes.any()  # trees of 7 levels: impure leaves
     assert table.shape[0] == leaves.sum() == sum(t.tree_.n_leaves for t in forest.estimators_)
     assert np.isnan(flat.threshold[leaves]).all() and not np.isnan(flat.threshold[~leaves]).any()
     monkeypatch.setattr(jitree.kernels.predict, "LEAF_RANK_BITS", 2)  # 4 leaves at most
@@ -108,6 +110,82 @@ def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
     assert np.isposinf(flat.threshold[leaves]).all()
     for x, expected in zip(inputs, by_leaf, strict=True):
         np.testing.assert_array_equal(forest.predict_proba(x), expected)
+
+
+def _mean_of_leaf_rows(forest, X):
+    """Twin of the forest kernels' sum: each tree's table row at the leaf its own walk
+    (``apply``) reaches, the first tree's taken, the others added in turn, then divided."""
+    leaves = forest.apply(X)
+    total = None
+    for t, model in enumerate(forest.estimators_):
+        rows = forest._node_table(model)[leaves[:, t]]
+        total = rows.copy() if total is None else total + rows
+    return total / len(forest.estimators_)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("first", ["votes", "table"])
+def test_voting_trees_predict_as_their_table_rows(data, dtype, first):
+    """Trees whose leaves are all pure vote (1.0 to their class's column, no table row); the
+    others read their table. A forest of both predicts bit for bit what its trees' table rows
+    add up to: dense X with and without NaN, CSR X, whichever kind of tree comes first."""
+    sparse = pytest.importorskip("scipy.sparse")
+    X = data[0].astype(dtype)
+    X[::7, 2] = np.nan
+    pure = jitree.RandomForestClassifier(n_estimators=4, random_state=1).fit(X, data[1])
+    shallow = jitree.RandomForestClassifier(n_estimators=3, max_depth=3,
+                                            random_state=2).fit(X, data[1])
+    full = list(pure.estimators_)
+    pairs = [full, shallow.estimators_]
+    if first == "table":
+        pairs.reverse()
+    forest = pure
+    forest.estimators_ = [tree for pair in zip(pairs[0][:3], pairs[1][:3], strict=True)
+                          for tree in pair] + full[3:]
+    forest._layouts = {}
+    flat, table = forest._layout(dtype)
+    # full depth: pure leaves; 3 levels: impure ones
+    votes = [any(tree is model for model in full) for tree in forest.estimators_]
+    np.testing.assert_array_equal(flat.votes, votes)
+    assert table.shape[0] == sum(tree.tree_.n_leaves for tree, vote
+                                 in zip(forest.estimators_, votes, strict=True) if not vote)
+    X_test = np.where(np.arange(X.shape[0])[:, None] % 5 == 0, 0.0, X).astype(dtype)
+    for x in [X_test, np.nan_to_num(X_test)]:
+        np.testing.assert_array_equal(forest.predict_proba(x), _mean_of_leaf_rows(forest, x))
+    x = np.nan_to_num(X_test)
+    np.testing.assert_array_equal(forest.predict_proba(sparse.csr_matrix(x)),
+                                  _mean_of_leaf_rows(forest, x))
+
+
+def test_voting_categorical_forest_predicts_as_its_table_rows():
+    """The category walk votes too (full-depth trees with category tests)."""
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 9, 2000), rng.normal(size=(2000, 3))])
+    y = (X[:, 0] % 3 == 0).astype(int) + (X[:, 1] > 0)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0,
+                                           categorical_features=[0]).fit(X, y)
+    assert forest._walk_kind() == "categories" and forest._layout(X.dtype)[0].votes.all()
+    np.testing.assert_array_equal(forest.predict_proba(X), _mean_of_leaf_rows(forest, X))
+
+
+def test_only_one_hot_rows_vote():
+    """A tree votes when each of its leaf rows is a 1.0 among zeros, and no tree of the forest
+    has a negative (or -0.0) value: a skipped 0.0 would leave a -0.0 sum where adding gives
+    +0.0."""
+    rows = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(_one_hot_columns(rows), [1, 0])
+    assert _one_hot_columns(np.array([[0.0, 1.0, 1.0]])) is None  # two ones
+    assert _one_hot_columns(np.array([[0.5, 0.5, 0.0]])) is None
+    assert _one_hot_columns(np.array([[0.0, 0.0, 0.0]])) is None
+    assert _one_hot_columns(np.array([[np.nan, 1.0, 0.0]])) is None
+    tree = jitree.DecisionTreeClassifier().fit(np.arange(8.0)[:, None], np.arange(8) % 2).tree_
+    table = tree.value / tree.value.sum(axis=1, keepdims=True)  # pure leaves: one-hot rows
+    flat, kept = flat_trees([tree], np.float64, [table])
+    assert flat.votes.all() and kept.shape == (0, 2)
+    for changed in (np.where(table == 0.0, -0.0, table), table * 0.5):
+        flat, kept = flat_trees([tree], np.float64, [changed])
+        assert not flat.votes.any() and kept.shape == (tree.n_leaves, 2)
 
 
 def test_pickle_leaves_the_prediction_layouts_behind(data):

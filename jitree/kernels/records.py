@@ -216,6 +216,10 @@ FlatTrees = namedtuple("FlatTrees", [
                       # rows following in flat order, each leaf's threshold a NaN whose low
                       # LEAF_RANK_BITS bits hold its rank; -1: the table has a row per flat
                       # node and a leaf's threshold is +inf (jitree.kernels.predict.table_row)
+    "votes",          # (n_trees,) uint8: 1 when every leaf of tree t adds 1.0 to one column
+                      # of the output and 0.0 to the others (a pure leaf's probabilities):
+                      # the low LEAF_RANK_BITS bits of its NaN hold that column instead of
+                      # its rank, and the table has no rows for tree t (predict.add_leaf)
 ])
 
 FlatCategories = namedtuple("FlatCategories", [

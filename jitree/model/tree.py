@@ -19,6 +19,7 @@ FEATURE_ORDINAL = 1
 FEATURE_CATEGORICAL = 2
 _ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
 _NODE_ROWS = np.full(1, -1, dtype=np.int64)  # its leaf_base: a table row per flat node
+_NO_VOTES = np.zeros(1, dtype=np.uint8)  # its votes: the table's rows are read
 
 # one entry per node
 _ARRAYS = (
@@ -176,37 +177,60 @@ def flat_trees(trees, dtype, tables=None):
     a row per leaf, tree after tree, each tree's leaves in flat order from its ``leaf_base``,
     and each leaf's threshold becomes a NaN that holds the leaf's rank among them; a tree of
     more leaves than LEAF_RANK_BITS count keeps a row per flat node for every tree
-    (``leaf_base`` -1, +inf at leaves). Without ``tables`` the table is None and the leaves
-    keep +inf."""
+    (``leaf_base`` -1, +inf at leaves). A tree whose every leaf row is one-hot (a 1.0 and
+    zeros: pure leaves' class probabilities) votes instead (``FlatTrees.votes``, see
+    :func:`jitree.kernels.predict.add_leaf`): its leaves' NaNs hold their column and the
+    table has no rows for it. Without ``tables`` the table is None and the leaves keep
+    +inf."""
     dtype = np.dtype(dtype)
     parts = [tree.flat(dtype) for tree in trees]  # (feature, threshold, left, depth, node ids)
     roots = np.cumsum([0] + [part[0].shape[0] for part in parts[:-1]]).astype(np.int64)
     threshold = np.concatenate([part[1] for part in parts])
     bits = threshold.view(_QUIET_NAN[dtype].dtype)
     leaf_base = np.full(len(trees), -1, dtype=np.int64)
+    votes = np.zeros(len(trees), dtype=np.uint8)
     table = None
     if tables is not None:
         by_leaf = all(tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
-        rows = []
+        leaves = [np.flatnonzero(part[2] == np.arange(part[2].shape[0])) for part in parts]
+        rows = [np.asarray(tree_table)[part[4][leaves[t]] if by_leaf else part[4]]
+                for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True))]
+        # a vote skips adding 0.0, which would turn a -0.0 sum into +0.0
+        signed = any(np.signbit(tree_rows).any() for tree_rows in rows)
+        kept = []
         n_rows = 0
-        for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True)):
-            left, node_of_flat = part[2], part[4]
+        for t, tree_rows in enumerate(rows):
             if by_leaf:
-                leaves = np.flatnonzero(left == np.arange(left.shape[0]))
-                bits[roots[t] + leaves] = (_QUIET_NAN[dtype]
-                                           | np.arange(leaves.shape[0]).astype(bits.dtype))
+                column = None if signed else _one_hot_columns(tree_rows)
+                if column is not None:
+                    votes[t] = 1
+                    bits[roots[t] + leaves[t]] = _QUIET_NAN[dtype] | column.astype(bits.dtype)
+                    continue
+                bits[roots[t] + leaves[t]] = (_QUIET_NAN[dtype]
+                                              | np.arange(leaves[t].shape[0]).astype(bits.dtype))
                 leaf_base[t] = n_rows
-                rows.append(np.asarray(tree_table)[node_of_flat[leaves]])
-            else:
-                rows.append(np.asarray(tree_table)[node_of_flat])
-            n_rows += rows[-1].shape[0]
-        table = read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
+            kept.append(tree_rows)
+            n_rows += tree_rows.shape[0]
+        table = (np.concatenate(kept) if kept
+                 else np.empty((0,) + rows[0].shape[1:], dtype=rows[0].dtype))
+        table = read_only(np.ascontiguousarray(table))[0]
     left = np.concatenate([part[2] + root for part, root in zip(parts, roots, strict=True)])
     flat = FlatTrees(*read_only(
         np.concatenate([part[0] for part in parts]), threshold, left.astype(np.int32),
         np.concatenate([tree.flat_missing_right() for tree in trees]), roots,
-        np.array([part[3] for part in parts], dtype=np.int64), bits, leaf_base))
+        np.array([part[3] for part in parts], dtype=np.int64), bits, leaf_base, votes))
     return flat, table
+
+
+def _one_hot_columns(rows):
+    """The column of the 1.0 of each row when every row of ``rows`` (a tree's leaf rows) is
+    a single 1.0 among zeros, else None."""
+    if rows.ndim != 2 or rows.shape[0] == 0 or rows.shape[1] > 1 << _predict.LEAF_RANK_BITS:
+        return None
+    ones = rows == 1.0
+    if not ((ones | (rows == 0.0)).all() and (ones.sum(axis=1) == 1).all()):
+        return None
+    return np.argmax(ones, axis=1)
 
 
 def read_only(*arrays):
@@ -602,7 +626,7 @@ class Tree:
             feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
             return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
                               np.array([max_depth]), threshold.view(_QUIET_NAN[dtype].dtype),
-                              _NODE_ROWS), node_of_flat)
+                              _NODE_ROWS, _NO_VOTES), node_of_flat)
 
         return self.cached(("flat_trees", dtype), build)
 
