@@ -17,7 +17,9 @@ A row's leaf then reads its row of a prediction table (class probabilities, mean
 node ids). A single tree's table has a row per flat node; a forest's has a row per leaf
 (``FlatTrees.leaf_base``), half the memory: the leaf's threshold is a NaN, which every
 comparison finds false as it does +inf, and the low bits of the NaN hold the leaf's rank in its
-tree (:func:`table_row`).
+tree (:func:`table_row`). A tree whose leaves are all pure (each leaf's row a 1.0 among zeros:
+full-depth classifier trees) has no rows: its leaves' NaNs hold their class's column, and the
+walk adds 1.0 there (:func:`add_leaf`).
 """
 
 import numpy as np
