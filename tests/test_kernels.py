@@ -9,6 +9,8 @@ from hypothesis.extra import numpy as hnp
 import jitree
 from jitree.kernels.checks import any_nonfinite
 from jitree.kernels.grow import pack_bits
+from jitree.kernels.random import stream_key, uniform
+from jitree.kernels.select import select_features
 from jitree.model.builder import presort
 from jitree.model.validation import float_bits, has_nonfinite
 
@@ -106,3 +108,55 @@ def test_hand_built_tree_with_a_cycle_or_bad_feature_is_refused():
                   feature=[3, -2, -2])
     with pytest.raises(ValueError, match="feature"):
         jitree.Tree(**arrays)  # feature 3 of a 1-feature tree
+
+
+def _naive_draw(seed, node, values, start, end, max_features, allowed_row):
+    """Twin of select_features for one node: the Fisher-Yates walk of the node's stream,
+    step by step, keeping the allowed features whose segment varies (two distinct
+    non-missing values, or a missing and a non-missing one), at most ``max_features``, in
+    increasing order."""
+    n_features = values.shape[0]
+    order = list(range(n_features))
+    key = np.uint64(stream_key(seed, node, -1))
+    kept = []
+    for step in range(n_features):
+        pick = min(step + int(uniform(key, step) * (n_features - step)), n_features - 1)
+        order[step], order[pick] = order[pick], order[step]
+        f = order[step]
+        if allowed_row is not None and not allowed_row[f]:
+            continue
+        segment = values[f, start:end]
+        present = segment[~np.isnan(segment)]
+        if np.unique(present).shape[0] > 1 or 0 < present.shape[0] < segment.shape[0]:
+            kept.append(f)
+            if len(kept) == max_features:
+                break
+    return sorted(kept)
+
+
+@given(seed=st.integers(0, 2**31), n_features=st.integers(1, 9),
+       max_features=st.integers(1, 9), data=st.data(), constrained=st.booleans())
+def test_feature_draw_matches_the_naive_walk(seed, n_features, max_features, data,
+                                             constrained):
+    n_nodes = data.draw(st.integers(1, 4))
+    sizes = data.draw(st.lists(st.integers(1, 6), min_size=n_nodes, max_size=n_nodes))
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    values = np.empty((n_features, bounds[-1]))
+    for f in range(n_features):
+        for j in range(n_nodes):
+            segment = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, np.nan]),
+                                         min_size=sizes[j], max_size=sizes[j]))
+            values[f, bounds[j]:bounds[j + 1]] = np.sort(segment)  # NaN last
+    allowed = (np.array(data.draw(st.lists(st.booleans(), min_size=n_nodes * n_features,
+                                           max_size=n_nodes * n_features)),
+                        dtype=np.uint8).reshape(n_nodes, n_features)
+               if constrained else np.zeros((n_nodes, 0), dtype=np.uint8))
+    node_id = np.arange(n_nodes, dtype=np.int64) * 7 + 3
+    out = np.full((n_nodes, n_features), -1, dtype=np.int64)
+    count = np.zeros(n_nodes, dtype=np.int64)
+    select_features(seed, node_id, bounds[:-1].copy(), bounds[1:].copy(), values,
+                    max_features, allowed, out, count)
+    for j in range(n_nodes):
+        expected = _naive_draw(seed, node_id[j], values, bounds[j], bounds[j + 1],
+                               max_features, allowed[j] if constrained else None)
+        assert list(out[j, :count[j]]) == expected

@@ -99,7 +99,8 @@ def add_leaf(flat, votes, base, node, table, out, i, first):
     A vote adds what the leaf's one-hot row would, without reading the table: 0.0 to a column
     leaves it as it is (no column holds -0.0: :func:`jitree.model.tree.flat_trees` makes a
     tree vote only when no table value is negative). A forest of full-depth classifier trees
-    votes with every tree: its predict_proba of 1M rows took 1.41 s against 1.84 s."""
+    votes with every tree: its predict_proba of 1M rows (100 trees, 2 threads) took 1.38-1.39 s
+    against 1.71-1.72 s reading the table."""
     width = out.shape[1]
     if votes:
         column = np.uint64(flat.threshold_bits[node]) & _RANK_MASK

@@ -63,9 +63,14 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
             varies = last > node_start[j] and value_row[node_start[j]] < value_row[last]
             # a missing and a non-missing value can be split apart too
             if varies or (end_nm > node_start[j] and end_nm < node_end[j]):
-                out_features[j, count] = f
+                # insertion in increasing order (a sort call per node showed as 1% of a random
+                # forest's fit)
+                t = count
+                while t > 0 and out_features[j, t - 1] > f:
+                    out_features[j, t] = out_features[j, t - 1]
+                    t -= 1
+                out_features[j, t] = f
                 count += 1
                 if count == max_features:
                     break
-        out_features[j, :count].sort()
         out_count[j] = count
