@@ -75,6 +75,9 @@ def flat_order(children_left, children_right, split_kind):
     return order
 
 
+_RANK_MASK = np.uint64((1 << LEAF_RANK_BITS) - 1)
+
+
 @jit(inline="always")
 def table_row(flat, base, node):
     """The row of the prediction table that leaf ``node`` reads, in a tree whose leaves' rows
@@ -83,9 +86,6 @@ def table_row(flat, base, node):
     if base < 0:
         return np.uint64(node)
     return np.uint64(base) + (np.uint64(flat.threshold_bits[np.uint64(node)]) & _RANK_MASK)
-
-
-_RANK_MASK = np.uint64((1 << LEAF_RANK_BITS) - 1)
 
 
 @jit(inline="always")

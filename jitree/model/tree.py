@@ -201,13 +201,13 @@ def flat_trees(trees, dtype, tables=None):
         n_rows = 0
         for t, tree_rows in enumerate(rows):
             if by_leaf:
+                # each leaf's NaN holds its column (a voting tree) or its rank
                 column = None if signed else _one_hot_columns(tree_rows)
+                payload = np.arange(leaves[t].shape[0]) if column is None else column
+                bits[roots[t] + leaves[t]] = _QUIET_NAN[dtype] | payload.astype(bits.dtype)
                 if column is not None:
                     votes[t] = 1
-                    bits[roots[t] + leaves[t]] = _QUIET_NAN[dtype] | column.astype(bits.dtype)
                     continue
-                bits[roots[t] + leaves[t]] = (_QUIET_NAN[dtype]
-                                              | np.arange(leaves[t].shape[0]).astype(bits.dtype))
                 leaf_base[t] = n_rows
             kept.append(tree_rows)
             n_rows += tree_rows.shape[0]
