@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import jitree
 from jitree.kernels.categorical import NO_MISSING
 from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_multiway
-from jitree.kernels.grower import grow_tree
+from jitree.kernels.grower import grow_tree, new_node_table, reserve_nodes
 from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
 from jitree.kernels.split import search_numeric
@@ -356,6 +356,59 @@ def test_many_class_tree_refused_before_allocating(monkeypatch):
     assert model.tree_.value.shape == (79, 65_535)
     model = jitree.DecisionTreeClassifier(max_depth=5).fit(X, y)
     assert model.tree_.max_depth == 5
+
+
+def test_node_table_makes_rows_only_as_nodes_are_made():
+    # a node table starts with room for the tree's nodes, its rows left as allocated; a row
+    # becomes a leaf without statistics when the growth makes it (reserve_nodes), and the
+    # table doubles, keeping the rows made, when a tree outgrows it
+    from jitree.kernels.grower import F_LOWER, F_THRESHOLD, F_UPPER, N_CATEGORY_OFFSET, N_INTS
+    from jitree.kernels.predict import TREE_LEAF, TREE_UNDEFINED
+
+    def leaves(k, n_stats, n_words):
+        ints = np.zeros((k, N_INTS), dtype=np.int64)
+        ints[:, :3] = [TREE_UNDEFINED, TREE_LEAF, TREE_LEAF]  # feature, left, right
+        ints[:, N_CATEGORY_OFFSET] = -1
+        floats = np.zeros((k, 5))
+        floats[:, F_THRESHOLD] = TREE_UNDEFINED
+        floats[:, F_LOWER] = -np.inf
+        floats[:, F_UPPER] = np.inf
+        return ints, floats, np.zeros((k, n_stats)), np.zeros((k, n_words), dtype=np.uint64)
+
+    rng = np.random.default_rng(3)
+    nodes = new_node_table(3, 2, 1)
+    for field in nodes:
+        field[...] = rng.integers(1, 100, field.shape)  # what an allocation may hold
+    nodes = reserve_nodes(nodes, 0, 2)
+    for got, expected in zip(nodes, leaves(2, 2, 1), strict=True):
+        np.testing.assert_array_equal(got[:2], expected)
+        got[:2] = rng.integers(1, 100, got[:2].shape)  # the growth fills the rows it made
+    made = [field[:2].copy() for field in nodes]
+    same = reserve_nodes(nodes, 2, 3)  # room left: the same table, its third row made
+    assert same.ints is nodes.ints
+    grown = reserve_nodes(same, 3, 7)  # no room: doubled, or as large as needed
+    assert grown.ints.shape[0] == 7 and grown.stats.shape == (7, 2)
+    for got, kept, expected in zip(grown, made, leaves(5, 2, 1), strict=True):
+        np.testing.assert_array_equal(got[:2], kept)
+        np.testing.assert_array_equal(got[2:7], expected)
+
+
+def test_grown_tree_holds_no_node_table():
+    # the node table has room for every node a tree could make: the fitted tree's arrays
+    # are its own, not views that would keep the whole table alive
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int) + (X[:, 1] > 1)
+    for model in (jitree.DecisionTreeClassifier(random_state=0).fit(X, y),
+                  jitree.DecisionTreeRegressor(random_state=0).fit(X, y.astype(float)),
+                  jitree.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)):
+        trees = [e.tree_ for e in getattr(model, "estimators_", [model])]
+        for tree in trees:
+            for name in ("value", "feature", "threshold", "children_left", "impurity",
+                         "weighted_n_node_samples"):
+                array = getattr(tree, name)
+                owner = array if array.base is None else array.base
+                assert owner.nbytes == array.nbytes, name
 
 
 def test_cached_record_types_equal_numba_typing():

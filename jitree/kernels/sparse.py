@@ -55,6 +55,7 @@ from .grower import (
     N_SAMPLES,
     N_SPLIT_KIND,
     new_node_table,
+    node_capacity,
     reserve_nodes,
     splittable,
 )
@@ -921,7 +922,8 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
     column_start = data.column_start
     row_of = data.row
     value_of = data.value
-    nodes = new_node_table(64, n_stats, 0)
+    nodes = reserve_nodes(new_node_table(node_capacity(n_samples, settings, n_stats, 0), n_stats,
+                                         0), 0, 1)
     for s in range(n_stats):
         nodes.stats[0, s] = root_stats[s]
     nodes.floats[0, F_WEIGHT] = root_weight

@@ -717,7 +717,9 @@ class TreeBuilder:
                 mean = np.clip(mean, floats[:, F_LOWER, None], floats[:, F_UPPER, None])
             value = scaling.means(mean)
         else:
-            value = nodes.stats[:count]
+            # a copy: a view would keep the whole node table (room for every node the
+            # tree could have made) alive with the tree
+            value = nodes.stats[:count].copy()
             if params.monotonic is not None:
                 value = _bounded_class_weights(value, floats)
             if scaling.weight_unit != 1.0:
