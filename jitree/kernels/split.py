@@ -684,143 +684,164 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
     position (-1: none) and threshold, and where its missing values go (``MISSING_LEFT``,
     ``MISSING_RIGHT``, or ``NO_MISSING`` when the node has none). The pairs are cut into
     ``settings.n_blocks`` blocks (a few per thread); each block allocates its scratch once and
-    gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`).
+    gathers classes into its row of ``data.label_scratch`` (see :func:`classes_by_sample`),
+    then searches its pairs in :func:`search_pairs` (or :func:`search_ranked_pairs`).
     ``ranks``: the :class:`Ranks` of the order criteria (absolute_error, quantile: see
     :mod:`jitree.kernels.pinball`), None for the others, whose kernels then leave the order
     statistics out of their compiled code. The random splitter comes here with the order
     criteria only; with the others it searches in :func:`find_random_splits` (see
     :func:`search_numeric`).
     """
-    is_regression = data.is_regression
-    sorted_index = data.sorted_index
-    sorted_value = data.sorted_value
-    sorted_label = data.sorted_label
-    label = data.label
-    random_splitter = settings.random_splitter
-    seed = settings.seed
-    label_scratch = data.label_scratch
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field (and each local is passed to the threads once)
-    node_id = nodes.id
-    node_start = nodes.start
-    node_end = nodes.end
-    node_stats = nodes.stats
-    node_weight = nodes.weight
-    node_lower = nodes.lower
-    node_upper = nodes.upper
-    monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
-    out_score = out.score
-    out_pos = out.pos
-    out_threshold = out.threshold
-    out_missing = out.missing
-    n_stats = node_stats.shape[1]
+    label_scratch = data.label_scratch
+    out_arrays = (out.score, out.pos, out.threshold, out.missing)
+    n_stats = nodes.stats.shape[1]
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
-    by_sample = classes_by_sample(sorted_label, label)
-    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
     for block in prange(n_blocks):
         settings_in = with_measure(settings, measure)
-        criterion = measure
-        left = np.empty(n_stats)
-        right = np.empty(n_stats)
+        first = block * n_pairs // n_blocks
+        last = (block + 1) * n_pairs // n_blocks
         missing = np.empty(n_stats)
-        scratch = label_scratch[block]
-        room = USER_BATCH if criterion.code >= criteria.USER_IMPURITY else 0
-        batch = (np.empty((n_stats, room)), np.empty(room), np.empty(room, dtype=np.int64),
-                 np.empty(room))
-        work = new_workspace(0)
-        for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
-            j = pair_node[p]
-            f = pair_feature[p]
-            start = node_start[j]
-            end = node_end[j]
-            stats = node_stats[j]
-            weight = node_weight[j]
-            # pair_rows inlined by hand: here, on the hot path of every fit, returning the
-            # rows from a function measured 3-4% slower (reference counts of the views)
-            parent_entropy = 0.0
-            if criterion.code == criteria.GAIN_RATIO:
-                parent_entropy = criteria.entropy(stats, weight)
-            index_row = sorted_index[f]
-            value_row = sorted_value[f]
-            if by_sample:
-                gather_classes(label, index_row, start, end, scratch)
-                label_row = scratch
+        if ranks is None:
+            room = USER_BATCH if measure.code >= criteria.USER_IMPURITY else 0
+            batch = (np.empty((n_stats, room)), np.empty(room), np.empty(room, dtype=np.int64),
+                     np.empty(room))
+            search_pairs(settings_in, data, nodes, pair_node, pair_feature, first, last,
+                         (np.empty(n_stats), np.empty(n_stats), missing, label_scratch[block],
+                          batch), out_arrays)
+        else:
+            search_ranked_pairs(settings_in, data, ranks, nodes, pair_node, pair_feature,
+                                first, last, (missing, label_scratch[block]), out_arrays)
+
+
+@borrowing
+def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, work, out):
+    """The pairs ``first:last`` of :func:`find_splits` without an order criterion: the best
+    threshold of each, both sides for its missing samples. ``work``: the block's scratch
+    (left, right and missing statistics, its row of ``data.label_scratch``, a user
+    criterion's batch); ``out``: the score, position, threshold and missing direction arrays.
+
+    Compiled without reference counting: each pair's views of the sorted arrays and its
+    records were otherwise counted up and down, two atomic operations each, a few dozen a
+    pair (a random forest regressor searches 20 features a node: 17% of its fit in
+    NRT_incref and NRT_decref)."""
+    left, right, missing, scratch, batch = work
+    out_score, out_pos, out_threshold, out_missing = out
+    is_regression = data.is_regression
+    criterion = settings.criterion
+    monotonic = settings.monotonic
+    constraints = monotonic.shape[0] > 0
+    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
+    for p in range(first, last):
+        j = pair_node[p]
+        f = pair_feature[p]
+        start = nodes.start[j]
+        end = nodes.end[j]
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
+            pair_rows(data, criterion, f, start, end, stats, weight, scratch, missing)
+        n_missing = end - end_nm
+        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+        rows = Rows(index_row, value_row, label_row, start, end_nm,
+                    Limits(cst, nodes.lower[j], nodes.upper[j]))
+        node = Side(stats, weight, end - start)
+        missing_side = Side(missing, missing_weight, n_missing)
+        threshold = 0.0
+        direction = NO_MISSING
+        score = -np.inf
+        pos = -1
+        for side in range(2 if n_missing > 0 else 1):
+            # side 0: missing samples right (or none); side 1: missing samples left
+            for s in range(left.shape[0]):
+                left[s] = missing[s] if side == 1 else 0.0
+            base = Side(left, missing_weight, n_missing) if side == 1 else Side(left, 0.0, 0)
+            n_right0 = n_missing if side == 0 else 0
+            if criterion.code >= criteria.USER_IMPURITY:
+                side_score, side_pos = scan_user(settings, data, rows, node, base, n_right0,
+                                                 batch)
+            elif multi_output:
+                side_score, side_pos = scan_multi_output(settings, data, rows, node, base,
+                                                         n_right0, right)
+            elif is_regression:
+                side_score, side_pos = scan_regression(settings, data, rows, node, base,
+                                                       n_right0)
             else:
-                label_row = sorted_label[f] if not is_regression else sorted_label[0]
-            end_nm = non_missing_end(value_row, start, end)
-            n_missing = end - end_nm
-            missing_weight = 0.0
-            if n_missing > 0:
-                missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
-            cst = np.int64(monotonic[f]) if constraints else np.int64(0)
-            rows = Rows(index_row, value_row, label_row, start, end_nm,
-                        Limits(cst, node_lower[j], node_upper[j]))
-            node = Side(stats, weight, end - start)
-            missing_side = Side(missing, missing_weight, n_missing)
-            threshold = 0.0
-            direction = NO_MISSING
-            if ranks is not None:
-                only = -1
-                if random_splitter:
-                    only, threshold = random_cut(rows, n_missing,
-                                                 stream_key(seed, node_id[j], f))
-                score = -np.inf
-                pos = -1
-                if not random_splitter or only >= 0:
-                    work = reserve_workspace(work, end - start)
-                    score, pos, direction = scan_pinball(settings_in, data, ranks, rows, node,
-                                                         missing_side, only, work)
-                if pos == end_nm and n_missing > 0:
-                    threshold = ALL_VALUES
-                elif pos > 0 and not random_splitter:
-                    threshold = midpoint(value_row[pos - 1], value_row[pos])
-            else:
-                score = -np.inf
-                pos = -1
-                for side in range(2 if n_missing > 0 else 1):
-                    # side 0: missing samples right (or none); side 1: missing samples left
-                    if side == 1:
-                        left[:] = missing
-                        base = Side(left, missing_weight, n_missing)
-                    else:
-                        left[:] = 0.0
-                        base = Side(left, 0.0, 0)
-                    n_right0 = n_missing if side == 0 else 0
-                    if criterion.code >= criteria.USER_IMPURITY:
-                        side_score, side_pos = scan_user(settings_in, data, rows, node, base,
-                                                         n_right0, batch)
-                    elif multi_output:
-                        side_score, side_pos = scan_multi_output(settings_in, data, rows, node,
-                                                                 base, n_right0, right)
-                    elif is_regression:
-                        side_score, side_pos = scan_regression(settings_in, data, rows, node,
-                                                               base, n_right0)
-                    else:
-                        side_score, side_pos = scan_classification(
-                            settings_in, data, rows, node, parent_entropy, base, n_right0, right)
-                    if side_pos > 0 and side_score > score:
-                        score = side_score
-                        pos = side_pos
-                        direction = side if n_missing > 0 else NO_MISSING
-                if n_missing > 0 and end_nm > start:
-                    # every non-missing sample left, the missing ones right
-                    only_score = missing_only_score(settings_in, is_regression, node,
-                                                    missing_side, parent_entropy, left, right,
-                                                    rows.limits)
-                    if only_score > score:
-                        score = only_score
-                        pos = end_nm
-                        direction = MISSING_RIGHT
-                if pos == end_nm and n_missing > 0:
-                    threshold = ALL_VALUES
-                elif pos > 0:
-                    threshold = midpoint(value_row[pos - 1], value_row[pos])
-            out_score[p] = score
-            out_pos[p] = pos
-            out_threshold[p] = threshold
-            out_missing[p] = direction
+                side_score, side_pos = scan_classification(
+                    settings, data, rows, node, parent_entropy, base, n_right0, right)
+            if side_pos > 0 and side_score > score:
+                score = side_score
+                pos = side_pos
+                direction = side if n_missing > 0 else NO_MISSING
+        if n_missing > 0 and end_nm > start:
+            # every non-missing sample left, the missing ones right
+            only_score = missing_only_score(settings, is_regression, node, missing_side,
+                                            parent_entropy, left, right, rows.limits)
+            if only_score > score:
+                score = only_score
+                pos = end_nm
+                direction = MISSING_RIGHT
+        if pos == end_nm and n_missing > 0:
+            threshold = ALL_VALUES
+        elif pos > 0:
+            threshold = midpoint(value_row[pos - 1], value_row[pos])
+        out_score[p] = score
+        out_pos[p] = pos
+        out_threshold[p] = threshold
+        out_missing[p] = direction
+
+
+@jit
+def search_ranked_pairs(settings, data, ranks, nodes, pair_node, pair_feature, first, last,
+                        work, out):
+    """The pairs ``first:last`` of :func:`find_splits` with an order criterion
+    (absolute_error, quantile: :func:`jitree.kernels.pinball.scan_pinball` on the
+    :class:`Ranks` ``ranks``); the random splitter's one threshold per pair, or the best.
+    ``work``: the missing statistics and the block's row of ``data.label_scratch``."""
+    missing, scratch = work
+    out_score, out_pos, out_threshold, out_missing = out
+    criterion = settings.criterion
+    random_splitter = settings.random_splitter
+    monotonic = settings.monotonic
+    constraints = monotonic.shape[0] > 0
+    pinball_work = new_workspace(0)
+    for p in range(first, last):
+        j = pair_node[p]
+        f = pair_feature[p]
+        start = nodes.start[j]
+        end = nodes.end[j]
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        _, index_row, value_row, label_row, end_nm, missing_weight = \
+            pair_rows(data, criterion, f, start, end, stats, weight, scratch, missing)
+        n_missing = end - end_nm
+        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+        rows = Rows(index_row, value_row, label_row, start, end_nm,
+                    Limits(cst, nodes.lower[j], nodes.upper[j]))
+        threshold = 0.0
+        direction = NO_MISSING
+        only = -1
+        if random_splitter:
+            only, threshold = random_cut(rows, n_missing,
+                                         stream_key(settings.seed, nodes.id[j], f))
+        score = -np.inf
+        pos = -1
+        if not random_splitter or only >= 0:
+            pinball_work = reserve_workspace(pinball_work, end - start)
+            score, pos, direction = scan_pinball(settings, data, ranks, rows,
+                                                 Side(stats, weight, end - start),
+                                                 Side(missing, missing_weight, n_missing),
+                                                 only, pinball_work)
+        if pos == end_nm and n_missing > 0:
+            threshold = ALL_VALUES
+        elif pos > 0 and not random_splitter:
+            threshold = midpoint(value_row[pos - 1], value_row[pos])
+        out_score[p] = score
+        out_pos[p] = pos
+        out_threshold[p] = threshold
+        out_missing[p] = direction
 
 
 @pjit
