@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import jitree
+from jitree.kernels.categorical import stable_argsort
 from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
 
 from naive import NODE_MEASURE, split_value, variance
@@ -565,3 +566,16 @@ def test_pruning_path_alphas_are_never_negative():
     for alpha in alphas:
         jitree.DecisionTreeClassifier(criterion="misclassification", ccp_alpha=alpha).fit(
             X, y, sample_weight=w)
+
+
+@settings(deadline=None, max_examples=150)
+@given(keys=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0, np.inf, np.nan]), max_size=90),
+       extra=st.integers(0, 3))
+def test_category_order_is_numpys_stable_argsort(keys, extra):
+    # the subset search orders its runs without allocating: the order of NumPy's stable
+    # argsort (ties in index order, NaN last), also with room to spare in the arrays
+    q = len(keys)
+    key = np.array(keys + [7.0] * extra)
+    out = np.full(q + extra, -1, dtype=np.int64)
+    stable_argsort(key, q, out, np.empty(q + extra, dtype=np.int64))
+    np.testing.assert_array_equal(out[:q], np.argsort(np.array(keys), kind="mergesort"))

@@ -84,7 +84,7 @@ def no_limits():
     return Limits(np.int64(0), -np.inf, np.inf)
 
 
-@jit
+@borrowing
 def count_runs(value_row, start, end):
     """Number of distinct codes among the (non-missing, sorted) ``value_row[start:end]``."""
     q = 0
@@ -185,19 +185,70 @@ def two_way_score(settings, is_regression, base, node, missing, parent_entropy, 
 inline_two_way_score = borrowing(inline="always")(two_way_score.py_func)
 
 
-@jit
-def _order(run_stats, run_weight, q, column, prior, smoothing, out):
+_INSERTION_RUN = 16  # stable_argsort: runs sorted by insertion before the merges
+
+
+@borrowing(inline="always")
+def _before(a, b):
+    """Whether key ``a`` sorts before key ``b``: smaller, NaN last (NumPy's order)."""
+    return a < b or (b != b and a == a)
+
+
+@borrowing
+def stable_argsort(key, q, out, scratch):
+    """``out[:q]`` = the indices 0 .. q - 1 by increasing ``key`` (NaN last), equal keys in
+    index order: ``np.argsort(key[:q], kind="mergesort")`` without allocating (``scratch``:
+    q entries). Runs of 16 by insertion, then merged bottom-up."""
+    for r in range(q):
+        out[r] = r
+    for low in range(0, q, _INSERTION_RUN):
+        high = min(q, low + _INSERTION_RUN)
+        for i in range(low + 1, high):
+            moved = out[i]
+            t = i
+            while t > low and _before(key[moved], key[out[t - 1]]):
+                out[t] = out[t - 1]
+                t -= 1
+            out[t] = moved
+    source = out
+    target = scratch
+    in_scratch = False  # whether source is scratch
+    width = _INSERTION_RUN
+    while width < q:
+        for low in range(0, q, 2 * width):
+            middle = min(q, low + width)
+            high = min(q, low + 2 * width)
+            a = low
+            b = middle
+            for k in range(low, high):
+                # the right run's first goes first only when strictly before: stable
+                if b < high and (a >= middle or _before(key[source[b]], key[source[a]])):
+                    target[k] = source[b]
+                    b += 1
+                else:
+                    target[k] = source[a]
+                    a += 1
+        source, target = target, source
+        in_scratch = not in_scratch
+        width *= 2
+    if in_scratch:
+        for r in range(q):
+            out[r] = source[r]
+
+
+@borrowing
+def _order(run_stats, run_weight, q, column, prior, smoothing, out, work):
     """Runs 0..q-1 by increasing smoothed statistic (stats[:, column] + smoothing * prior) /
     (weight + smoothing), ``prior`` the node's stats[column] / weight (stable: ties by
-    code)."""
-    key = np.empty(q)
+    code), into ``out``; ``work``: the keys' and the sort's scratch (q entries each)."""
+    key, scratch = work
     for r in range(q):
         weight = run_weight[r] + smoothing
         key[r] = (run_stats[r, column] + smoothing * prior) / weight if weight > 0.0 else 0.0
-    out[:q] = np.argsort(key, kind="mergesort")
+    stable_argsort(key, q, out, scratch)
 
 
-@jit
+@borrowing
 def pool_runs(runs, q, min_weight, group):
     """Pool the runs of weight below ``min_weight`` into one: the runs are compacted in
     place (their increasing order kept, the pool at the place of its first member) and
@@ -281,7 +332,7 @@ def node_chance_gain(criterion, is_regression, stats, weight):
     return total
 
 
-@jit
+@borrowing
 def _multiway_score(settings, runs, q, missing_child, missing, node_weight, parent_entropy,
                     child):
     """Score of the multiway split into the q runs, the ``missing`` samples joining run
@@ -323,8 +374,22 @@ def _multiway_score(settings, runs, q, missing_child, missing, node_weight, pare
 
 
 @jit
+def category_work(max_q, n_stats):
+    """The scratch of :func:`scan_categorical` for nodes of at most ``max_q`` present
+    categories: the runs' code, statistics, weight and count, each present category's code
+    and run, a side of the runs, an order of them, the order's keys and sort scratch, two
+    vectors of n_stats."""
+    return (Runs(np.empty(max_q, dtype=np.int64), np.empty((max_q, n_stats)),
+                 np.empty(max_q), np.empty(max_q, dtype=np.int64)),
+            np.empty(max_q, dtype=np.int64), np.empty(max_q, dtype=np.int64),
+            np.empty(max_q, dtype=np.uint8), np.empty(max_q, dtype=np.int64),
+            (np.empty(max_q), np.empty(max_q, dtype=np.int64)), np.empty(n_stats),
+            np.empty(n_stats))
+
+
+@borrowing
 def scan_categorical(settings, categories, data, rows, node, parent_entropy, missing, scratch,
-                     out):
+                     out, work):
     """Best category split of one node on one feature in ``categories.mode``: ``rows`` (a
     :class:`Rows`) are its non-missing samples, ``missing`` (a :class:`Side`) the others,
     ``node`` the whole node; ``scratch`` is (left, right), two vectors of n_stats.
@@ -336,6 +401,11 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
     are none) or, for MULTIWAY, the slot of the child the missing samples go to (q: their own;
     -1 when there are none). When ``out = (out_code, out_slot)`` is not empty (at least q
     long) it receives the code of each run and its child slot (binary modes: 0 left, 1 right).
+    ``work``: :func:`category_work` of at least q categories.
+
+    Compiled without reference counting, and allocating nothing: called once per (node,
+    categorical feature) pair, its records' arrays were otherwise counted up and down and
+    its scratch allocated at each call.
     """
     mode = categories.mode
     max_exhaustive = categories.max_exhaustive
@@ -350,12 +420,14 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
     q = count_runs(rows.value, rows.start, rows.end)
     if q < 2 and not (q == 1 and n_missing > 0):
         return -np.inf, -1, NO_MISSING
-    runs = Runs(np.empty(q, dtype=np.int64), np.empty((q, n_stats)), np.empty(q),
-                np.empty(q, dtype=np.int64))
+    all_runs, code_of, group, in_left, order, order_work, child, base = work
+    runs = Runs(all_runs.code[:q], all_runs.stats[:q], all_runs.weight[:q],
+                all_runs.count[:q])
     run_statistics(data, rows, runs)
     n_present = q
-    code_of = runs.code.copy()  # the code of each present category
-    group = np.empty(q, dtype=np.int64)  # the run each present category is searched in
+    for r in range(q):
+        code_of[r] = runs.code[r]  # the code of each present category
+    # group[r]: the run present category r is searched in
     q = pool_runs(runs, q, categories.min_weight, group)
     if q < 2 and n_missing == 0:
         return -np.inf, -1, NO_MISSING
@@ -370,7 +442,6 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
 
     if mode == MULTIWAY:
         best_missing = -1
-        child = np.empty(n_stats)
         # missing samples join child j < q, or (j == q) make a child of their own
         for missing_child in range(q + 1 if n_missing > 0 else 1):
             target_child = missing_child if n_missing > 0 else -1
@@ -389,8 +460,10 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                 out_slot[r] = group[r]
         return best_score, q + (best_missing == q), best_missing
 
-    base = np.zeros(n_stats)
-    in_left = np.zeros(q, dtype=np.uint8)
+    for s in range(n_stats):
+        base[s] = 0.0
+    for r in range(q):
+        in_left[r] = 0
     # best candidate, kept in a compact form and expanded into slots at the end
     best_kind = -1  # 0: one run; 1: prefix of an order; 2: mask
     best_a = 0  # run / order column / mask
@@ -449,13 +522,12 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
                     best_a = mask
                     best_swap = swap
         else:
-            order = np.empty(q, dtype=np.int64)
             # binary classification: P(class 1); regression: mean y; more classes: each class
             n_orders = 1 if n_classes <= 2 else n_classes
             for o in range(n_orders):
                 column = o if n_classes > 2 else (1 if n_classes == 2 else 0)
                 _order(run_stats, run_weight, q, column, node_stats[column] / node_weight,
-                       smoothing, order)
+                       smoothing, order, order_work)
                 base[:] = 0.0
                 weight_left = 0.0
                 count_left = 0
@@ -506,9 +578,8 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
             for r in range(q):
                 in_left[r] = (best_a >> r) & 1
         else:
-            order = np.empty(q, dtype=np.int64)
             _order(run_stats, run_weight, q, best_a, node_stats[best_a] / node_weight,
-                   smoothing, order)
+                   smoothing, order, order_work)
             for t in range(best_b):
                 in_left[order[t]] = 1
         for r in range(n_present):

@@ -25,6 +25,7 @@ from ._jit import borrowing, jit, pjit
 from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
+    category_work,
     child_allowed,
     monotone,
     no_limits,
@@ -635,43 +636,54 @@ def find_category_splits(data, settings, measure, categories, nodes, pair_node, 
     # fields read into locals: inside a prange loop, numba loses writes made through a
     # record's field (and each local is passed to the threads once)
     label_scratch = data.label_scratch
-    node_start = nodes.start
-    node_end = nodes.end
-    node_stats = nodes.stats
-    node_weight = nodes.weight
-    out_score = out.score
-    out_pos = out.pos
-    out_threshold = out.threshold
-    out_missing = out.missing
-    n_stats = node_stats.shape[1]
+    out_arrays = (out.score, out.pos, out.threshold, out.missing)
+    n_stats = nodes.stats.shape[1]
     n_pairs = pair_node.shape[0]
     n_blocks = max(1, min(n_pairs, settings.n_blocks))
-    no_output = np.empty(0, dtype=np.int64)
+    # the most categories a pair can have present: its feature's, at most its node's samples
+    max_q = 1
+    for p in range(n_pairs):
+        j = pair_node[p]
+        max_q = max(max_q, min(categories.n_categories[pair_feature[p]],
+                               nodes.end[j] - nodes.start[j]))
     for block in prange(n_blocks):
         settings_in = with_measure(settings, measure)
-        criterion = measure
-        left = np.empty(n_stats)
-        right = np.empty(n_stats)
-        missing = np.zeros(n_stats)
-        for p in range(block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks):
-            j = pair_node[p]
-            start = node_start[j]
-            end = node_end[j]
-            stats = node_stats[j]
-            weight = node_weight[j]
-            parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
-                pair_rows(data, criterion, pair_feature[p], start, end, stats, weight,
-                          label_scratch[block], missing)
-            score, count, direction = scan_categorical(
-                settings_in, categories, data,
-                Rows(index_row, value_row, label_row, start, end_nm, no_limits()),
-                Side(stats, weight, end - start), parent_entropy,
-                Side(missing, missing_weight, end - end_nm), (left, right),
-                (no_output, no_output))
-            out_score[p] = score
-            out_pos[p] = count
-            out_threshold[p] = 0.0
-            out_missing[p] = direction
+        work = (np.empty(n_stats), np.empty(n_stats), np.zeros(n_stats), label_scratch[block],
+                category_work(max_q, n_stats))
+        search_category_pairs(settings_in, categories, data, nodes, pair_node, pair_feature,
+                              block * n_pairs // n_blocks, (block + 1) * n_pairs // n_blocks,
+                              work, out_arrays)
+
+
+@borrowing
+def search_category_pairs(settings, categories, data, nodes, pair_node, pair_feature, first,
+                          last, work, out):
+    """The pairs ``first:last`` of :func:`find_category_splits` (``work``: the block's left,
+    right and missing vectors, its row of ``data.label_scratch`` and its
+    :func:`~jitree.kernels.categorical.category_work`; ``out``: the score, count, threshold
+    and missing arrays), compiled without reference counting as :func:`search_pairs`."""
+    left, right, missing, scratch, pair_work = work
+    out_score, out_pos, out_threshold, out_missing = out
+    no_output = pair_node[:0]
+    for p in range(first, last):
+        j = pair_node[p]
+        start = nodes.start[j]
+        end = nodes.end[j]
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
+            pair_rows(data, settings.criterion, pair_feature[p], start, end, stats, weight,
+                      scratch, missing)
+        score, count, direction = scan_categorical(
+            settings, categories, data,
+            Rows(index_row, value_row, label_row, start, end_nm, no_limits()),
+            Side(stats, weight, end - start), parent_entropy,
+            Side(missing, missing_weight, end - end_nm), (left, right),
+            (no_output, no_output), pair_work)
+        out_score[p] = score
+        out_pos[p] = count
+        out_threshold[p] = 0.0
+        out_missing[p] = direction
 
 
 @pjit
@@ -956,7 +968,8 @@ def categorical_details(data, settings, measure, categories, splits, split_featu
                          Side(stats, weight, end - start), parent_entropy,
                          Side(missing, missing_weight, end - end_nm), (left, right),
                          (out_code[first:detail_offset[j + 1]],
-                          out_slot[first:detail_offset[j + 1]]))
+                          out_slot[first:detail_offset[j + 1]]),
+                         category_work(detail_offset[j + 1] - first, n_stats))
 
 
 @jit
