@@ -728,6 +728,26 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
                                 first, last, (missing, label_scratch[block]), out_arrays)
 
 
+@jit(inline="always")
+def pair_search_start(data, settings, nodes, j, f, scratch, missing):
+    """What the search of node ``j`` (a row of the :class:`NodeBatch` ``nodes``) on feature
+    ``f`` starts from (:func:`pair_rows`): ``(parent entropy, rows, node, missing side)``,
+    ``rows`` its non-missing samples with the node's monotonic :class:`Limits`, ``node`` and
+    the missing side :class:`Side` records (the missing statistics into ``missing``)."""
+    start = nodes.start[j]
+    end = nodes.end[j]
+    stats = nodes.stats[j]
+    weight = nodes.weight[j]
+    parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
+        pair_rows(data, settings.criterion, f, start, end, stats, weight, scratch, missing)
+    monotonic = settings.monotonic
+    cst = np.int64(monotonic[f]) if monotonic.shape[0] > 0 else np.int64(0)
+    rows = Rows(index_row, value_row, label_row, start, end_nm,
+                Limits(cst, nodes.lower[j], nodes.upper[j]))
+    return (parent_entropy, rows, Side(stats, weight, end - start),
+            Side(missing, missing_weight, end - end_nm))
+
+
 @borrowing
 def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, work, out):
     """The pairs ``first:last`` of :func:`find_splits` without an order criterion: the best
@@ -743,24 +763,15 @@ def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, wo
     out_score, out_pos, out_threshold, out_missing = out
     is_regression = data.is_regression
     criterion = settings.criterion
-    monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
     multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
     for p in range(first, last):
-        j = pair_node[p]
-        f = pair_feature[p]
-        start = nodes.start[j]
-        end = nodes.end[j]
-        stats = nodes.stats[j]
-        weight = nodes.weight[j]
-        parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
-            pair_rows(data, criterion, f, start, end, stats, weight, scratch, missing)
-        n_missing = end - end_nm
-        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
-        rows = Rows(index_row, value_row, label_row, start, end_nm,
-                    Limits(cst, nodes.lower[j], nodes.upper[j]))
-        node = Side(stats, weight, end - start)
-        missing_side = Side(missing, missing_weight, n_missing)
+        parent_entropy, rows, node, missing_side = pair_search_start(
+            data, settings, nodes, pair_node[p], pair_feature[p], scratch, missing)
+        start = rows.start
+        end_nm = rows.end
+        n_missing = missing_side.count
+        missing_weight = missing_side.weight
+        value_row = rows.value
         threshold = 0.0
         direction = NO_MISSING
         score = -np.inf
@@ -814,38 +825,28 @@ def search_ranked_pairs(settings, data, ranks, nodes, pair_node, pair_feature, f
     ``work``: the missing statistics and the block's row of ``data.label_scratch``."""
     missing, scratch = work
     out_score, out_pos, out_threshold, out_missing = out
-    criterion = settings.criterion
     random_splitter = settings.random_splitter
-    monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
     pinball_work = new_workspace(0)
     for p in range(first, last):
         j = pair_node[p]
-        f = pair_feature[p]
-        start = nodes.start[j]
-        end = nodes.end[j]
-        stats = nodes.stats[j]
-        weight = nodes.weight[j]
-        _, index_row, value_row, label_row, end_nm, missing_weight = \
-            pair_rows(data, criterion, f, start, end, stats, weight, scratch, missing)
-        n_missing = end - end_nm
-        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
-        rows = Rows(index_row, value_row, label_row, start, end_nm,
-                    Limits(cst, nodes.lower[j], nodes.upper[j]))
+        _, rows, node, missing_side = pair_search_start(data, settings, nodes, j,
+                                                        pair_feature[p], scratch, missing)
+        end_nm = rows.end
+        n_missing = missing_side.count
+        value_row = rows.value
         threshold = 0.0
         direction = NO_MISSING
         only = -1
         if random_splitter:
             only, threshold = random_cut(rows, n_missing,
-                                         stream_key(settings.seed, nodes.id[j], f))
+                                         stream_key(settings.seed, nodes.id[j],
+                                                    pair_feature[p]))
         score = -np.inf
         pos = -1
         if not random_splitter or only >= 0:
-            pinball_work = reserve_workspace(pinball_work, end - start)
-            score, pos, direction = scan_pinball(settings, data, ranks, rows,
-                                                 Side(stats, weight, end - start),
-                                                 Side(missing, missing_weight, n_missing),
-                                                 only, pinball_work)
+            pinball_work = reserve_workspace(pinball_work, node.count)
+            score, pos, direction = scan_pinball(settings, data, ranks, rows, node,
+                                                 missing_side, only, pinball_work)
         if pos == end_nm and n_missing > 0:
             threshold = ALL_VALUES
         elif pos > 0 and not random_splitter:
