@@ -633,8 +633,8 @@ def find_category_splits(data, settings, measure, categories, nodes, pair_node, 
     fitting numeric data never compiles or loads the category search (numba compiles a
     kernel's whole call graph).
     """
-    # fields read into locals: inside a prange loop, numba loses writes made through a
-    # record's field (and each local is passed to the threads once)
+    # the output arrays reach the blocks as a tuple: inside a prange loop, numba loses
+    # writes made through a record's field
     label_scratch = data.label_scratch
     out_arrays = (out.score, out.pos, out.threshold, out.missing)
     n_stats = nodes.stats.shape[1]
@@ -704,8 +704,8 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
     criteria only; with the others it searches in :func:`find_random_splits` (see
     :func:`search_numeric`).
     """
-    # fields read into locals: inside a prange loop, numba loses writes made through a
-    # record's field (and each local is passed to the threads once)
+    # the output arrays reach the blocks as a tuple: inside a prange loop, numba loses
+    # writes made through a record's field
     label_scratch = data.label_scratch
     out_arrays = (out.score, out.pos, out.threshold, out.missing)
     n_stats = nodes.stats.shape[1]

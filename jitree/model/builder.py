@@ -704,8 +704,10 @@ class TreeBuilder:
             raise ValueError(f"criterion {params.criterion.name!r} returned NaN during the "
                              "split search; its functions must return a number for every "
                              "statistics vector with positive weight")
-        ints = nodes.ints[:count]
-        floats = nodes.floats[:count]
+        # copies: the node table has room for every node the tree could have made, and a
+        # view (a one-node tree's columns are contiguous views) would keep it alive
+        ints = nodes.ints[:count].copy()
+        floats = nodes.floats[:count].copy()
         if params.is_regression and params.n_outputs > 1:
             value = scaling.means(nodes.stats[:count, 0::2] / floats[:, F_WEIGHT, None])
         elif params.is_regression:
@@ -717,9 +719,7 @@ class TreeBuilder:
                 mean = np.clip(mean, floats[:, F_LOWER, None], floats[:, F_UPPER, None])
             value = scaling.means(mean)
         else:
-            # a copy: a view would keep the whole node table (room for every node the
-            # tree could have made) alive with the tree
-            value = nodes.stats[:count].copy()
+            value = nodes.stats[:count].copy()  # a copy, as ints and floats above
             if params.monotonic is not None:
                 value = _bounded_class_weights(value, floats)
             if scaling.weight_unit != 1.0:
