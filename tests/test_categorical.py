@@ -53,20 +53,24 @@ def binary_candidates(codes, mode, max_subset_size=None):
     return sets
 
 
-def brute_force_categorical(criterion, x, y, w, n_classes, mode, max_subset_size=None):
-    """Best score over every split of the categorical column ``x`` (codes, NaN missing)."""
+def brute_force_categorical(criterion, x, y, w, n_classes, mode, max_subset_size=None,
+                            max_children=None):
+    """Best score over every split of the categorical column ``x`` (codes, NaN missing);
+    multiway splits of more than ``max_children`` children are left out."""
     missing = np.isnan(x)
     best = -np.inf
     if mode == "multiway":
         present = np.unique(x[~missing])
         groups = [x == c for c in present]
+        fits = max_children is None or len(groups) <= max_children
         targets = range(len(present)) if missing.any() else [None]
         for j in targets:
-            if len(groups) < 2:
+            if len(groups) < 2 or not fits:
                 continue
             with_missing = [g | missing if k == j else g for k, g in enumerate(groups)]
             best = max(best, groups_value(criterion, y, w, with_missing, n_classes))
-        if missing.any():  # the missing samples as a child of their own
+        if missing.any() and (max_children is None or len(groups) + 1 <= max_children):
+            # the missing samples as a child of their own
             best = max(best, groups_value(criterion, y, w, groups + [missing], n_classes))
         return best
     for left_set in binary_candidates(x, mode, max_subset_size):
@@ -543,6 +547,59 @@ def test_multiway_nodes_of_two_children_deep_in_the_tree(regression):
     counts = np.bincount(model.apply(X), minlength=tree.node_count)
     leaf = tree.children_left == -1
     np.testing.assert_array_equal(counts[leaf], tree.n_node_samples[leaf])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("max_leaf_nodes", [2, 3, 4, 5, 7])
+def test_best_first_multiway_split_fits_the_leaf_budget(seed, max_leaf_nodes):
+    """Best-first growth: a multiway split of more children than the leaf budget has room
+    for is not made; the node takes its best split that fits (over every feature: a
+    multiway split of few enough children, or a threshold), by the enumeration twins."""
+    rng = np.random.default_rng(seed)
+    n = 150
+    wide = rng.integers(0, 6, n).astype(float)    # 6 children: the best split when it fits
+    narrow = rng.integers(0, 3, n).astype(float)  # 3 children
+    numeric = rng.normal(size=n)                  # 2 children
+    score = 1.5 * (wide % 3) + 0.8 * narrow + 0.6 * numeric + rng.normal(scale=1.0, size=n)
+    y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    narrow[rng.random(n) < 0.1] = np.nan
+    w = np.ones(n)
+    X = np.column_stack([wide, narrow, numeric])
+    model = jitree.DecisionTreeClassifier(
+        criterion="entropy", max_leaf_nodes=max_leaf_nodes, max_depth=1,
+        categorical_features=[0, 1], categorical_split="multiway", **EXACT).fit(X, y)
+    tree = model.tree_
+    assert (tree.children_left == -1).sum() <= max_leaf_nodes
+    assert brute_force_categorical("entropy", wide, y, w, 3, "multiway") > max(
+        brute_force_categorical("entropy", narrow, y, w, 3, "multiway"),
+        brute_force_threshold("entropy", numeric, y, w, 3))  # the case: wide wins unbounded
+    want = max(brute_force_categorical("entropy", wide, y, w, 3, "multiway",
+                                       max_children=max_leaf_nodes),
+               brute_force_categorical("entropy", narrow, y, w, 3, "multiway",
+                                       max_children=max_leaf_nodes),
+               brute_force_threshold("entropy", numeric, y, w, 3))
+    got = root_partition_value(model, X, y, w, "entropy", 3)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_best_first_multiway_tree_uses_its_leaf_budget():
+    """Nodes whose best split is a 40-way one still split when the budget is short of
+    leaves: the tree grows to its max_leaf_nodes (it stopped at 2 leaves when such a node
+    stayed a leaf)."""
+    rng = np.random.default_rng(1)
+    n = 8000
+    code = rng.integers(0, 40, n)
+    x1 = rng.normal(size=n)
+    X = np.column_stack([code, x1, rng.normal(size=n)]).astype(float)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(rng.normal(size=40)[code] + 2 * x1)))).astype(int)
+    train = slice(0, 6000)
+    params = dict(criterion="entropy", categorical_features=[0], categorical_split="multiway")
+    model = jitree.DecisionTreeClassifier(max_leaf_nodes=16, **params).fit(X[train], y[train])
+    assert (model.tree_.children_left == -1).sum() == 16
+    stump = jitree.DecisionTreeClassifier(max_depth=2, **params).fit(X[train], y[train])
+    # the case: the root is a threshold, and a child's best split is 40-way
+    assert stump.tree_.feature[0] == 1
+    assert 40 in [stump.tree_.n_children(c) for c in stump.tree_.children(0)]
 
 
 def test_categorical_column_all_missing_at_fit_saves_and_loads(tmp_path):

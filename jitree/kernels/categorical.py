@@ -36,7 +36,8 @@ The modes, on the q runs left:
 - ``MULTIWAY``: one child per present category (the pool: one child) (ID3 / C4.5); the
   score is the sum of
   :func:`criteria.child_score` over the children (gain ratio: C4.5's ratio). The missing
-  samples join the best child or make one of their own.
+  samples join the best child or make one of their own. With ``max_children`` > 0, splits of
+  more children are not candidates (a best-first growth short of leaves).
 
 Missing samples (the NaN tail of the segment) are tried on each side (each child for
 multiway) and the best is kept; the binary modes also try every present category against the
@@ -442,10 +443,12 @@ def scan_categorical(settings, categories, data, rows, node, parent_entropy, mis
 
     if mode == MULTIWAY:
         best_missing = -1
+        max_children = settings.max_children
         # missing samples join child j < q, or (j == q) make a child of their own
         for missing_child in range(q + 1 if n_missing > 0 else 1):
             target_child = missing_child if n_missing > 0 else -1
-            if q + (target_child == q) < 2:
+            n_children = q + (target_child == q)
+            if n_children < 2 or (max_children > 0 and n_children > max_children):
                 continue
             score = _multiway_score(settings, runs, q, target_child, missing, node_weight,
                                     parent_entropy, child)

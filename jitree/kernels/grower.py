@@ -60,7 +60,7 @@ from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
 from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
-from .records import ChildStats, NodeBatch, PairResults, SplitBatch
+from .records import ChildStats, GrowSettings, NodeBatch, PairResults, SplitBatch
 from .sample_order import find_node_splits, split_samples
 from .select import select_features
 from .split import (
@@ -853,6 +853,13 @@ def open_root(nodes, n_rows, settings, is_regression):
 
 
 @jit
+def bounded(settings, max_children):
+    """``settings`` whose multiway splits have at most ``max_children`` children (0: no
+    bound)."""
+    return GrowSettings(*settings[:-1], max_children)
+
+
+@jit
 def n_rows_of(data, order):
     """The number of samples the tree grows on (rows of the sorted arrays, or of the
     sample-order list)."""
@@ -910,13 +917,19 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
     size = 0
     n_leaves = 1
     rows = np.empty(0, dtype=np.int64)
+    max_children = 0  # no bound on a multiway split's children (see bounded)
     while True:
         if open_nodes.shape[1]:
             first = n_candidates if best_first else 0
-            table, n_candidates = find_candidates(data, settings, categories, ranks, order,
-                                                  nodes, open_nodes, root_weight, table, first,
-                                                  work)
+            table, n_candidates = find_candidates(data, bounded(settings, max_children),
+                                                  categories, ranks, order, nodes, open_nodes,
+                                                  root_weight, table, first, work)
             rows = accepted(table, first, n_candidates, settings)
+            if max_children > 0 and rows.shape[0] == 1 and (
+                    table.ints[C_CHILD_END, rows[0]] - table.ints[C_CHILD_FIRST, rows[0]]
+                    > max_children):
+                rows = rows[:0]  # the search honours the bound; never searched again
+            max_children = 0
             if best_first:
                 heap = heap_push_all(heap, size, table, rows)
                 size += rows.shape[0]
@@ -929,8 +942,14 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
             size -= 1
             new_leaves = table.ints[C_CHILD_END, c] - table.ints[C_CHILD_FIRST, c] - 1
             if n_leaves + new_leaves > settings.max_leaf_nodes:
-                open_nodes = open_nodes[:, :0]
-                continue  # a multiway split with too many children for the budget
+                # a multiway split of more children than the leaf budget has room for: the
+                # node is searched again for its best split that fits
+                max_children = settings.max_leaf_nodes - n_leaves + 1
+                open_nodes = np.empty((3, 1), dtype=np.int64)
+                open_nodes[0, 0] = table.ints[C_NODE, c]
+                open_nodes[1, 0] = table.ints[C_START, c]
+                open_nodes[2, 0] = table.ints[C_END, c]
+                continue
             n_leaves += new_leaves
             rows = np.full(1, c, dtype=np.int64)
         elif rows.shape[0] == 0:

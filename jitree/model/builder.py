@@ -113,7 +113,7 @@ class GrowParams:
             else np.ascontiguousarray(self.monotonic, dtype=np.int8),
             _NO_INTERACTIONS if self.interaction is None
             else np.ascontiguousarray(self.interaction, dtype=np.uint8),
-            np.float64(self.quantile))
+            np.float64(self.quantile), np.int64(0))
 
     def categories(self, n_features, sample_unit):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no
