@@ -4,6 +4,8 @@ cancellation, no split on rounding noise (the trees grow on scaled copies, see
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitree
 from jitree.model.builder import Scaling
@@ -178,3 +180,64 @@ def test_scaling_round_trips():
     assert abs(np.average(scaled, weights=weight)) < 1e-12
     np.testing.assert_allclose(scaling.means(scaled), y, rtol=1e-14)
     assert 1.0 <= scaling.weights(weight).max() < 2.0
+
+
+def _lowest_bit(value):
+    """Exponent of the lowest set bit of a float (value = n / 2**k, n odd: -k)."""
+    numerator, denominator = float(value).as_integer_ratio()
+    return (numerator & -numerator).bit_length() - denominator.bit_length()
+
+
+@settings(deadline=None, max_examples=200)
+@given(values=st.lists(st.integers(-2**20, 2**20), min_size=1, max_size=40),
+       step=st.sampled_from([1.0, 0.5, 0.25, 3.0, 1e-3, 0.1]),
+       offset=st.sampled_from([0.0, 1e6, -7.25, 1e-9]))
+def test_centre_on_the_targets_grid(values, step, offset):
+    """Targets on a grid coarse enough for exact sums (at most 52 bits from the largest to
+    the coarsest power of two dividing every target) are centred on their mean rounded to
+    that grid: it moves by at most half the grid, and every centred target is exact. Other
+    targets (full precision) keep their mean."""
+    y = np.array(values, dtype=np.float64) * step + offset
+    scaling = Scaling.of(y, np.ones_like(y), True)
+    if y.min() == y.max():
+        return
+    z = np.ldexp(y, -scaling.magnitude)
+    nonzero = z[z != 0.0]
+    grid = min(_lowest_bit(v) for v in nonzero)
+    mean = 0.0
+    for v in z:  # added in index order, as the scaling adds them
+        mean += float(v)
+    mean /= len(z)
+    if np.abs(z).max() < np.ldexp(1.0, grid + 52):
+        assert abs(scaling.centre - mean) <= np.ldexp(1.0, grid - 1)
+        np.testing.assert_array_equal((z - scaling.centre) + scaling.centre, z)
+    else:
+        assert scaling.centre == mean
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_integer_targets_grow_one_tree_whatever_their_storage(seed):
+    """Integer targets: integer weights or the rows repeated, dense or sparse X, give the
+    same tree (equal partitions score the same bits, so ties go by the tie rule), and a
+    leaf of equal targets predicts them exactly."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 10)).round(1)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    y = np.where((X[:, :5] ** 2).sum(axis=1) > 2.5, 1.0, -1.0) + rng.integers(0, 3, 200)
+    draw = rng.integers(0, 200, 100)
+    w = np.bincount(draw, minlength=200).astype(float)
+    params = dict(max_features=0.5, random_state=seed)
+    weighted = jitree.DecisionTreeRegressor(**params).fit(X, y, sample_weight=w)
+    repeated = jitree.DecisionTreeRegressor(**params).fit(X[draw], y[draw])
+    sparse = jitree.DecisionTreeRegressor(**params).fit(scipy_sparse.csc_matrix(X), y,
+                                                        sample_weight=w)
+    for name in ("feature", "threshold", "children_left", "children_right",
+                 "weighted_n_node_samples"):
+        np.testing.assert_array_equal(getattr(weighted.tree_, name),
+                                      getattr(repeated.tree_, name), err_msg=name)
+    _same_structure(weighted.tree_, sparse.tree_)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    full = jitree.DecisionTreeRegressor(random_state=seed).fit(X, y)
+    np.testing.assert_array_equal(full.predict(X)[np.unique(X, axis=0, return_index=True)[1]],
+                                  y[np.unique(X, axis=0, return_index=True)[1]])

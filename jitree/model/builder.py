@@ -180,7 +180,12 @@ class Scaling:
       squares minus a squared mean, then neither overflows (``y = +-1e200``) nor cancels
       (``y = 1e8 + {0, 1}``), so trees do not depend on an offset or a scale of y; a scale
       by a power of two changes no bit of y'. A constant target is 0 everywhere (no split
-      on rounding noise).
+      on rounding noise). The centre is the mean rounded to the coarsest power of two that
+      divides every target (:func:`_on_grid`), so that y' is exact and targets whose sums
+      are exact (integers, halves, ...) keep them exact: equal partitions of the samples
+      then score the same bits whatever order they are added in (the tie rule decides
+      between them, as with a dense or a sparse X, weights or repeated rows), and a leaf of
+      equal targets predicts them exactly.
     - Poisson targets (``centred=False``) are only scaled, ``y' = y / 2**magnitude``: the
       Poisson deviance depends on an offset of y, not on its scale (it scales with it).
       So are the targets of the order criteria (absolute_error, quantile), whose values are
@@ -220,8 +225,8 @@ class Scaling:
             return cls(weight_unit, float(np.ldexp(target[0], -magnitude)), magnitude, 0, True)
         z = np.ldexp(target, -magnitude)  # exact: |z| < 1
         weight = sample_weight / weight_unit
-        centre = float(criteria.weighted_total(weight, z)
-                       / criteria.weighted_total(weight, np.ones_like(weight)))
+        centre = _on_grid(float(criteria.weighted_total(weight, z)
+                                / criteria.weighted_total(weight, np.ones_like(weight))), z)
         spread = int(np.frexp(np.abs(z - centre).max())[1])
         return cls(weight_unit, centre, magnitude, spread, True)
 
@@ -234,8 +239,8 @@ class Scaling:
         z = np.ldexp(target, -magnitude)
         total = criteria.weighted_total(weight, np.ones_like(weight))
         centre = np.array([z[0, j] if z[:, j].min() == z[:, j].max() else
-                           criteria.weighted_total(weight, np.ascontiguousarray(z[:, j]))
-                           / total for j in range(z.shape[1])])
+                           _on_grid(criteria.weighted_total(weight, np.ascontiguousarray(z[:, j]))
+                                    / total, z[:, j]) for j in range(z.shape[1])])
         deviation = float(np.abs(z - centre).max())
         spread = int(np.frexp(deviation)[1]) if deviation > 0.0 else 0
         return cls(weight_unit, centre, magnitude, spread, True)
@@ -284,6 +289,23 @@ class Scaling:
     def means(self, mean):
         """Mean targets in the caller's units (regression values)."""
         return np.ldexp(self.centre + np.ldexp(mean, self.spread), self.magnitude)
+
+
+def _on_grid(centre, z):
+    """``centre`` rounded to the nearest multiple of the coarsest power of two 2**g that
+    divides every value of ``z`` (|z| < 1), when every value is below 2**(g + 52): ``z -
+    centre`` is then exact. Unchanged otherwise (targets of full precision, whose sums round
+    anyway: the centre stays their mean)."""
+    nonzero = z[z != 0.0]
+    if nonzero.size == 0 or centre == 0.0:
+        return centre
+    mantissa, exponent = np.frexp(nonzero)
+    units = np.ldexp(mantissa, 53).astype(np.int64)  # each mantissa as an exact integer
+    lowest_bit = np.frexp((units & -units).astype(np.float64))[1] - 1
+    grid = int((exponent - 53 + lowest_bit).min())
+    if np.abs(nonzero).max() >= np.ldexp(1.0, grid + 52):
+        return centre
+    return float(np.ldexp(np.round(np.ldexp(centre, -grid)), grid))
 
 
 def _bounded_class_weights(value, floats):
