@@ -135,6 +135,58 @@ def test_wrong_number_of_features_at_predict():
         forest.predict(X[:, :2])
 
 
+@pytest.mark.parametrize("regression", [False, True])
+def test_tree_methods_check_X(regression):
+    """The Tree's own walks (``est.tree_.apply``, as scikit-learn users call it) check X like
+    the estimator: a wrong number of columns is refused (the walks read X[row, feature]
+    unchecked, so too few columns read past each row), and lists, integers and sparse
+    matrices are converted."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    model = (DecisionTreeRegressor() if regression else DecisionTreeClassifier()).fit(X, Y)
+    tree = model.tree_
+    leaves = model.apply(X)
+    for wrong in (X[:, :2], np.zeros((4, 4)), np.ascontiguousarray(X[:, :1], np.float32)):
+        with pytest.raises(ValueError, match=f"X has {wrong.shape[1]} features, but the tree"):
+            tree.apply(wrong)
+        with pytest.raises(ValueError, match="features, but the tree"):
+            tree.decision_path(wrong)
+        with pytest.raises(ValueError, match="features, but the tree"):
+            tree.predict_table(wrong, tree.value)
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        tree.apply(X[0])
+    with pytest.raises(ValueError, match="node table has 1 rows"):
+        tree.predict_table(X, tree.value[:1])
+    for same in (X.tolist(), scipy_sparse.csr_matrix(X), np.asfortranarray(X)):
+        np.testing.assert_array_equal(tree.apply(same), leaves)
+    path = tree.decision_path(X)
+    assert (path != model.decision_path(X)).nnz == 0
+
+
+def test_sparse_y_is_refused_by_name():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    for model in (DecisionTreeClassifier(), DecisionTreeRegressor(),
+                  jitree.RandomForestClassifier(n_estimators=2),
+                  jitree.RandomForestRegressor(n_estimators=2)):
+        with pytest.raises(TypeError, match="y is a sparse matrix of type csr_matrix"):
+            model.fit(X, scipy_sparse.csr_matrix(Y[:, None].astype(float)))
+
+
+@pytest.mark.parametrize("name", ["max_depth", "max_leaf_nodes", "min_samples_leaf",
+                                  "min_samples_split"])
+def test_int_parameters_beyond_int64_are_no_limit(name):
+    """A count larger than any data set (2**65) acts as the largest: the same tree as no
+    limit (max_depth, max_leaf_nodes), a single leaf (min_samples_*)."""
+    for huge in (2**65, np.iinfo(np.int64).max):
+        model = DecisionTreeClassifier(**{name: huge}).fit(X, Y)
+        if name.startswith("min_"):
+            assert model.tree_.node_count == 1
+        else:
+            np.testing.assert_array_equal(model.tree_.feature,
+                                          DecisionTreeClassifier().fit(X, Y).tree_.feature)
+    with pytest.raises(ValueError, match=f"got {2**65}"):
+        DecisionTreeClassifier(max_features=2**65).fit(X, Y)
+
+
 def test_wrong_feature_names_at_predict_and_reordered_columns():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
@@ -370,9 +422,9 @@ def test_forest_max_samples_above_n_samples_allocates_no_draws(forest):
         forest(n_estimators=2, bootstrap=True, max_samples=0).fit(X, Y)
 
 
-@pytest.mark.parametrize("oob_score", ["yes", 1, None, lambda y, p: 0.0])
-def test_forest_oob_score_must_be_a_bool(oob_score):
-    with pytest.raises(TypeError, match="oob_score must be True or False"):
+@pytest.mark.parametrize("oob_score", ["yes", 1, None])
+def test_forest_oob_score_must_be_a_bool_or_a_metric(oob_score):
+    with pytest.raises(TypeError, match="oob_score must be True or False or a metric"):
         jitree.RandomForestRegressor(n_estimators=2, oob_score=oob_score).fit(X, X[:, 0])
 
 

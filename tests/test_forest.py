@@ -240,6 +240,37 @@ def test_oob_score_matches_naive_twin(data, cls):
     assert forest.oob_score_ == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+def test_oob_score_takes_a_metric(data, cls):
+    """oob_score=metric(y_true, y_pred): called on the labels (or targets) of the rows out of
+    bag of some tree and their out-of-bag predictions."""
+    X = data[0]
+    y = _target(cls, data)
+    classifier = hasattr(cls, "predict_proba")
+    if classifier:
+        y = np.array(["a", "b", "c"])[y]  # the metric sees the labels, not codes
+    calls = []
+
+    def metric(y_true, y_pred):
+        calls.append((y_true, y_pred))
+        return float(np.mean(y_true == y_pred)) if classifier else float(
+            np.mean(np.abs(y_true - y_pred)))
+
+    plain = cls(n_estimators=25, oob_score=True, random_state=0).fit(X, y)
+    forest = cls(n_estimators=25, oob_score=metric, random_state=0).fit(X, y)
+    (y_true, y_pred), = calls
+    if classifier:
+        has = ~np.isnan(plain.oob_decision_function_).any(axis=1)
+        np.testing.assert_array_equal(y_pred, plain.classes_.take(
+            np.argmax(plain.oob_decision_function_[has], axis=1)))
+        assert forest.oob_score_ == pytest.approx(plain.oob_score_)  # accuracy both ways
+    else:
+        has = ~np.isnan(plain.oob_prediction_)
+        np.testing.assert_array_equal(y_pred, plain.oob_prediction_[has])
+        assert forest.oob_score_ == pytest.approx(np.mean(np.abs(y[has] - y_pred)))
+    np.testing.assert_array_equal(y_true, y[has])
+
+
 def test_class_weights_and_accuracy(data):
     X, y, _ = data
     for class_weight in (None, "balanced", "balanced_subsample", {0: 1.0, 1: 2.0, 2: 1.0}):

@@ -59,6 +59,9 @@ FOREST_MIN_SAMPLES_CATEGORY = 0
 FOREST_SUBSET_PENALTY = 1.0
 
 
+_LARGEST_INT = 2**61  # larger int parameters act as this one
+
+
 def _check_int(name, value, low, allow_none=False):
     if value is None and allow_none:
         return None
@@ -67,7 +70,9 @@ def _check_int(name, value, low, allow_none=False):
                         f"{value!r}")
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
+    # beyond any count of samples, nodes or depth: the kernels' int64 arithmetic (2 n - 1
+    # nodes for n leaves, ...) stays exact
+    return min(int(value), _LARGEST_INT)
 
 
 def _check_float(name, value, low, high, low_open=False, high_open=False):
@@ -291,7 +296,7 @@ class BaseDecisionTree(ParamsMixin):
             n_draw = _check_int("max_features", max_features, 1)
             if n_draw > n_features:
                 raise ValueError(f"max_features must be <= n_features = {n_features}, got "
-                                 f"{n_draw}")
+                                 f"{max_features}")
         else:
             fraction = _check_float("max_features", max_features, 0.0, 1.0, low_open=True)
             n_draw = max(1, int(fraction * n_features))

@@ -428,8 +428,11 @@ class BaseForest(ParamsMixin):
     def _check_flags(self):
         for name in ("bootstrap", "oob_score", "warm_start"):
             value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {value!r}")
+            if not isinstance(value, (bool, np.bool_)) and not (name == "oob_score"
+                                                                and callable(value)):
+                raise TypeError(f"{name} must be True or False"
+                                f"{' or a metric(y_true, y_pred)' if name == 'oob_score' else ''}"
+                                f", got {value!r}")
         verbose = self.verbose
         if not isinstance(verbose, (bool, np.bool_)):
             verbose = _check_int("verbose", verbose, 0)
@@ -1093,22 +1096,34 @@ class _ForestClassifier(BaseForest):
         return DecisionTreeClassifier.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
+        """``oob_score_``: the accuracy of the out-of-bag predictions, as :meth:`score`
+        (several outputs: the rows whose every output is right), or ``oob_score(y_true,
+        y_pred)`` on the rows' labels when it is a metric; rows never out of bag are left
+        out."""
         if self.n_outputs_ > 1:
-            # scikit-learn's layout, (n_samples, n_classes, n_outputs), and the mean of the
-            # outputs' accuracies
+            # scikit-learn's layout, (n_samples, n_classes, n_outputs)
             width = mean.shape[1] // self.n_outputs_
             self.oob_decision_function_ = mean.reshape(mean.shape[0], self.n_outputs_,
                                                        width).transpose(0, 2, 1)
-            scores = []
-            for j, n in enumerate(self.n_classes_):
-                column = mean[:, j * width:j * width + n]
-                predicted = np.argmax(np.where(has_oob[:, None], column, 0.0), axis=1)
-                scores.append(np.mean(predicted[has_oob] == target[has_oob, j]))
-            self.oob_score_ = float(np.mean(scores))
+            predicted = np.column_stack([
+                np.argmax(np.where(has_oob[:, None], mean[:, j * width:j * width + n], 0.0),
+                          axis=1) for j, n in enumerate(self.n_classes_)])
+            classes = self.classes_
+        else:
+            self.oob_decision_function_ = mean
+            predicted = np.argmax(np.where(has_oob[:, None], mean, 0.0), axis=1)[:, None]
+            classes = [self.classes_]
+        predicted = predicted[has_oob]
+        target = target[has_oob].reshape(predicted.shape).astype(np.int64)
+        if not callable(self.oob_score):
+            self.oob_score_ = float(np.mean(np.all(predicted == target, axis=1)))
             return
-        self.oob_decision_function_ = mean
-        predicted = np.argmax(np.where(has_oob[:, None], mean, 0.0), axis=1)
-        self.oob_score_ = float(np.mean(predicted[has_oob] == target[has_oob]))
+        y_true, y_pred = (np.column_stack([output.take(codes[:, j])
+                                           for j, output in enumerate(classes)])
+                          for codes in (target, predicted))
+        if self.n_outputs_ == 1:
+            y_true, y_pred = y_true[:, 0], y_pred[:, 0]
+        self.oob_score_ = float(self.oob_score(y_true, y_pred))
 
     def __sklearn_tags__(self):
         return DecisionTreeClassifier.__sklearn_tags__(self)
@@ -1175,6 +1190,14 @@ class _ForestRegressor(BaseForest):
         return DecisionTreeRegressor.score(self, X, y, sample_weight)
 
     def _set_oob(self, mean, target, has_oob):
+        """``oob_score_``: the R² of the out-of-bag predictions (several outputs: the mean of
+        the outputs' R²), or ``oob_score(y_true, y_pred)`` when it is a metric; rows never
+        out of bag are left out."""
+        if callable(self.oob_score):
+            self.oob_prediction_ = mean if self.n_outputs_ > 1 else mean[:, 0]
+            self.oob_score_ = float(self.oob_score(target[has_oob],
+                                                   self.oob_prediction_[has_oob]))
+            return
         if self.n_outputs_ > 1:
             self.oob_prediction_ = mean
             scores = []
@@ -1254,9 +1277,13 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
     bootstrap : bool, default=True
         Grow each tree on a bootstrap sample (rows drawn with replacement, their
         multiplicities as weights) rather than on all rows.
-    oob_score : bool, default=False
+    oob_score : bool or callable, default=False
         Estimate the accuracy on the rows out of each tree's bootstrap sample
-        (``oob_score_``, ``oob_decision_function_``); needs ``bootstrap=True``.
+        (``oob_score_``, ``oob_decision_function_``); needs ``bootstrap=True``. Several
+        outputs: the fraction of rows whose every output is right, as :meth:`score`. A
+        callable ``metric(y_true, y_pred)`` (for example ``sklearn.metrics.f1_score``) is
+        called on the labels of the rows that are out of bag of some tree, and gives
+        ``oob_score_`` instead (regressors: on the targets and out-of-bag predictions).
     n_jobs : int or None, default=None
         Trees grown concurrently, and threads of prediction (None or -1: all cores). The
         forest does not depend on it.

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..kernels import predict as _predict
 from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
-from .validation import CsrRows, is_sparse, prediction_chunks
+from .validation import CsrRows, check_X, is_sparse, prediction_chunks
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -577,8 +577,10 @@ class Tree:
         totals = self.value.sum(axis=1, keepdims=True)
         return self.value / np.where(totals > 0.0, totals, 1.0)
 
-    def compute_feature_importances(self):
-        """Total weighted impurity decrease per feature, normalised to sum 1 (0 if no split)."""
+    def compute_feature_importances(self, normalize=True):
+        """Total weighted impurity decrease per feature (fractions of the root's weight times
+        the impurity decrease), normalised to sum 1 (0 if no split) unless ``normalize`` is
+        False."""
         importances = np.zeros(self.n_features)
         internal = np.flatnonzero(self.children_left != TREE_LEAF)
         # fractions of the root's weight times half the impurity: no product or sum of two
@@ -590,12 +592,34 @@ class Tree:
         np.add.at(children, parent, weighted_impurity[child])
         decrease = weighted_impurity[internal] - children[internal]
         np.add.at(importances, self.feature[internal], decrease)
+        if not normalize:
+            return 2.0 * importances
         total = importances.sum()
         if total > 0.0:
             importances /= total
         return importances
 
-    # -- prediction (X already validated: 2-D float32/float64, n_features columns) -----------
+    # -- prediction: X as the estimators hand it over (2-D float32/float64, C or F order,
+    # n_features columns; or CsrRows), anything else validated by _rows ---------------------
+    def _rows(self, X):
+        """X as the walks read it. The estimators' validated arrays pass through as they
+        are; anything else given to a public method of the Tree (``est.tree_.apply(X)``) is
+        validated like an estimator's X, and a wrong number of columns is refused: the walks
+        read ``X[row, feature]`` unchecked."""
+        if isinstance(X, CsrRows):
+            if X.shape[1] != self.n_features:
+                raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted on "
+                                 f"{self.n_features}")
+            return X
+        if not (isinstance(X, np.ndarray) and X.ndim == 2
+                and X.dtype in (np.float32, np.float64)
+                and (X.flags.c_contiguous or X.flags.f_contiguous)):
+            X = check_X(X, finite=False)
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted on "
+                             f"{self.n_features}")
+        return X
+
     def cached(self, key, compute):
         """``compute()``, computed once per tree (node tables derived from the arrays; a Tree
         is not modified after construction: pruning builds a new one)."""
@@ -764,7 +788,11 @@ class Tree:
         features of at most 65,535 categories (:attr:`has_flat_categories`); the others walk
         the Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
         is walked by its rows' stored values."""
+        X = self._rows(X)
         node_table = np.asarray(node_table)
+        if node_table.shape[0] != self.node_count:
+            raise ValueError(f"the node table has {node_table.shape[0]} rows, but the tree "
+                             f"has {self.node_count} nodes")
         if isinstance(X, CsrRows) or self.is_binary_threshold or self.has_flat_categories:
             flat, node_of_flat = self._flat_record(X.dtype)
             table = np.ascontiguousarray(node_table[node_of_flat])
@@ -807,8 +835,20 @@ class Tree:
         table = np.ascontiguousarray(node_label, dtype=np.int64)[:, None].view(np.float64)
         return self._predict_flat(X, table)[:, 0].view(np.int64)
 
+    def decision_path(self, X):
+        """Sparse CSR indicator (n_samples, node_count) of the nodes each row of X passes
+        through. Needs scipy (``pip install 'jitree[scipy]'``)."""
+        from ._base import _scipy_sparse
+
+        sparse = _scipy_sparse("decision_path")
+        X = self._rows(X)
+        indptr, indices = self.decision_path_arrays(X)
+        return sparse.csr_matrix((np.ones(indices.shape[0], dtype=np.int64), indices, indptr),
+                                 shape=(X.shape[0], self.node_count))
+
     def decision_path_arrays(self, X):
         """CSR structure (indptr, indices) of the nodes each row visits, root first."""
+        X = self._rows(X)
         leaves = self.apply(X)
         depth = self.depth
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)

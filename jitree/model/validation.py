@@ -385,6 +385,9 @@ def check_y(y, n_samples, regression, multi_output=False):
     column checked as a 1-D y; returned 2-D (float64 for regression)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
+    if is_sparse(y) or hasattr(y, "toarray"):
+        raise TypeError(f"y is a sparse matrix of type {type(y).__name__}; jitree needs a "
+                        "dense y (call y.toarray())")
     if _is_dataframe(y):
         y = y.to_numpy()
     y = np.asarray(y)
