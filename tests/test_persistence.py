@@ -160,7 +160,7 @@ def test_save_replaces_existing_file_and_leaves_no_temporary(tmp_path):
 def test_save_refuses_what_it_cannot_store(tmp_path):
     with pytest.raises(jitree.NotFittedError):
         save(jitree.DecisionTreeClassifier(), tmp_path / "a")
-    with pytest.raises(TypeError, match="DecisionTreeClassifier or DecisionTreeRegressor"):
+    with pytest.raises(TypeError, match="ExtraTreeClassifier or ExtraTreeRegressor"):
         save(object(), tmp_path / "a")
     labels = np.array([Decimal(int(group)) for group in GROUP], dtype=object)
     model = jitree.DecisionTreeClassifier(max_depth=2).fit(X, labels)

@@ -141,10 +141,43 @@ def test_iris_full_tree_matches_sklearn_predictions():
 # check_array_api_input is skipped unless SCIPY_ARRAY_API is set; the skip is a warning
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
 @pytest.mark.parametrize("estimator", [jitree.DecisionTreeClassifier(random_state=0),
-                                       jitree.DecisionTreeRegressor(random_state=0)],
-                         ids=["classifier", "regressor"])
+                                       jitree.DecisionTreeRegressor(random_state=0),
+                                       jitree.ExtraTreeClassifier(random_state=0),
+                                       jitree.ExtraTreeRegressor(random_state=0)],
+                         ids=["classifier", "regressor", "extra-classifier", "extra-regressor"])
 def test_check_estimator(estimator):
     check_estimator(estimator)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_extra_tree_is_a_random_decision_tree(regression, tmp_path):
+    """ExtraTree*: scikit-learn's single extremely randomized trees, DecisionTree* with
+    splitter="random" and scikit-learn's max_features ("sqrt"; 1.0) by default: the same trees
+    as those, the same defaults as scikit-learn's, and saved and loaded as themselves."""
+    from sklearn.tree import ExtraTreeClassifier as SkExtraClassifier
+    from sklearn.tree import ExtraTreeRegressor as SkExtraRegressor
+
+    if regression:
+        X, y = make_regression(300, 6, noise=1.0, random_state=0)
+        extra, plain, theirs = (jitree.ExtraTreeRegressor, jitree.DecisionTreeRegressor,
+                                SkExtraRegressor)
+    else:
+        X, y = make_classification(300, 6, random_state=0)
+        extra, plain, theirs = (jitree.ExtraTreeClassifier, jitree.DecisionTreeClassifier,
+                                SkExtraClassifier)
+    ours = theirs().get_params()
+    for name in ("splitter", "max_features", "criterion", "max_depth", "min_samples_leaf"):
+        assert extra().get_params()[name] == ours[name], name
+    model = extra(random_state=3, max_depth=6).fit(X, y)
+    same = plain(splitter="random", max_features=ours["max_features"], random_state=3,
+                 max_depth=6).fit(X, y)
+    for name in ("feature", "threshold", "children_left", "value"):
+        np.testing.assert_array_equal(getattr(model.tree_, name), getattr(same.tree_, name))
+    jitree.save(model, tmp_path / "extra.jitree")
+    loaded = jitree.load(tmp_path / "extra.jitree")
+    assert type(loaded) is extra
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
 def test_works_in_sklearn_pipeline_and_grid_search():

@@ -458,3 +458,40 @@ class DecisionTreeClassifier(BaseDecisionTree):
         tags = Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(), input_tags=InputTags())
         return self._more_tags_common(tags)
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomized tree classifier (scikit-learn's ``ExtraTreeClassifier``): a
+    :class:`DecisionTreeClassifier` whose defaults are ``splitter="random"`` (one uniform
+    random threshold per drawn feature and node) and ``max_features="sqrt"``. Parameters,
+    attributes and methods are :class:`DecisionTreeClassifier`'s; the same parameters grow the
+    same tree with either class. Extra-Trees forests: :class:`ExtraTreesClassifier`.
+    """
+
+    def __init__(self, criterion="gini", splitter="random", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 class_weight=None, purity_threshold=1.0, impurity_threshold=0.0, ccp_alpha=0.0,
+                 n_jobs=None, categorical_features=None, ordinal_features=None,
+                 categorical_split="subset", max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY, category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, monotonic_cst=None, interaction_cst=None,
+                 honest=False, honest_fraction=0.5):
+        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                         min_weight_fraction_leaf=min_weight_fraction_leaf,
+                         max_features=max_features, random_state=random_state,
+                         max_leaf_nodes=max_leaf_nodes,
+                         min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
+                         purity_threshold=purity_threshold, impurity_threshold=impurity_threshold,
+                         ccp_alpha=ccp_alpha, n_jobs=n_jobs,
+                         categorical_features=categorical_features,
+                         ordinal_features=ordinal_features, categorical_split=categorical_split,
+                         max_exhaustive_categories=max_exhaustive_categories,
+                         max_subset_size=max_subset_size,
+                         max_one_vs_rest_categories=max_one_vs_rest_categories,
+                         min_samples_category=min_samples_category,
+                         category_smoothing=category_smoothing, subset_penalty=subset_penalty,
+                         monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
+                         honest=honest, honest_fraction=honest_fraction)

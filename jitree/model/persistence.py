@@ -56,7 +56,8 @@ The metadata object has exactly these keys:
 ``format`` : ``"jitree"``
 ``format_version`` : ``4``
 ``jitree_version`` : str, the version that wrote the file (informative)
-``estimator`` : ``"DecisionTreeClassifier"`` or ``"DecisionTreeRegressor"``
+``estimator`` : ``"DecisionTreeClassifier"``, ``"DecisionTreeRegressor"``,
+    ``"ExtraTreeClassifier"`` or ``"ExtraTreeRegressor"``
 ``params`` : object, the constructor parameters (``get_params()``); each value is null, a
     boolean, a number, a string or a list of booleans, numbers and strings (a tuple or a 1-D
     array parameter, e.g. ``categorical_features``, is stored and read back as a list), except
@@ -105,10 +106,10 @@ import numpy as np
 
 from .._threading import resolve_n_jobs
 from . import leaf_samples
-from .classifier import DecisionTreeClassifier
+from .classifier import DecisionTreeClassifier, ExtraTreeClassifier
 from .criterion import Criterion
 from .export import MISSING_SEEN_ATTRIBUTE
-from .regressor import DecisionTreeRegressor
+from .regressor import DecisionTreeRegressor, ExtraTreeRegressor
 from .tree import _ARRAYS, _FEATURE_ARRAYS, _POOLS, FEATURE_NUMERIC, Tree
 from .tree_check import check_tree
 from .validation import check_is_fitted
@@ -117,7 +118,8 @@ FORMAT_NAME = "jitree"
 FORMAT_VERSION = 4
 _READABLE_VERSIONS = (1, 2, 3, 4)
 
-_ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)}
+_ESTIMATORS = {cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor,
+                                               ExtraTreeClassifier, ExtraTreeRegressor)}
 _METADATA = "metadata"
 _METADATA_KEYS_V1 = frozenset((
     "format", "format_version", "jitree_version", "estimator", "params", "n_nodes",
@@ -340,8 +342,9 @@ def save(model, path):
 
     name = type(model).__name__
     if _ESTIMATORS.get(name) is not type(model):
-        raise TypeError(f"save expects a jitree DecisionTreeClassifier or "
-                        f"DecisionTreeRegressor, got {type(model).__module__}.{name}")
+        raise TypeError(f"save expects a jitree DecisionTreeClassifier, DecisionTreeRegressor, "
+                        f"ExtraTreeClassifier or ExtraTreeRegressor, got "
+                        f"{type(model).__module__}.{name}")
     check_is_fitted(model)
     is_classifier = model._task == "classification"
     n_outputs = int(getattr(model.tree_, "n_outputs", 1))

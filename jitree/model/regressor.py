@@ -216,3 +216,40 @@ class DecisionTreeRegressor(BaseDecisionTree):
         tags = Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
                     regressor_tags=RegressorTags(), input_tags=InputTags())
         return self._more_tags_common(tags)
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomized tree regressor (scikit-learn's ``ExtraTreeRegressor``): a
+    :class:`DecisionTreeRegressor` whose defaults are ``splitter="random"`` (one uniform random
+    threshold per drawn feature and node) and ``max_features=1.0`` (every feature). Parameters,
+    attributes and methods are :class:`DecisionTreeRegressor`'s; the same parameters grow the
+    same tree with either class. Extra-Trees forests: :class:`ExtraTreesRegressor`.
+    """
+
+    def __init__(self, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, impurity_threshold=0.0, ccp_alpha=0.0, n_jobs=None,
+                 categorical_features=None, ordinal_features=None, categorical_split="subset",
+                 max_exhaustive_categories=10, max_subset_size=None,
+                 max_one_vs_rest_categories=MAX_ONE_VS_REST_CATEGORIES,
+                 min_samples_category=MIN_SAMPLES_CATEGORY, category_smoothing=CATEGORY_SMOOTHING,
+                 subset_penalty=SUBSET_PENALTY, monotonic_cst=None, interaction_cst=None,
+                 quantile=None, honest=False, honest_fraction=0.5, store_leaf_samples=False):
+        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                         min_weight_fraction_leaf=min_weight_fraction_leaf,
+                         max_features=max_features, random_state=random_state,
+                         max_leaf_nodes=max_leaf_nodes,
+                         min_impurity_decrease=min_impurity_decrease,
+                         impurity_threshold=impurity_threshold, ccp_alpha=ccp_alpha, n_jobs=n_jobs,
+                         categorical_features=categorical_features,
+                         ordinal_features=ordinal_features, categorical_split=categorical_split,
+                         max_exhaustive_categories=max_exhaustive_categories,
+                         max_subset_size=max_subset_size,
+                         max_one_vs_rest_categories=max_one_vs_rest_categories,
+                         min_samples_category=min_samples_category,
+                         category_smoothing=category_smoothing, subset_penalty=subset_penalty,
+                         monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
+                         quantile=quantile, honest=honest, honest_fraction=honest_fraction,
+                         store_leaf_samples=store_leaf_samples)
