@@ -162,6 +162,23 @@ def test_tree_methods_check_X(regression):
     assert (path != model.decision_path(X)).nnz == 0
 
 
+def test_X_that_is_no_array_is_refused_by_name():
+    """An object NumPy reads as a 0-d object array (a dict, an iterator where chunks are not
+    read) is refused with a TypeError naming its type, never an error from inside jitree."""
+    model = DecisionTreeRegressor().fit(X, X[:, 0])
+    explain = (lambda data: jitree.shap_values(model, data),
+               lambda data: jitree.partial_dependence(model, data, [0]))
+    for bad, kind, calls in (({"a": 1}, "dict", (model.predict, *explain)),
+                             (object(), "object", (model.predict, *explain)),
+                             (iter([X]), "list_iterator", explain)):
+        for call in calls:
+            with pytest.raises(TypeError, match=f"2-D array-like .* of type {kind}"):
+                call(bad)
+    with pytest.raises(TypeError, match="chunks is read by the prediction methods only"):
+        jitree.shap_values(model, iter([X[:10], X[10:]]))
+    assert model.predict(iter([X[:10], X[10:]])).shape == (30,)  # chunks, where they are read
+
+
 def test_sparse_y_is_refused_by_name():
     scipy_sparse = pytest.importorskip("scipy.sparse")
     for model in (DecisionTreeClassifier(), DecisionTreeRegressor(),

@@ -64,6 +64,26 @@ def naive_forest_quantiles(trees, tree_weights, bootstrap, X_train, y, X, quanti
     return out
 
 
+@given(values=st.lists(st.floats(-1e308, 1e308), min_size=1, max_size=12, unique=True),
+       counts=st.lists(st.integers(1, 4), min_size=12, max_size=12),
+       levels=st.sampled_from([2, 4, 8]))
+def test_a_quantile_on_a_sample_is_that_sample_exactly(values, counts, levels):
+    """A quantile whose rank falls on a sample returns that sample's value itself, as NumPy
+    does (not v_j + 1 (v_j+1 - v_j), which rounds, or overflows between -1e308 and 1e308)."""
+    values = np.sort(np.array(values))
+    counts = np.array(counts[:values.shape[0]])
+    total = int(counts.sum())
+    # ranks q (total - 1) + 1 that are whole numbers: total - 1 a multiple of the levels
+    counts[-1] += (-(total - 1)) % levels
+    total = int(counts.sum())
+    quantiles = np.arange(levels + 1) / levels
+    out = np.empty(quantiles.shape[0])
+    sorted_weighted_quantiles(values, counts.astype(np.float64), np.empty(values.shape[0]),
+                              quantiles, out)
+    np.testing.assert_array_equal(out, np.repeat(values, counts)[
+        (quantiles * (total - 1)).astype(np.int64)])
+
+
 def test_integer_weights_are_numpy_quantiles_of_the_repeated_sample():
     rng = np.random.default_rng(1)
     for _ in range(50):

@@ -17,10 +17,15 @@ observations. With the distinct values v_1 < ... < v_m, their rescaled weights a
 cumulative weights C_k = a_1 + ... + a_k, the q-quantile is taken at the 1-based rank
 r = q (S - 1) + 1: with j the last index such that C_j <= r,
 
-    Q(q) = v_1 if there is none, v_m if j = m, else v_j + min(r - C_j, 1) (v_{j+1} - v_j).
+    Q(q) = v_1 if there is none, v_m if j = m, v_{j+1} if r - C_j >= 1, else
+           v_j + (r - C_j) (v_{j+1} - v_j).
 
-With integer weights this is NumPy's default (``method="linear"``) quantile of the sample in
-which v_k appears a_k times: a single tree without weights gives ``np.quantile`` of the
+The weights are relative: uniformly scaled sample weights give the same quantiles, and a row of
+integer sample weight k is not k repeated rows (its weight is rescaled with the others to the
+number of draws). Bootstrap multiplicities are counted as draws.
+
+With integer rescaled weights a_k this is NumPy's default (``method="linear"``) quantile of the
+sample in which v_k appears a_k times: a single tree without weights gives ``np.quantile`` of the
 targets in the row's leaf (T trees that share that leaf give the quantile of those targets
 repeated T times). It is also the rule of the ``quantile-forest`` package's weighted quantiles
 (with ``max_samples_leaf=None``, ``weighted_leaves=True``), so that both give the same
@@ -56,7 +61,10 @@ def quantile_position(cumulative, n, total, quantile):
         return 0, 0.0
     if j >= n - 1:
         return n - 1, 0.0
-    return j, min(rank - cumulative[j], 1.0)
+    step = rank - cumulative[j]
+    if step >= 1.0:
+        return j + 1, 0.0  # on value j + 1 itself: returned exactly, not as v_j + (v_j+1 - v_j)
+    return j, step
 
 
 @jit

@@ -114,7 +114,7 @@ def shap_values(model, X):
         Fitted (or converted with :func:`jitree.from_sklearn`, or loaded).
     X : array-like of shape (n_samples, n_features)
         As ``predict`` takes it (categories, missing values, a DataFrame with the fitted
-        feature names).
+        feature names), in one piece: an iterator of chunks is refused.
 
     Returns
     -------

@@ -327,6 +327,12 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies
                          "(n_samples, n_features)")
     refuse_matrix(X, name)
     array = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if array.ndim == 0 and array.dtype.kind == "O":
+        # an object NumPy cannot read as numbers: an iterator, a dict, ...
+        raise TypeError(f"{name} must be a 2-D array-like of shape (n_samples, n_features), "
+                        f"got an object of type {type(X).__name__}"
+                        + (" (an iterator of chunks is read by the prediction methods only)"
+                           if is_chunk_iterator(X) else ""))
     if array.dtype.kind == "c":
         raise ValueError(f"Complex data not supported in {name}")
     if array.dtype.kind == "O":
