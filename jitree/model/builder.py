@@ -296,15 +296,21 @@ def _on_grid(centre, z):
     divides every value of ``z`` (|z| < 1), when every value is below 2**(g + 52): ``z -
     centre`` is then exact. Unchanged otherwise (targets of full precision, whose sums round
     anyway: the centre stays their mean)."""
-    nonzero = z[z != 0.0]
-    if nonzero.size == 0 or centre == 0.0:
+    if centre == 0.0:
         return centre
-    mantissa, exponent = np.frexp(nonzero)
-    units = np.ldexp(mantissa, 53).astype(np.int64)  # each mantissa as an exact integer
-    lowest_bit = np.frexp((units & -units).astype(np.float64))[1] - 1
-    grid = int((exponent - 53 + lowest_bit).min())
-    if np.abs(nonzero).max() >= np.ldexp(1.0, grid + 52):
-        return centre
+    largest = np.abs(z).max()
+    # the first values alone usually tell targets of full precision (a grid of theirs already
+    # too fine), which spares the pass over all of them
+    for values in (z[:256], z):
+        nonzero = values[values != 0.0]
+        if nonzero.size == 0:
+            return centre
+        mantissa, exponent = np.frexp(nonzero)
+        units = np.ldexp(mantissa, 53).astype(np.int64)  # each mantissa as an exact integer
+        lowest_bit = np.frexp((units & -units).astype(np.float64))[1] - 1
+        grid = int((exponent - 53 + lowest_bit).min())
+        if largest >= np.ldexp(1.0, grid + 52):
+            return centre
     return float(np.ldexp(np.round(np.ldexp(centre, -grid)), grid))
 
 
