@@ -51,6 +51,13 @@ class ParamsMixin(MetadataRequesterMixin):
         return hasattr(self, "tree_")
 
 
+def given_parameters(scope):
+    """The constructor parameters in ``scope`` (its ``locals()``): what a subclass with other
+    defaults hands to its parent's constructor (scikit-learn reads the parameters from each
+    class's own signature)."""
+    return {name: value for name, value in scope.items() if name not in ("self", "__class__")}
+
+
 def clone(estimator):
     """A new, unfitted estimator with deep copies of ``estimator``'s parameters and of its
     metadata requests (``set_fit_request``, ...), as ``sklearn.base.clone`` makes."""

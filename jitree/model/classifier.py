@@ -12,6 +12,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
+from ._params import given_parameters
 from .validation import check_one_output, check_sample_weight, check_y
 
 
@@ -478,20 +479,4 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  min_samples_category=MIN_SAMPLES_CATEGORY, category_smoothing=CATEGORY_SMOOTHING,
                  subset_penalty=SUBSET_PENALTY, monotonic_cst=None, interaction_cst=None,
                  honest=False, honest_fraction=0.5):
-        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
-                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                         min_weight_fraction_leaf=min_weight_fraction_leaf,
-                         max_features=max_features, random_state=random_state,
-                         max_leaf_nodes=max_leaf_nodes,
-                         min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
-                         purity_threshold=purity_threshold, impurity_threshold=impurity_threshold,
-                         ccp_alpha=ccp_alpha, n_jobs=n_jobs,
-                         categorical_features=categorical_features,
-                         ordinal_features=ordinal_features, categorical_split=categorical_split,
-                         max_exhaustive_categories=max_exhaustive_categories,
-                         max_subset_size=max_subset_size,
-                         max_one_vs_rest_categories=max_one_vs_rest_categories,
-                         min_samples_category=min_samples_category,
-                         category_smoothing=category_smoothing, subset_penalty=subset_penalty,
-                         monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
-                         honest=honest, honest_fraction=honest_fraction)
+        super().__init__(**given_parameters(locals()))

@@ -11,6 +11,7 @@ from ._base import (
     SUBSET_PENALTY,
     BaseDecisionTree,
 )
+from ._params import given_parameters
 from .validation import check_one_output, check_poisson_target, check_sample_weight, check_y
 
 
@@ -236,20 +237,4 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  min_samples_category=MIN_SAMPLES_CATEGORY, category_smoothing=CATEGORY_SMOOTHING,
                  subset_penalty=SUBSET_PENALTY, monotonic_cst=None, interaction_cst=None,
                  quantile=None, honest=False, honest_fraction=0.5, store_leaf_samples=False):
-        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
-                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                         min_weight_fraction_leaf=min_weight_fraction_leaf,
-                         max_features=max_features, random_state=random_state,
-                         max_leaf_nodes=max_leaf_nodes,
-                         min_impurity_decrease=min_impurity_decrease,
-                         impurity_threshold=impurity_threshold, ccp_alpha=ccp_alpha, n_jobs=n_jobs,
-                         categorical_features=categorical_features,
-                         ordinal_features=ordinal_features, categorical_split=categorical_split,
-                         max_exhaustive_categories=max_exhaustive_categories,
-                         max_subset_size=max_subset_size,
-                         max_one_vs_rest_categories=max_one_vs_rest_categories,
-                         min_samples_category=min_samples_category,
-                         category_smoothing=category_smoothing, subset_penalty=subset_penalty,
-                         monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
-                         quantile=quantile, honest=honest, honest_fraction=honest_fraction,
-                         store_leaf_samples=store_leaf_samples)
+        super().__init__(**given_parameters(locals()))
