@@ -176,6 +176,9 @@ def test_X_that_is_no_array_is_refused_by_name():
                 call(bad)
     with pytest.raises(TypeError, match="chunks is read by the prediction methods only"):
         jitree.shap_values(model, iter([X[:10], X[10:]]))
+    for bad, kind in (({"a": 1}, "dict"), (iter([X]), "list_iterator")):
+        with pytest.raises(TypeError, match=f"of type {kind}"):
+            DecisionTreeRegressor().fit(bad, X[:, 0])
     assert model.predict(iter([X[:10], X[10:]])).shape == (30,)  # chunks, where they are read
 
 

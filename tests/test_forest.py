@@ -242,13 +242,14 @@ def test_oob_score_matches_naive_twin(data, cls):
 
 @pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
 def test_oob_score_takes_a_metric(data, cls):
-    """oob_score=metric(y_true, y_pred): called on the labels (or targets) of the rows out of
-    bag of some tree and their out-of-bag predictions."""
+    """oob_score=metric(y_true, y_pred): called on the rows out of bag of some tree, with
+    their class indices (positions in classes_, as scikit-learn passes them) or targets, and
+    their out-of-bag predictions."""
     X = data[0]
     y = _target(cls, data)
     classifier = hasattr(cls, "predict_proba")
     if classifier:
-        y = np.array(["a", "b", "c"])[y]  # the metric sees the labels, not codes
+        y = np.array(["c", "a", "b"])[y]  # the metric sees indices into classes_ (a, b, c)
     calls = []
 
     def metric(y_true, y_pred):
@@ -261,14 +262,15 @@ def test_oob_score_takes_a_metric(data, cls):
     (y_true, y_pred), = calls
     if classifier:
         has = ~np.isnan(plain.oob_decision_function_).any(axis=1)
-        np.testing.assert_array_equal(y_pred, plain.classes_.take(
-            np.argmax(plain.oob_decision_function_[has], axis=1)))
+        np.testing.assert_array_equal(y_pred, np.argmax(plain.oob_decision_function_[has],
+                                                         axis=1))
+        np.testing.assert_array_equal(y_true, np.searchsorted(plain.classes_, y[has]))
         assert forest.oob_score_ == pytest.approx(plain.oob_score_)  # accuracy both ways
     else:
         has = ~np.isnan(plain.oob_prediction_)
         np.testing.assert_array_equal(y_pred, plain.oob_prediction_[has])
+        np.testing.assert_array_equal(y_true, y[has])
         assert forest.oob_score_ == pytest.approx(np.mean(np.abs(y[has] - y_pred)))
-    np.testing.assert_array_equal(y_true, y[has])
 
 
 def test_class_weights_and_accuracy(data):

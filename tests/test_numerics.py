@@ -215,6 +215,25 @@ def test_centre_on_the_targets_grid(values, step, offset):
         assert scaling.centre == mean
 
 
+def test_centre_does_not_depend_on_the_order_of_the_targets():
+    """Zeros first (zero-inflated counts, or rows sorted by target) do not hide the targets'
+    grid: the centre is the same in any order, and leaves of equal targets are exact."""
+    rng = np.random.default_rng(0)
+    y = np.concatenate([np.zeros(300), rng.integers(1, 50, 1000)]).astype(float)
+    ones = np.ones_like(y)
+    centre = Scaling.of(y, ones, True).centre
+    for order in (rng.permutation(y.shape[0]), np.argsort(-y, kind="stable")):
+        assert Scaling.of(y[order], ones, True).centre == centre
+    assert centre == float(np.round(centre * 64) / 64)  # on the grid of 50 / 64 (magnitude 6)
+    X = rng.normal(size=(y.shape[0], 3))
+    model = jitree.DecisionTreeRegressor(max_depth=6).fit(X, y)
+    leaves = model.apply(X)
+    pure = [leaf for leaf in np.unique(leaves) if np.ptp(y[leaves == leaf]) == 0]
+    assert pure  # the case: leaves of equal targets (the zeros)
+    for leaf in pure:
+        np.testing.assert_array_equal(model.predict(X[leaves == leaf]), y[leaves == leaf])
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_integer_targets_grow_one_tree_whatever_their_storage(seed):
     """Integer targets: integer weights or the rows repeated, dense or sparse X, give the

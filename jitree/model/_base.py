@@ -325,7 +325,8 @@ class BaseDecisionTree(ParamsMixin):
                                     getattr(self, "max_exhaustive_categories", 10), 1)
         if max_exhaustive > _MAX_EXHAUSTIVE_LIMIT:
             raise ValueError(f"max_exhaustive_categories must be <= {_MAX_EXHAUSTIVE_LIMIT} "
-                             f"(2**(m-1) partitions per node), got {max_exhaustive}")
+                             f"(2**(m-1) partitions per node), got "
+                             f"{getattr(self, 'max_exhaustive_categories', 10)}")
         max_subset_size = _check_int("max_subset_size", getattr(self, "max_subset_size", None),
                                      1, allow_none=True)
         category_smoothing = _check_float(

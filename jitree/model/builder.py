@@ -304,7 +304,7 @@ def _on_grid(centre, z):
     for values in (z[:256], z):
         nonzero = values[values != 0.0]
         if nonzero.size == 0:
-            return centre
+            continue  # a prefix of zeros tells nothing (z itself is not all zero: centre != 0)
         mantissa, exponent = np.frexp(nonzero)
         units = np.ldexp(mantissa, 53).astype(np.int64)  # each mantissa as an exact integer
         lowest_bit = np.frexp((units & -units).astype(np.float64))[1] - 1

@@ -22,6 +22,7 @@ from .validation import (
     is_sparse,
     object_to_float,
     refuse_matrix,
+    refuse_non_array,
     sparse_to_dense,
 )
 
@@ -689,6 +690,7 @@ class FeatureEncoder:
         if not isinstance(X, np.ndarray) and array.dtype.kind in "US":
             # a list mixing strings and numbers: NumPy would turn the numbers into strings
             array = np.asarray(X, dtype=object)
+        refuse_non_array(X, array, name)
         if array.dtype.kind == "c":
             raise ValueError(f"Complex data not supported in {name}")
         check_shape(array.shape, name)

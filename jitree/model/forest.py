@@ -1098,8 +1098,8 @@ class _ForestClassifier(BaseForest):
     def _set_oob(self, mean, target, has_oob):
         """``oob_score_``: the accuracy of the out-of-bag predictions, as :meth:`score`
         (several outputs: the rows whose every output is right), or ``oob_score(y_true,
-        y_pred)`` on the rows' labels when it is a metric; rows never out of bag are left
-        out."""
+        y_pred)`` on the rows' class indices when it is a metric; rows never out of bag are
+        left out."""
         if self.n_outputs_ > 1:
             # scikit-learn's layout, (n_samples, n_classes, n_outputs)
             width = mean.shape[1] // self.n_outputs_
@@ -1108,22 +1108,19 @@ class _ForestClassifier(BaseForest):
             predicted = np.column_stack([
                 np.argmax(np.where(has_oob[:, None], mean[:, j * width:j * width + n], 0.0),
                           axis=1) for j, n in enumerate(self.n_classes_)])
-            classes = self.classes_
         else:
             self.oob_decision_function_ = mean
             predicted = np.argmax(np.where(has_oob[:, None], mean, 0.0), axis=1)[:, None]
-            classes = [self.classes_]
         predicted = predicted[has_oob]
         target = target[has_oob].reshape(predicted.shape).astype(np.int64)
         if not callable(self.oob_score):
             self.oob_score_ = float(np.mean(np.all(predicted == target, axis=1)))
             return
-        y_true, y_pred = (np.column_stack([output.take(codes[:, j])
-                                           for j, output in enumerate(classes)])
-                          for codes in (target, predicted))
         if self.n_outputs_ == 1:
-            y_true, y_pred = y_true[:, 0], y_pred[:, 0]
-        self.oob_score_ = float(self.oob_score(y_true, y_pred))
+            target, predicted = target[:, 0], predicted[:, 0]
+        # the class indices, as scikit-learn hands them to the metric: a metric ported from
+        # it (f1_score's pos_label=1 is the second class) scores the same
+        self.oob_score_ = float(self.oob_score(target, predicted))
 
     def __sklearn_tags__(self):
         return DecisionTreeClassifier.__sklearn_tags__(self)
@@ -1282,8 +1279,10 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
         (``oob_score_``, ``oob_decision_function_``); needs ``bootstrap=True``. Several
         outputs: the fraction of rows whose every output is right, as :meth:`score`. A
         callable ``metric(y_true, y_pred)`` (for example ``sklearn.metrics.f1_score``) is
-        called on the labels of the rows that are out of bag of some tree, and gives
-        ``oob_score_`` instead (regressors: on the targets and out-of-bag predictions).
+        called on the rows that are out of bag of some tree, with their class indices
+        (positions in ``classes_``, as scikit-learn passes them: ``pos_label=1`` is the
+        second class), and gives ``oob_score_`` instead (regressors: on the targets and
+        out-of-bag predictions).
     n_jobs : int or None, default=None
         Trees grown concurrently, and threads of prediction (None or -1: all cores). The
         forest does not depend on it.

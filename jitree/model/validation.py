@@ -301,6 +301,16 @@ def object_to_float(array, name, label=None):
             "must be a real number (or None / NaN for a missing value)") from None
 
 
+def refuse_non_array(X, array, name):
+    """TypeError naming the type of an X that NumPy read as a 0-d object ``array`` (an
+    iterator, a dict, ...): no array of numbers."""
+    if array.ndim == 0 and array.dtype.kind == "O":
+        raise TypeError(f"{name} must be a 2-D array-like of shape (n_samples, n_features), "
+                        f"got an object of type {type(X).__name__}"
+                        + (" (an iterator of chunks is read by the prediction methods only)"
+                           if is_chunk_iterator(X) else ""))
+
+
 def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies=1):
     """Validate X and return a 2-D float32 or float64 array (C or F order, copied only if the
     dtype must change). ``finite=False`` leaves the NaN/infinity check to the caller (the
@@ -327,12 +337,7 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies
                          "(n_samples, n_features)")
     refuse_matrix(X, name)
     array = np.asarray(X) if not isinstance(X, np.ndarray) else X
-    if array.ndim == 0 and array.dtype.kind == "O":
-        # an object NumPy cannot read as numbers: an iterator, a dict, ...
-        raise TypeError(f"{name} must be a 2-D array-like of shape (n_samples, n_features), "
-                        f"got an object of type {type(X).__name__}"
-                        + (" (an iterator of chunks is read by the prediction methods only)"
-                           if is_chunk_iterator(X) else ""))
+    refuse_non_array(X, array, name)
     if array.dtype.kind == "c":
         raise ValueError(f"Complex data not supported in {name}")
     if array.dtype.kind == "O":
