@@ -5,11 +5,16 @@ and bad inputs."""
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import jitree
-from jitree.kernels.quantiles import sort_by_rank, sorted_weighted_quantiles
+from jitree.kernels.quantiles import (
+    INTERPOLATIONS,
+    LINEAR,
+    sort_by_rank,
+    sorted_weighted_quantiles,
+)
 
 QUANTILES = np.array([0.0, 0.05, 0.25, 0.5, 0.9, 0.95, 1.0])
 
@@ -79,9 +84,61 @@ def test_a_quantile_on_a_sample_is_that_sample_exactly(values, counts, levels):
     quantiles = np.arange(levels + 1) / levels
     out = np.empty(quantiles.shape[0])
     sorted_weighted_quantiles(values, counts.astype(np.float64), np.empty(values.shape[0]),
-                              quantiles, out)
+                              quantiles, LINEAR, out)
     np.testing.assert_array_equal(out, np.repeat(values, counts)[
         (quantiles * (total - 1)).astype(np.int64)])
+
+
+@given(values=st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=10, unique=True),
+       counts=st.lists(st.integers(1, 4), min_size=10, max_size=10),
+       quantiles=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+       interpolation=st.sampled_from(sorted(INTERPOLATIONS)))
+# "nearest" halfway between two samples: the even 0-based position, as NumPy rounds
+@example(values=[1.0, 2.0, 3.0, 4.0], counts=[1] * 10, quantiles=[0.5, 1 / 6, 5 / 6],
+         interpolation="nearest")
+@example(values=[1.0, 2.0, 3.0], counts=[2, 1, 1] + [1] * 7, quantiles=[0.5, 1 / 6],
+         interpolation="nearest")
+def test_interpolations_are_numpys_on_the_repeated_sample(values, counts, quantiles,
+                                                          interpolation):
+    """Every ``interpolation`` with integer weights: NumPy's np.quantile(method=...) of the
+    sample with each value repeated its weight's times (lower, higher and nearest exactly;
+    linear and midpoint up to rounding)."""
+    values = np.sort(np.array(values))
+    counts = np.array(counts[:values.shape[0]])
+    quantiles = np.array(quantiles)
+    out = np.empty(quantiles.shape[0])
+    sorted_weighted_quantiles(values, counts.astype(np.float64), np.empty(values.shape[0]),
+                              quantiles, INTERPOLATIONS[interpolation], out)
+    expected = np.quantile(np.repeat(values, counts), quantiles, method=interpolation)
+    if interpolation in ("linear", "midpoint"):
+        np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-9)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_interpolation_of_trees_and_forests():
+    """predict_quantiles(interpolation=...): a tree without weights gives NumPy's quantile of
+    its leaf's targets; a forest's lower and higher quantiles are training targets that
+    bracket its linear ones; other names are refused."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = np.round(X[:, 0] * 3 + rng.normal(size=300), 1)
+    tree = jitree.DecisionTreeRegressor(max_depth=3, store_leaf_samples=True).fit(X, y)
+    leaves = tree.apply(X)
+    q = [0.1, 0.25, 0.5, 0.9]
+    for name in INTERPOLATIONS:
+        got = tree.predict_quantiles(X[:20], q, interpolation=name)
+        for i in range(20):
+            expected = np.quantile(y[leaves == leaves[i]], q, method=name)
+            np.testing.assert_allclose(got[i], expected, rtol=1e-12, atol=1e-12)
+    forest = jitree.RandomForestRegressor(n_estimators=10, max_depth=4, random_state=0,
+                                          store_leaf_samples=True).fit(X, y)
+    low, linear, high = (forest.predict_quantiles(X[:50], q, interpolation=name)
+                         for name in ("lower", "linear", "higher"))
+    assert np.isin(low, y).all() and np.isin(high, y).all()
+    assert (low <= linear).all() and (linear <= high).all()
+    with pytest.raises(ValueError, match="interpolation must be one of"):
+        forest.predict_quantiles(X[:5], 0.5, interpolation="cubic")
 
 
 def test_integer_weights_are_numpy_quantiles_of_the_repeated_sample():
@@ -92,7 +149,7 @@ def test_integer_weights_are_numpy_quantiles_of_the_repeated_sample():
         counts = rng.integers(1, 5, n)
         out = np.empty(QUANTILES.shape[0])
         sorted_weighted_quantiles(values, counts.astype(np.float64), np.empty(n), QUANTILES,
-                                  out)
+                                  LINEAR, out)
         # same rank arithmetic as NumPy's linear method, up to rounding
         np.testing.assert_allclose(out, np.quantile(np.repeat(values, counts), QUANTILES),
                                    rtol=1e-12, atol=1e-12)

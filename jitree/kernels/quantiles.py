@@ -20,6 +20,10 @@ r = q (S - 1) + 1: with j the last index such that C_j <= r,
     Q(q) = v_1 if there is none, v_m if j = m, v_{j+1} if r - C_j >= 1, else
            v_j + (r - C_j) (v_{j+1} - v_j).
 
+The other interpolations (:func:`between`) take v_j, v_{j+1}, their middle or the nearer of
+the two in place of the linear step; each is NumPy's method of that name on the repeated sample
+when the rescaled weights are integers.
+
 The weights are relative: uniformly scaled sample weights give the same quantiles, and a row of
 integer sample weight k is not k repeated rows (its weight is rescaled with the others to the
 number of draws). Bootstrap multiplicities are counted as draws.
@@ -47,6 +51,12 @@ from .predict import (
 )
 
 CHUNK_ROWS = 256  # rows per parallel task: one set of scratch buffers each
+
+# where a quantile between two values v_j < v_j+1 lies (NumPy's and quantile-forest's
+# ``interpolation`` names): see :func:`between`
+LINEAR, LOWER, HIGHER, MIDPOINT, NEAREST = 0, 1, 2, 3, 4
+INTERPOLATIONS = {"linear": LINEAR, "lower": LOWER, "higher": HIGHER, "midpoint": MIDPOINT,
+                  "nearest": NEAREST}
 _INDEX_BITS = 32  # an entry's sort key: its target's rank above, its index in the row below
 
 
@@ -68,10 +78,31 @@ def quantile_position(cumulative, n, total, quantile):
 
 
 @jit
-def sorted_weighted_quantiles(values, weights, cumulative, quantiles, out):
+def between(low, high, step, cumulative, method):
+    """The quantile ``step`` (0 < step < 1) of the way from the value ``low`` (cumulative
+    weight ``cumulative``: its last position in the sample) to the next value, ``high``:
+    ``LINEAR`` interpolates, ``LOWER`` and ``HIGHER`` take the one or the other, ``MIDPOINT``
+    their middle, ``NEAREST`` the nearer (at a tie, as NumPy: the value at the even 0-based
+    position of the two, ``low`` when ``cumulative`` is odd). With integer weights each is
+    NumPy's ``np.quantile(method=...)`` of the repeated sample."""
+    if method == LINEAR:
+        return low + step * (high - low)
+    if method == LOWER:
+        return low
+    if method == HIGHER:
+        return high
+    if method == MIDPOINT:
+        return low + 0.5 * (high - low)
+    if step < 0.5 or (step == 0.5 and np.int64(np.floor(cumulative)) % 2 == 1):
+        return low
+    return high
+
+
+@jit
+def sorted_weighted_quantiles(values, weights, cumulative, quantiles, method, out):
     """out[k] = the ``quantiles[k]``-quantile of distinct ``values`` in increasing order with
-    positive ``weights`` (observations; see the module docstring for the rule);
-    ``cumulative``: scratch of the same length."""
+    positive ``weights`` (observations; see the module docstring for the rule), between two
+    values by ``method`` (:func:`between`); ``cumulative``: scratch of the same length."""
     n = values.shape[0]
     total = 0.0
     for k in range(n):
@@ -79,7 +110,8 @@ def sorted_weighted_quantiles(values, weights, cumulative, quantiles, out):
         cumulative[k] = total
     for k in range(quantiles.shape[0]):
         j, step = quantile_position(cumulative, n, total, quantiles[k])
-        out[k] = values[j] if step == 0.0 else values[j] + step * (values[j + 1] - values[j])
+        out[k] = values[j] if step == 0.0 else between(values[j], values[j + 1], step,
+                                                       cumulative[j], method)
 
 
 _RADIX_BITS = 8  # bits of a digit of the radix sort (256 buckets)
@@ -136,8 +168,9 @@ def row_entries(leaf_rows):
 
 
 @jit
-def row_quantiles(leaf_rows, entries, distinct_target, quantiles, buffers, out):
-    """The quantiles of one row into ``out``; NaN when none of its leaves holds a sample.
+def row_quantiles(leaf_rows, entries, distinct_target, quantiles, method, buffers, out):
+    """The quantiles of one row into ``out`` (between two values by ``method``: see
+    :func:`between`); NaN when none of its leaves holds a sample.
 
     ``leaf_rows`` (n_trees, 4): the row of the :class:`~jitree.kernels.records.QuantileLayout`
     leaf table of its leaf in each tree; ``entries`` and ``distinct_target``: the layout's.
@@ -198,12 +231,14 @@ def row_quantiles(leaf_rows, entries, distinct_target, quantiles, buffers, out):
     for k in range(quantiles.shape[0]):
         j, step = quantile_position(weights, m, total, quantiles[k])
         low = distinct_target[ranks[j]]
-        out[k] = low if step == 0.0 else low + step * (distinct_target[ranks[j + 1]] - low)
+        out[k] = low if step == 0.0 else between(low, distinct_target[ranks[j + 1]], step,
+                                                 weights[j], method)
 
 
 @pjit
-def predict_quantiles(leaf_rows, layout, quantiles, out):
-    """out[i, k] = the ``quantiles[k]``-quantile of row i, whose leaf in tree t has the row
+def predict_quantiles(leaf_rows, layout, quantiles, method, out):
+    """out[i, k] = the ``quantiles[k]``-quantile of row i (``method``: see :func:`between`),
+    whose leaf in tree t has the row
     ``leaf_rows[i, t]`` of the leaf table of ``layout`` (a
     :class:`~jitree.kernels.records.QuantileLayout`), in parallel over chunks of rows, each
     with its own buffers.
@@ -223,7 +258,8 @@ def predict_quantiles(leaf_rows, layout, quantiles, out):
             longest = max(longest, row_entries(leaf_rows[i]))
         buffers = np.empty((4, longest))
         for i in range(first, last):
-            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, buffers, out[i])
+            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, method, buffers,
+                          out[i])
 
 
 @jit
@@ -263,7 +299,7 @@ def _chunk_leaf_rows(X, first, last, missing, flat, leaf_table, leaf_rows):
 
 @pjit
 def predict_quantiles_flat(X, X_bits, magnitude_mask, infinity, flat, leaf_table, layout,
-                           quantiles, chunk_rows, out):
+                           quantiles, method, chunk_rows, out):
     """:func:`predict_quantiles` of the rows of X, walked down the trees of ``flat`` (their
     flat layouts concatenated; ``leaf_table``: the layout's leaf table in flat order) in the
     same parallel task, chunk by chunk: no per-tree pass, no array of every row's leaves.
@@ -290,6 +326,6 @@ def predict_quantiles_flat(X, X_bits, magnitude_mask, infinity, flat, leaf_table
             longest = max(longest, row_entries(leaf_rows[i]))
         buffers = np.empty((4, longest))
         for i in range(last - first):
-            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, buffers,
+            row_quantiles(leaf_rows[i], entries, distinct_target, quantiles, method, buffers,
                           out[first + i])
     return infinite.any()

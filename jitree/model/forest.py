@@ -40,6 +40,7 @@ import numpy as np
 from .._threading import n_threads, resolve_n_jobs
 from ..kernels import criteria
 from ..kernels import predict as _predict
+from ..kernels.quantiles import LINEAR
 from ..kernels.records import TreeWalk
 from . import leaf_samples, pruning
 from ._base import (
@@ -1152,7 +1153,7 @@ class _ForestRegressor(BaseForest):
         mean = self._predict_mean_validated(X)
         return mean if self.n_outputs_ > 1 else mean[:, 0]
 
-    def predict_quantiles(self, X, quantiles=0.5):
+    def predict_quantiles(self, X, quantiles=0.5, interpolation="linear"):
         """Conditional quantiles of the target (quantile regression forest, Meinshausen 2006):
         weighted quantiles of the training targets in the leaves each row reaches, each tree
         spreading a weight 1 over its leaf's samples in proportion to their weight in it
@@ -1164,23 +1165,28 @@ class _ForestRegressor(BaseForest):
         X : array-like or DataFrame of shape (n_samples, n_features), or an iterator of
             such chunks
         quantiles : float or sequence of floats in [0, 1], default=0.5
+        interpolation : {"linear", "lower", "higher", "midpoint", "nearest"}, default="linear"
+            A quantile between two training targets v < w: interpolated, v, w, their middle,
+            or the nearer (as :meth:`DecisionTreeRegressor.predict_quantiles`).
 
         Returns
         -------
         ndarray of shape (n_samples,) for one number, else (n_samples, n_quantiles)
         """
         quantiles, scalar = leaf_samples.check_quantiles(quantiles)
-        return self._predict_quantiles_any(X, quantiles, scalar)
+        method = leaf_samples.check_interpolation(interpolation)
+        return self._predict_quantiles_any(X, quantiles, scalar, method)
 
     _predict_quantiles_any = DecisionTreeRegressor._predict_quantiles_any
 
-    def _predict_quantiles_validated(self, X, quantiles, scalar):
+    def _predict_quantiles_validated(self, X, quantiles, scalar, method=LINEAR):
         samples = leaf_samples.stored(self)
         with n_threads(self.n_jobs):
             return leaf_samples.predict(samples, [model.tree_ for model in self.estimators_],
                                         X, quantiles, scalar,
                                         *leaf_samples.layout_of(self, samples),
-                                        flat_of=lambda dtype: self._layout(dtype)[0])
+                                        flat_of=lambda dtype: self._layout(dtype)[0],
+                                        method=method)
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the predictions (weighted)."""

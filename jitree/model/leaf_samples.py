@@ -170,6 +170,15 @@ def check_quantiles(quantiles):
     return values, scalar
 
 
+def check_interpolation(interpolation):
+    """The kernels' code of an ``interpolation`` name (:data:`jitree.kernels.quantiles.
+    INTERPOLATIONS`); ValueError for any other."""
+    if not isinstance(interpolation, str) or interpolation not in _quantiles.INTERPOLATIONS:
+        raise ValueError(f"interpolation must be one of {sorted(_quantiles.INTERPOLATIONS)}, "
+                         f"got {interpolation!r}")
+    return np.int64(_quantiles.INTERPOLATIONS[interpolation])
+
+
 def layout(leaf_samples):
     """The :class:`QuantileLayout` the kernels read (derived, not stored: 32 bytes per node
     and 16 per entry while the model predicts quantiles)."""
@@ -215,7 +224,7 @@ def _flat_leaf_table(trees, table, dtype):
 
 
 def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache=None,
-            flat_of=None):
+            flat_of=None, method=_quantiles.LINEAR):
     """The quantiles of each row of X (validated) from the leaves it reaches in ``trees``
     (:class:`~jitree.Tree` objects whose nodes are those of ``leaf_samples`` one tree after
     another): (n_rows, n_quantiles), or (n_rows,) when ``scalar``. ``cache``: a dict where
@@ -245,7 +254,8 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
         threads = numba.get_num_threads()
         chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
         if _quantiles.predict_quantiles_flat(X, *infinity_bits(X), flat, flat_table,
-                                             kernel_layout, quantiles, chunk_rows, out):
+                                             kernel_layout, quantiles, np.int64(method),
+                                             chunk_rows, out):
             raise_infinite(X, "X")
         return out[:, 0] if scalar else out
     # trees with category tests: each tree's walk over the Tree arrays, then the quantiles
@@ -255,5 +265,5 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
         # a writeable copy: the predict kernels' one table type (no read-only variant)
         leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count].copy())
         root += tree.node_count
-    _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, out)
+    _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, np.int64(method), out)
     return out[:, 0] if scalar else out

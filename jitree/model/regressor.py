@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._threading import n_threads
+from ..kernels.quantiles import LINEAR
 from . import leaf_samples
 from ._base import (
     CATEGORY_SMOOTHING,
@@ -172,10 +173,10 @@ class DecisionTreeRegressor(BaseDecisionTree):
             prediction = self.tree_.predict_table(X, self.tree_.value)
         return prediction if self.tree_.n_outputs > 1 else prediction[:, 0]
 
-    def predict_quantiles(self, X, quantiles=0.5):
+    def predict_quantiles(self, X, quantiles=0.5, interpolation="linear"):
         """Conditional quantiles of the target: the weighted quantiles of the training targets
         in the leaf each row reaches (a quantile regression tree; see
-        :mod:`jitree.kernels.quantiles` for the interpolation). Needs a fit with
+        :mod:`jitree.kernels.quantiles` for the rule). Needs a fit with
         ``store_leaf_samples=True``.
 
         Parameters
@@ -183,29 +184,35 @@ class DecisionTreeRegressor(BaseDecisionTree):
         X : array-like or DataFrame of shape (n_samples, n_features), or an iterator of
             such chunks
         quantiles : float or sequence of floats in [0, 1], default=0.5
+        interpolation : {"linear", "lower", "higher", "midpoint", "nearest"}, default="linear"
+            A quantile between two training targets v < w: interpolated, v, w, their middle,
+            or the nearer (NumPy's and quantile-forest's names; with integer weights, NumPy's
+            ``np.quantile(method=...)`` of the repeated targets).
 
         Returns
         -------
         ndarray of shape (n_samples,) for one number, else (n_samples, n_quantiles)
         """
         quantiles, scalar = leaf_samples.check_quantiles(quantiles)
-        return self._predict_quantiles_any(X, quantiles, scalar)
+        method = leaf_samples.check_interpolation(interpolation)
+        return self._predict_quantiles_any(X, quantiles, scalar, method)
 
-    def _predict_quantiles_any(self, X, quantiles, scalar):
+    def _predict_quantiles_any(self, X, quantiles, scalar, method):
         model, chunks = self._chunked(X)
 
         def predict(validated):
-            return model._predict_quantiles_validated(validated, quantiles, scalar)
+            return model._predict_quantiles_validated(validated, quantiles, scalar, method)
 
         if chunks is not None:
             return model._predict_chunks(chunks, predict)
         return predict(self._validate_predict_X(X))
 
-    def _predict_quantiles_validated(self, X, quantiles, scalar):
+    def _predict_quantiles_validated(self, X, quantiles, scalar, method=LINEAR):
         samples = leaf_samples.stored(self)
         with n_threads(self.n_jobs):
             return leaf_samples.predict(samples, [self.tree_], X, quantiles, scalar,
-                                        *leaf_samples.layout_of(self, samples))
+                                        *leaf_samples.layout_of(self, samples),
+                                        method=method)
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 (several outputs: the mean of their R^2)."""
