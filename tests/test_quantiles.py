@@ -98,6 +98,12 @@ def test_a_quantile_on_a_sample_is_that_sample_exactly(values, counts, levels):
          interpolation="nearest")
 @example(values=[1.0, 2.0, 3.0], counts=[2, 1, 1] + [1] * 7, quantiles=[0.5, 1 / 6],
          interpolation="nearest")
+# a quantile too small to move 1 + q (S - 1): still past the first sample
+@example(values=[0.0, 1.0], counts=[1] * 10, quantiles=[2.225073858507e-311, 1e-20],
+         interpolation="higher")
+# ... and a quantile just below 1 whose 1 + q (S - 1) rounds up to S: before the last sample
+@example(values=[-3.0, -2.0, 1.0], counts=[1] * 10, quantiles=[1 - 2**-53],
+         interpolation="lower")
 def test_interpolations_are_numpys_on_the_repeated_sample(values, counts, quantiles,
                                                           interpolation):
     """Every ``interpolation`` with integer weights: NumPy's np.quantile(method=...) of the

@@ -64,14 +64,18 @@ _INDEX_BITS = 32  # an entry's sort key: its target's rank above, its index in t
 def quantile_position(cumulative, n, total, quantile):
     """Where the ``quantile`` of n distinct increasing values with cumulative weights
     ``cumulative[:n]`` (sum ``total``) lies: ``(j, step)``, the quantile being value j plus
-    ``step`` times the gap to value j + 1 (step 0 when j is the first or the last value)."""
-    rank = quantile * (total - 1.0) + 1.0
-    j = np.searchsorted(cumulative[:n], rank, side="right") - 1
+    ``step`` times the gap to value j + 1 (step 0 when j is the first or the last value, or
+    on value j itself). The step is measured from the 0-based position q (S - 1), as NumPy
+    does, so that a quantile as small as 1e-300 is still past the first value."""
+    position = quantile * (total - 1.0)
+    j = np.searchsorted(cumulative[:n], position + 1.0, side="right") - 1
+    if j >= 0 and position < cumulative[j] - 1.0:
+        j -= 1  # position + 1 rounded up onto cumulative[j]
     if j < 0:
         return 0, 0.0
     if j >= n - 1:
         return n - 1, 0.0
-    step = rank - cumulative[j]
+    step = position - (cumulative[j] - 1.0)
     if step >= 1.0:
         return j + 1, 0.0  # on value j + 1 itself: returned exactly, not as v_j + (v_j+1 - v_j)
     return j, step
