@@ -321,12 +321,11 @@ class BaseDecisionTree(ParamsMixin):
                              "categorical_split='multiway' needs 'entropy', 'gain_ratio', "
                              "'gini', 'misclassification', 'squared_error' or a Criterion "
                              "with an impurity function")
-        max_exhaustive = _check_int("max_exhaustive_categories",
-                                    getattr(self, "max_exhaustive_categories", 10), 1)
+        given = getattr(self, "max_exhaustive_categories", 10)
+        max_exhaustive = _check_int("max_exhaustive_categories", given, 1)
         if max_exhaustive > _MAX_EXHAUSTIVE_LIMIT:
             raise ValueError(f"max_exhaustive_categories must be <= {_MAX_EXHAUSTIVE_LIMIT} "
-                             f"(2**(m-1) partitions per node), got "
-                             f"{getattr(self, 'max_exhaustive_categories', 10)}")
+                             f"(2**(m-1) partitions per node), got {given}")
         max_subset_size = _check_int("max_subset_size", getattr(self, "max_subset_size", None),
                                      1, allow_none=True)
         category_smoothing = _check_float(
@@ -708,12 +707,8 @@ class BaseDecisionTree(ParamsMixin):
         return stack(pieces)
 
     def _decision_path_validated(self, X):
-        sparse = _scipy_sparse("decision_path")
         with n_threads(self.n_jobs):
-            indptr, indices = self.tree_.decision_path_arrays(X)
-        data = np.ones(indices.shape[0], dtype=np.int64)
-        return sparse.csr_matrix((data, indices, indptr),
-                                 shape=(X.shape[0], self.tree_.node_count))
+            return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the fitted tree (the root alone: 0)."""

@@ -176,7 +176,7 @@ def check_interpolation(interpolation):
     if not isinstance(interpolation, str) or interpolation not in _quantiles.INTERPOLATIONS:
         raise ValueError(f"interpolation must be one of {sorted(_quantiles.INTERPOLATIONS)}, "
                          f"got {interpolation!r}")
-    return np.int64(_quantiles.INTERPOLATIONS[interpolation])
+    return _quantiles.INTERPOLATIONS[interpolation]
 
 
 def layout(leaf_samples):
@@ -254,7 +254,7 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
         threads = numba.get_num_threads()
         chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
         if _quantiles.predict_quantiles_flat(X, *infinity_bits(X), flat, flat_table,
-                                             kernel_layout, quantiles, np.int64(method),
+                                             kernel_layout, quantiles, method,
                                              chunk_rows, out):
             raise_infinite(X, "X")
         return out[:, 0] if scalar else out
@@ -265,5 +265,5 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
         # a writeable copy: the predict kernels' one table type (no read-only variant)
         leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count].copy())
         root += tree.node_count
-    _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, np.int64(method), out)
+    _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, method, out)
     return out[:, 0] if scalar else out

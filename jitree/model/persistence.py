@@ -342,8 +342,8 @@ def save(model, path):
 
     name = type(model).__name__
     if _ESTIMATORS.get(name) is not type(model):
-        raise TypeError(f"save expects a jitree DecisionTreeClassifier, DecisionTreeRegressor, "
-                        f"ExtraTreeClassifier or ExtraTreeRegressor, got "
+        *others, last = _ESTIMATORS
+        raise TypeError(f"save expects a jitree {', '.join(others)} or {last}, got "
                         f"{type(model).__module__}.{name}")
     check_is_fitted(model)
     is_classifier = model._task == "classification"

@@ -602,16 +602,12 @@ class Tree:
     # -- prediction: X as the estimators hand it over (2-D float32/float64, C or F order,
     # n_features columns; or CsrRows), anything else validated by _rows ---------------------
     def _rows(self, X):
-        """X as the walks read it. The estimators' validated arrays pass through as they
-        are; anything else given to a public method of the Tree (``est.tree_.apply(X)``) is
-        validated like an estimator's X, and a wrong number of columns is refused: the walks
+        """X as the walks read it. The estimators' validated arrays (and CsrRows) pass through
+        as they are; anything else given to a public method of the Tree (``est.tree_.apply(X)``)
+        is validated like an estimator's X, and a wrong number of columns is refused: the walks
         read ``X[row, feature]`` unchecked."""
-        if isinstance(X, CsrRows):
-            if X.shape[1] != self.n_features:
-                raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted on "
-                                 f"{self.n_features}")
-            return X
-        if not (isinstance(X, np.ndarray) and X.ndim == 2
+        if not isinstance(X, CsrRows) and not (
+                isinstance(X, np.ndarray) and X.ndim == 2
                 and X.dtype in (np.float32, np.float64)
                 and (X.flags.c_contiguous or X.flags.f_contiguous)):
             X = check_X(X, finite=False)
