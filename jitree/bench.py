@@ -482,6 +482,40 @@ def _forest_kind(report, kind, ensemble, n_samples, n_estimators, predict_rows, 
     report.ratio("prediction speed-up over scikit-learn", peer_predict, seconds)
 
 
+def bench_forest_wide(report, n_estimators, repeat, threads,
+                      shapes=((500, 10_000), (2_000, 2_000), (20_000, 500))):
+    """Random forest classifiers on wide X (n x p float32, 3 classes, sqrt(p) features a
+    node: the best splitter's sample-order growth, see
+    :func:`jitree.model.builder.sorting_pays`) against scikit-learn's, same data, n_jobs
+    threads each: fit in alternating runs, and held-out accuracy."""
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    jobs = threads[-1]
+    for n_samples, n_features in shapes:
+        n_test = max(1, n_samples // 4)
+        X, y = make_classification_data(n_samples + n_test, n_features, seed=0)
+        X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+            y[n_samples:]
+        print(f"\n[forest-wide] RandomForestClassifier, {n_estimators} trees, {n_samples} x "
+              f"{n_features} float32, 3 classes, n_jobs={jobs}; accuracy on {n_test} held-out "
+              "rows")
+        ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
+                                             random_state=0)
+        theirs = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
+                                                 random_state=0)
+        ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
+        seconds, peer_seconds = _alternating_medians(
+            [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)],
+            repeat)
+        figure = f"forest-wide-{n_samples}x{n_features}-fit"
+        report.add(figure, "jitree", jobs, seconds)
+        report.add(figure, "scikit-learn", jobs, peer_seconds)
+        report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
+        print(f"  held-out accuracy: jitree {ours.score(X_test, y_test):.4f}, scikit-learn "
+              f"{theirs.score(X_test, y_test):.4f}")
+
+
 def _heteroscedastic_data(n_samples, seed=0):
     """10 float32 features; y = x0 + 2 sin(x1) + noise whose scale grows with |x2|."""
     rng = np.random.default_rng(seed)
@@ -1204,6 +1238,7 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "forest-kinds",
+                                 "forest-wide",
                                  "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
@@ -1261,6 +1296,8 @@ def main(argv=None):
     if "forest-kinds" in only:  # Extra-Trees and the regression forests, scikit-learn only
         bench_forest_kinds(report, args.rows, args.trees, args.predict_rows // 2,
                            max(1, args.repeat // 2), threads)
+    if "forest-wide" in only:  # random forests on wide X, scikit-learn only
+        bench_forest_wide(report, min(args.trees, 20), args.repeat, threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "pdp" in only:

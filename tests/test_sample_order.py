@@ -1,6 +1,6 @@
-"""The random splitter's sample-order growth (``jitree.kernels.sample_order``): its passes
-against NumPy twins, its trees against the presorted growth's (identical, under Hypothesis),
-and when a fit takes it."""
+"""The sample-order growth (``jitree.kernels.sample_order``) of the random splitter and of the
+best splitter on wide X: its passes and its sort against NumPy twins, its trees against the
+presorted growth's (identical, under Hypothesis), and when a fit takes it."""
 
 import numpy as np
 import pytest
@@ -16,6 +16,8 @@ from jitree.kernels import criteria
 from jitree.kernels.categorical import MISSING_LEFT, MISSING_RIGHT
 from jitree.kernels.records import SampleOrder, TreeData
 from jitree.kernels.sample_order import (
+    RADIX_MIN,
+    argsort_keys,
     column_range,
     columns_range,
     node_ranges,
@@ -33,10 +35,10 @@ def _forced(patch, sample_order):
     """Make every fit grow in sample order whenever it grows the same tree
     (``sample_order`` true, whatever ``max_features``), or never."""
     if sample_order:
-        def growth(params, sample_weight):
+        def growth(params, sample_weight, n_features):
             return builder.sample_order_exact(params, sample_weight)
     else:
-        def growth(params, sample_weight):
+        def growth(params, sample_weight, n_features):
             return False
     for module in _MODULES:
         patch.setattr(module, "sample_order_growth", growth)
@@ -223,7 +225,8 @@ def fits(draw):
     if w is not None and not w.sum() > 0:
         w[0] = 1.0
     params = dict(
-        splitter="random", random_state=draw(st.integers(0, 1000)),
+        splitter=draw(st.sampled_from(["random", "best"])),
+        random_state=draw(st.integers(0, 1000)),
         max_features=draw(st.integers(1, d)),
         criterion=draw(st.sampled_from(["gini", "entropy", "misclassification",
                                         "gain_ratio"])),
@@ -248,21 +251,25 @@ def test_sample_order_tree_is_the_presorted_tree_under_hypothesis(case):
 
 
 @pytest.mark.parametrize("bootstrap", [False, True])
-def test_sample_order_forest_is_the_presorted_forest(bootstrap):
+@pytest.mark.parametrize("forest", [jitree.ExtraTreesClassifier, jitree.RandomForestClassifier])
+def test_sample_order_forest_is_the_presorted_forest(forest, bootstrap):
+    # nodes of more samples than RADIX_MIN: the best splitter's radix sort
     X, y = make_classification_data(2000, 8, 3, seed=4)
     X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
-    a, b = _fit_both(lambda: jitree.ExtraTreesClassifier(
+    X[:, 2] = np.round(X[:, 2])  # ties
+    a, b = _fit_both(lambda: forest(
         n_estimators=4, bootstrap=bootstrap, random_state=1, n_jobs=2).fit(X, y))
     assert_same_trees(a, b)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
-def test_sample_order_tree_on_threads_is_the_one_thread_tree():
+@pytest.mark.parametrize("splitter", ["random", "best"])
+def test_sample_order_tree_on_threads_is_the_one_thread_tree(splitter):
     # the search and the partition run in parallel blocks on a large input
-    X, y = make_classification_data(60_000, 10, 3, seed=5)
-    one = jitree.DecisionTreeClassifier(splitter="random", max_features=3, random_state=0,
+    X, y = make_classification_data(60_000, 48, 3, seed=5)
+    one = jitree.DecisionTreeClassifier(splitter=splitter, max_features=3, random_state=0,
                                         n_jobs=1).fit(X, y)
-    two = jitree.DecisionTreeClassifier(splitter="random", max_features=3, random_state=0,
+    two = jitree.DecisionTreeClassifier(splitter=splitter, max_features=3, random_state=0,
                                         n_jobs=2).fit(X, y)
     assert_same_trees(one, two)
 
@@ -346,21 +353,37 @@ def _params(**changes):
 
 def test_sample_order_growth_only_for_what_it_grows():
     ones = np.ones(10)
-    assert sample_order_growth(_params(), ones)
-    assert sample_order_growth(_params(max_features=20), ones)  # faster at every max_features
-    assert not sample_order_growth(_params(random_splitter=False), ones)
-    assert not sample_order_growth(_params(n_outputs=2), ones)
-    assert not sample_order_growth(_params(feature_kind=np.array([0, 2] + [0] * 18)), ones)
-    assert sample_order_growth(_params(feature_kind=np.array([0, 1] + [0] * 18)), ones)
+
+    def growth(params, weight=ones, n_features=20):
+        return sample_order_growth(params, weight, n_features)
+
+    assert growth(_params())
+    assert growth(_params(max_features=20))  # faster at every max_features
+    assert not growth(_params(n_outputs=2))
+    assert not growth(_params(feature_kind=np.array([0, 2] + [0] * 18)))
+    assert growth(_params(feature_kind=np.array([0, 1] + [0] * 18)))
     # a classifier only where the sums are exact (the presorted growth's tree)
-    assert not sample_order_growth(_params(), np.array([1.0, 0.5, 2.0]))
+    assert not growth(_params(), np.array([1.0, 0.5, 2.0]))
     # a regressor whatever its weights, unless its criterion needs order statistics
-    assert sample_order_growth(_params(is_regression=True, criterion=criteria.SQUARED_ERROR),
-                               np.array([1.0, 0.5, 2.0]))
-    assert sample_order_growth(_params(is_regression=True, criterion=criteria.POISSON), ones)
+    assert growth(_params(is_regression=True, criterion=criteria.SQUARED_ERROR),
+                  np.array([1.0, 0.5, 2.0]))
+    assert growth(_params(is_regression=True, criterion=criteria.POISSON))
     for order in criteria.ORDER_CRITERIA:
-        assert not sample_order_growth(_params(is_regression=True, criterion=order), ones)
-    assert not sample_order_growth(_params(is_regression=True, n_outputs=2), ones)
+        assert not growth(_params(is_regression=True, criterion=order))
+    assert not growth(_params(is_regression=True, n_outputs=2))
+    # the best splitter: a classifier drawing at most 1/16 of the features a node, with a
+    # built-in criterion and exact sums
+    best = _params(random_splitter=False)
+    assert not growth(best)  # 4 of 20 features
+    assert growth(best, n_features=64)
+    assert not growth(best, n_features=63)
+    assert not growth(best, np.array([1.0, 0.5, 2.0]), n_features=1000)
+    assert growth(best, np.array([1.0, 3.0, 2.0]), n_features=1000)
+    assert not growth(_params(random_splitter=False, is_regression=True,
+                              criterion=criteria.SQUARED_ERROR), n_features=1000)
+    assert not growth(_params(random_splitter=False, criterion=object()),  # a user's
+                      n_features=1000)
+    assert not growth(_params(random_splitter=False, n_outputs=2), n_features=1000)
 
 
 def test_exact_sums():
@@ -393,3 +416,58 @@ def test_extra_trees_classifier_grows_in_sample_order(monkeypatch):
     jitree.DecisionTreeClassifier(splitter="random", max_features="sqrt").fit(
         X, y, sample_weight=np.r_[np.zeros(10), np.ones(290)])
     assert taken[2:] == [(290, 9)]  # the zero-weight rows left out
+
+
+@st.composite
+def sort_keys(draw):
+    n = draw(st.sampled_from([draw(st.integers(1, 40)), draw(st.integers(RADIX_MIN - 2, 700))]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["normal", "ties", "float32", "special"]))
+    if kind == "normal":
+        x = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n)
+    elif kind == "ties":
+        x = rng.integers(-3, 3, n).astype(float)
+    elif kind == "float32":
+        x = rng.normal(size=n).astype(np.float32).astype(float)
+    else:
+        x = rng.choice([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1.0,
+                        -1.0, np.finfo(float).max, -np.finfo(float).max], n)
+    return x, draw(st.integers(0, 3))
+
+
+@settings(deadline=None, max_examples=150)
+@given(sort_keys())
+def test_argsort_keys_is_numpys_stable_argsort(case):
+    # the best splitter's sort of a node's values: positions by value, NaN last, equal
+    # values (and -0.0 against 0.0, which sorted_rows gives as 0.0) in position order
+    x, spare_room = case
+    n = x.shape[0]
+    size = n + spare_room
+    key = np.full(size, 7.0)
+    keys = (key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
+            np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+            np.empty((8, 256), dtype=np.int64))
+    key[:n] = x + 0.0
+    argsort_keys(keys, n)
+    np.testing.assert_array_equal(keys[3][:n], np.argsort(x, kind="stable"))
+
+
+def test_wide_random_forest_grows_in_sample_order(monkeypatch):
+    # sqrt(400) = 20 features a node, 1/20 of them: the sorted draw; 1/16 of 256 is 16
+    taken = []
+    of = ByRow.of.__func__
+
+    def spy(cls, X):
+        taken.append(X.shape)
+        return of(cls, X)
+
+    monkeypatch.setattr(ByRow, "of", classmethod(spy))
+    X, y = make_classification_data(300, 400, 3, seed=1)
+    jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    assert taken == [(300, 400)]
+    jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X[:, :100], y)
+    jitree.RandomForestRegressor(n_estimators=3, random_state=0, max_features="sqrt").fit(
+        X, y.astype(float))
+    assert taken == [(300, 400)]
+    jitree.DecisionTreeClassifier(max_features="sqrt", random_state=0).fit(X, y)
+    assert taken[1:] == [(300, 400)]

@@ -19,7 +19,8 @@ One round of growth, for a batch of open nodes that may be split (:func:`splitta
    sorted segments of the parents with a child still open are partitioned.
 
 The random splitter grows in sample order instead (single-output trees on numeric features,
-:func:`jitree.model.builder.sample_order_growth`): one list of samples grouped by node in
+:func:`jitree.model.builder.sample_order_growth`), and so does the best splitter of a
+classifier whose nodes draw few of many features: one list of samples grouped by node in
 place of the sorted arrays, searched node by node by
 :func:`jitree.kernels.sample_order.find_node_splits` and partitioned as soon as a node's
 split is found (:func:`~jitree.kernels.sample_order.split_samples`). The loop is the same.
@@ -40,7 +41,8 @@ empty cache, then loads from numba's cache): one per
 - categories: None (numeric and ordinal features only; the category search is pruned) or a
   :class:`~jitree.kernels.records.CategorySettings`;
 - growth: presorted (``order`` None) or, for the random splitter of a single-output tree on
-  numeric features only, in sample order (a :class:`~jitree.kernels.records.SampleOrder`; see
+  numeric features only (and the best splitter of such a classifier on wide X), in sample
+  order (a :class:`~jitree.kernels.records.SampleOrder`; see
   :mod:`jitree.kernels.sample_order`);
 
 at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has
@@ -309,8 +311,8 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
     children, class weights then weight of the left child, then of the right (see
     :func:`jitree.kernels.sample_order.search_nodes`). Ties: lowest feature index (see
     :func:`best_pair_per_node`). ``order``: a
-    :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth of the random
-    splitter (:mod:`jitree.kernels.sample_order`), else None."""
+    :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth
+    (:mod:`jitree.kernels.sample_order`), else None."""
     n_features = data.sorted_index.shape[0]
     m = last - first
     batch = node_batch(nodes, open_nodes[0, first:last].copy(),
@@ -323,7 +325,7 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
     restricted = allowed.shape[1] > 0
     if order is not None:
         # node by node in sample order (numeric features only, no order criterion: see
-        # grow_tree)
+        # grow_tree), the random or the best splitter
         feature = np.empty(m, dtype=np.int64)
         pos = np.empty(m, dtype=np.int64)
         missing = np.empty(m, dtype=np.int64)
@@ -875,8 +877,8 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
     numeric or ordinal (the category search is then left out of the compiled code).
     ``ranks``: the :class:`Ranks` scratch of the order criteria (absolute_error, quantile),
     else None (the order statistics are then left out of the compiled code).
-    ``order``: a :class:`~jitree.kernels.records.SampleOrder` for the random splitter's
-    sample-order growth (numeric features, no order criterion; ``data``'s sorted arrays
+    ``order``: a :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth
+    (numeric features, no order criterion; ``data``'s sorted arrays
     then hold no rows), else None (the presorted growth).
     ``root_stats``, ``root_weight``: the statistics and total weight of all the samples (the
     weight is also the denominator of every weighted impurity decrease).

@@ -65,8 +65,8 @@ TreeData = namedtuple("TreeData", [
 ])
 
 SampleOrder = namedtuple("SampleOrder", [
-    # the random splitter's samples in node order (see kernels.sample_order), in place of
-    # TreeData's sorted arrays
+    # the samples in node order of the sample-order growth (see kernels.sample_order), in
+    # place of TreeData's sorted arrays
     "X",              # (n_samples, n_features) X, C-contiguous
     "samples",        # (n_rows,) int32: the samples grouped by node, each node's segment in
                       # increasing sample index

@@ -1,4 +1,5 @@
-"""The random splitter's growth in sample order (Extra-Trees).
+"""Growth in sample order: the random splitter's (Extra-Trees), and the best splitter's on
+wide X.
 
 A random threshold needs, at each node and drawn feature, only the node's smallest and
 largest non-missing value and the statistics of the samples at or below the draw: no sorted
@@ -25,6 +26,13 @@ sums are exact either way, so classifiers take this path only then
 (:func:`jitree.model.builder.sample_order_growth`). Regression sums may differ in their
 last bits: where two features split a node's samples alike (small nodes), their scores tie
 up to those bits, and a regressor's tree may test the other feature there.
+
+The best splitter's classifier takes this path when its nodes draw few of many features
+(:func:`jitree.model.builder.sorting_pays`): the same walk draws the features, then each
+drawn feature's values at the node's samples are sorted (:func:`argsort_keys`; equal
+values in sample order, which is the presorted segment's order) and searched by the
+presorted search's own code (:func:`jitree.kernels.split.best_threshold`), so the trees are
+the presorted growth's.
 """
 
 import numpy as np
@@ -32,11 +40,26 @@ from numba import prange
 
 from . import criteria
 from ._jit import borrowing, jit, pjit
-from .categorical import MISSING_LEFT, MISSING_RIGHT, NO_MISSING, inline_two_way_score
+from .categorical import (
+    MISSING_LEFT,
+    MISSING_RIGHT,
+    NO_MISSING,
+    inline_two_way_score,
+    stable_argsort,
+)
 from .random import stream_key
-from .records import Limits, Side
+from .records import Limits, Rows, Side
 from .select import walk_step
-from .split import ALL_VALUES, cut_between, missing_only_score, with_measure
+from .split import (
+    ALL_VALUES,
+    USER_BATCH,
+    best_threshold,
+    cut_between,
+    missing_only_score,
+    non_missing_end,
+    range_stats,
+    with_measure,
+)
 
 
 @jit(inline="always")
@@ -92,7 +115,7 @@ def varies(low, high, count, n):
 @pjit
 def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature, out_pos,
                      out_missing, out_threshold, out_children):
-    """The random splitter's search in sample order, node by node: for node j of the
+    """The search in sample order, node by node: for node j of the
     :class:`NodeBatch` ``nodes``, its best split's feature (-1: none), position (its start
     plus the non-missing samples going left), missing direction and threshold, into
     ``out_*[j]``; parallel over blocks of nodes. A classifier's ``out_children[j]`` (else
@@ -100,21 +123,39 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     their weight (see :func:`search_nodes`). ``allowed``: the features each node may
     split on (see :func:`jitree.kernels.select.walk_step`). The results are those of
     :func:`jitree.kernels.select.select_features` and
-    :func:`jitree.kernels.split.find_random_splits` on the presorted arrays, followed by
-    :func:`jitree.kernels.split.best_pair_per_node`."""
+    :func:`jitree.kernels.split.find_random_splits` (the best splitter:
+    :func:`jitree.kernels.split.find_splits`) on the presorted arrays, followed by
+    :func:`jitree.kernels.split.best_pair_per_node`. The best splitter's blocks hold the
+    sorted rows of their largest node (:func:`sorted_rows`)."""
     m = nodes.id.shape[0]
     n_features = order.X.shape[1]
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
+    exact = not settings.random_splitter
     for block in prange(n_blocks):
+        first = block * m // n_blocks
+        last = (block + 1) * m // n_blocks
         ints = np.empty((4, n_features), dtype=np.int64)      # walk, chosen, count, visits
         floats = np.empty((3, n_features))                    # low, high, threshold
         side_stats = np.empty((2, n_features, n_stats))       # left, missing
         side_totals = np.empty((2, 2, n_features))            # (weight, count) x side
-        scratch = np.empty((2, n_stats))
-        search_nodes(data, order, with_measure(settings, measure), nodes, allowed,
-                     block * m // n_blocks, (block + 1) * m // n_blocks,
-                     (ints, floats, side_stats, side_totals, scratch),
+        scratch = np.empty((3, n_stats))
+        # the best splitter's sorted rows (see sorted_rows), sized by the block's largest node
+        size = 0
+        if exact:
+            for j in range(first, last):
+                size = max(size, nodes.end[j] - nodes.start[j])
+        room = USER_BATCH if exact and measure.code >= criteria.USER_IMPURITY else 0
+        key = np.empty(size)
+        rows = ((key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
+                 np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                 np.empty((8, 256 if exact else 0), dtype=np.int64)),
+                np.empty(size, dtype=np.int32), np.empty(size, dtype=order.X.dtype),
+                np.empty(size, dtype=data.label.dtype),
+                (np.empty((n_stats, room)), np.empty(room), np.empty(room, dtype=np.int64),
+                 np.empty(room)))
+        search_nodes(data, order, with_measure(settings, measure), nodes, allowed, first, last,
+                     (ints, floats, side_stats, side_totals, scratch, rows),
                      (out_feature, out_pos, out_missing, out_threshold, out_children))
 
 
@@ -129,8 +170,10 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     still needs, are measured together in one pass (:func:`columns_range`: Extra-Trees
     classifier, 4 of 20 features, 175-187 against 195-200 ms a tree). Then, once the
     features are drawn and their thresholds, every drawn feature's left and missing
-    statistics (:func:`node_sides`). Compiled without reference
-    counting: the views and records made per node would be counted.
+    statistics (:func:`node_sides`); the best splitter (``settings.random_splitter`` false)
+    sorts and searches each drawn feature instead (:func:`best_sorted`, with the sorted rows
+    of ``work``). Compiled without reference counting: the views and records made per node
+    would be counted.
 
     A classifier's children come from the winning feature's sides: the left child's class
     weights are its non-missing side's plus, when missing values go left, their side's,
@@ -139,7 +182,8 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     the sums the partition would add (:func:`split_samples` then only moves the samples:
     that second pass over a node's samples took 6-13% of an Extra-Trees classifier's
     tree)."""
-    ints, floats, side_stats, side_totals, scratch = work
+    ints, floats, side_stats, side_totals, scratch, sort_work = work
+    exact = not settings.random_splitter
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     children = out_children.shape[0] > 0
     X = order.X
@@ -206,16 +250,20 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
                         and varies(low[f], high[f], present[f], n):
                     chosen[count] = f
                     count += 1
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        node = Side(stats, weight, n)
+        parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
+        if exact:
+            best_sorted(data, X, samples, settings, nodes, j, chosen, count, node,
+                        parent_entropy, scratch, sort_work, out)
+            continue
         for t in range(count):
             f = chosen[t]
             threshold[t] = cut_between(low[f], high[f], stream_key(seed, nodes.id[j], f)) \
                 if low[f] < high[f] else ALL_VALUES
         node_sides(data, X, samples, start, end, chosen, count, threshold, present, full,
                    side_stats, side_totals)
-        stats = nodes.stats[j]
-        weight = nodes.weight[j]
-        node = Side(stats, weight, n)
-        parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
         best_feature = -1
         best_score = -np.inf
         best_pos = 0
@@ -263,6 +311,176 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         out_pos[j] = best_pos
         out_missing[j] = best_missing
         out_threshold[j] = best_threshold
+
+
+RADIX_MIN = 256  # argsort_keys: fewer keys are merge-sorted (stable_argsort)
+_SIGN = np.uint64(1) << np.uint64(63)
+_ALL = ~np.uint64(0)
+_BYTE = np.uint64(255)
+
+
+@borrowing
+def argsort_keys(keys, n):
+    """The positions 0 .. n - 1 of ``key = keys[0]`` by increasing key, NaN last, equal
+    keys in position order (``np.argsort(key[:n], kind="stable")``; ``key`` holds no -0.0).
+    ``keys``: (key, the same memory as uint64 bits, a uint64 row and two int64 rows of n
+    entries or more, an (8, 256) int64 table): the positions into the first int64 row.
+
+    From RADIX_MIN keys on, a least-significant-byte-first radix sort of the keys' bits made
+    order-preserving (sign bit flipped for a positive value, every bit for a negative one,
+    NaN all ones): a pass per byte that does not hold the same value in every key (the last
+    29 bits of a float32 value are zeros: 5 passes), each a stable scatter. Fewer keys take
+    :func:`jitree.kernels.categorical.stable_argsort`. Keys of a node's 13k samples: about
+    90 ns a key merge-sorted, 15 ns radix-sorted."""
+    key, bits, spare, order, other, counts = keys
+    if n < RADIX_MIN:
+        stable_argsort(key, n, order, other)
+        return
+    for k in range(n):
+        b = bits[k]
+        if key[k] != key[k]:
+            b = _ALL
+        elif b & _SIGN:
+            b = ~b
+        else:
+            b |= _SIGN
+        bits[k] = b
+        order[k] = k
+    for d in range(8):
+        for v in range(256):
+            counts[d, v] = 0
+    for k in range(n):
+        b = bits[k]
+        for d in range(8):
+            counts[d, (b >> np.uint64(8 * d)) & _BYTE] += 1
+    source_bits = bits
+    target_bits = spare
+    source = order
+    target = other
+    in_other = False  # whether the positions so far are in ``other``
+    for d in range(8):
+        shift = np.uint64(8 * d)
+        if counts[d, (source_bits[0] >> shift) & _BYTE] == n:
+            continue  # every key holds the same byte here
+        total = 0
+        for v in range(256):
+            c = counts[d, v]
+            counts[d, v] = total
+            total += c
+        for k in range(n):
+            b = source_bits[k]
+            slot = (b >> shift) & _BYTE
+            p = counts[d, slot]
+            counts[d, slot] = p + 1
+            target_bits[p] = b
+            target[p] = source[k]
+        source_bits, target_bits = target_bits, source_bits
+        source, target = target, source
+        in_other = not in_other
+    if in_other:
+        for k in range(n):
+            order[k] = other[k]
+
+
+@borrowing(inline="always")
+def sorted_rows(data, X, samples, start, end, f, sort_work):
+    """The samples ``samples[start:end]`` by increasing value on feature ``f`` (NaN last,
+    equal values in increasing sample index, as a presorted feature's segment holds them),
+    with their values and classes, into the first ``end - start`` entries of
+    ``sort_work``'s index, value and label rows (its first entry: the sort's keys and
+    scratch, see :func:`argsort_keys`)."""
+    keys, index_row, value_row, label_row, _ = sort_work
+    key = keys[0]
+    label = data.label
+    is_regression = data.is_regression
+    n = end - start
+    for k in range(n):
+        # + 0.0: -0.0 becomes 0.0, which NumPy's sort finds equal (NaN stays NaN)
+        key[k] = np.float64(X[np.uint64(samples[start + k]), f]) + 0.0
+    argsort_keys(keys, n)
+    by_value = keys[3]
+    for r in range(n):
+        i = samples[start + by_value[r]]
+        index_row[r] = i
+        value_row[r] = X[np.uint64(i), f]
+        if not is_regression:
+            label_row[r] = label[i]
+
+
+@borrowing(inline="always")
+def best_sorted(data, X, samples, settings, nodes, j, chosen, count, node, parent_entropy,
+                scratch, sort_work, out):
+    """The best splitter's search of node ``j`` in sample order: each drawn feature
+    (``chosen[:count]``, in increasing order) sorted at the node's samples
+    (:func:`sorted_rows`) and searched as a presorted segment
+    (:func:`jitree.kernels.split.best_threshold`, the presorted search's own code, on the
+    same samples in the same order); the best into ``out`` as :func:`search_nodes` writes
+    it, ties to the lowest feature (:func:`jitree.kernels.split.best_pair_per_node`).
+    A classifier's children are the winning split's sides, summed again over the node's
+    samples (whole class weights: the sums the partition would add)."""
+    _, index_row, value_row, label_row, batch = sort_work
+    out_feature, out_pos, out_missing, out_threshold, out_children = out
+    monotonic = settings.monotonic
+    constraints = monotonic.shape[0] > 0
+    start = nodes.start[j]
+    end = nodes.end[j]
+    n = end - start
+    left = scratch[0]
+    right = scratch[1]
+    missing = scratch[2]
+    best_feature = -1
+    best_score = -np.inf
+    best_pos = 0
+    best_missing = NO_MISSING
+    best_threshold_value = 0.0
+    for t in range(count):
+        f = chosen[t]
+        sorted_rows(data, X, samples, start, end, f, sort_work)
+        end_nm = non_missing_end(value_row, 0, n)
+        missing_weight = 0.0
+        if end_nm < n:
+            missing_weight = range_stats(data, label_row, index_row, end_nm, n, missing)
+        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+        rows = Rows(index_row, value_row, label_row, 0, end_nm,
+                    Limits(cst, nodes.lower[j], nodes.upper[j]))
+        score, pos, threshold, direction = best_threshold(
+            settings, data, rows, node, Side(missing, missing_weight, n - end_nm),
+            parent_entropy, left, right, batch)
+        if pos >= 0 and (best_feature < 0 or score > best_score):
+            best_feature = f
+            best_score = score
+            best_pos = start + pos
+            best_missing = direction
+            best_threshold_value = threshold
+    if out_children.shape[0] > 0 and best_feature >= 0:
+        # the left child: the samples at or below the threshold, and the missing ones when
+        # they go left
+        n_stats = node.stats.shape[0]
+        for s in range(n_stats):
+            left[s] = 0.0
+        weight_left = 0.0
+        nan_left = best_missing == MISSING_LEFT
+        label = data.label
+        sample_weight = data.sample_weight
+        weighted = data.weighted
+        w = 1.0
+        for k in range(start, end):
+            i = np.uint64(samples[k])
+            x = X[i, best_feature]
+            if x <= best_threshold_value or (nan_left and x != x):
+                if weighted:
+                    w = sample_weight[i]
+                left[label[i]] += w
+                weight_left += w
+        for s in range(n_stats):
+            out_children[j, 0, s] = left[s]
+            out_children[j, 1, s] = node.stats[s] - left[s]
+        out_children[j, 0, n_stats] = weight_left
+        out_children[j, 1, n_stats] = node.weight - weight_left
+    out_feature[j] = best_feature
+    out_pos[j] = best_pos
+    out_missing[j] = best_missing
+    out_threshold[j] = best_threshold_value
 
 
 @borrowing(inline="always")

@@ -748,6 +748,67 @@ def pair_search_start(data, settings, nodes, j, f, scratch, missing):
             Side(missing, missing_weight, end - end_nm))
 
 
+@borrowing(inline="always")
+def best_threshold(settings, data, rows, node, missing_side, parent_entropy, left, right,
+                   batch):
+    """Best threshold of one (node, feature) pair without an order criterion, both sides for
+    its missing samples: ``(score, pos, threshold, direction)``, pos -1 when no split
+    satisfies the leaf constraints. ``rows``: the node's non-missing samples on the feature
+    in increasing order (a :class:`Rows`), ``node`` and ``missing_side`` the node's and its
+    missing samples' :class:`Side`; ``left``, ``right``: scratch statistics; ``batch``: a
+    user criterion's (see :func:`scan_user`). The presorted search (:func:`search_pairs`)
+    and the best splitter's sample-order search
+    (:func:`jitree.kernels.sample_order.search_nodes`) both come here."""
+    is_regression = data.is_regression
+    criterion = settings.criterion
+    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
+    missing = missing_side.stats
+    start = rows.start
+    end_nm = rows.end
+    n_missing = missing_side.count
+    missing_weight = missing_side.weight
+    value_row = rows.value
+    threshold = 0.0
+    direction = NO_MISSING
+    score = -np.inf
+    pos = -1
+    for side in range(2 if n_missing > 0 else 1):
+        # side 0: missing samples right (or none); side 1: missing samples left
+        for s in range(left.shape[0]):
+            left[s] = missing[s] if side == 1 else 0.0
+        base = Side(left, missing_weight, n_missing) if side == 1 else Side(left, 0.0, 0)
+        n_right0 = n_missing if side == 0 else 0
+        if criterion.code >= criteria.USER_IMPURITY:
+            side_score, side_pos = scan_user(settings, data, rows, node, base, n_right0,
+                                             batch)
+        elif multi_output:
+            side_score, side_pos = scan_multi_output(settings, data, rows, node, base,
+                                                     n_right0, right)
+        elif is_regression:
+            side_score, side_pos = scan_regression(settings, data, rows, node, base,
+                                                   n_right0)
+        else:
+            side_score, side_pos = scan_classification(
+                settings, data, rows, node, parent_entropy, base, n_right0, right)
+        if side_pos > 0 and side_score > score:
+            score = side_score
+            pos = side_pos
+            direction = side if n_missing > 0 else NO_MISSING
+    if n_missing > 0 and end_nm > start:
+        # every non-missing sample left, the missing ones right
+        only_score = missing_only_score(settings, is_regression, node, missing_side,
+                                        parent_entropy, left, right, rows.limits)
+        if only_score > score:
+            score = only_score
+            pos = end_nm
+            direction = MISSING_RIGHT
+    if pos == end_nm and n_missing > 0:
+        threshold = ALL_VALUES
+    elif pos > 0:
+        threshold = midpoint(value_row[pos - 1], value_row[pos])
+    return score, pos, threshold, direction
+
+
 @borrowing
 def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, work, out):
     """The pairs ``first:last`` of :func:`find_splits` without an order criterion: the best
@@ -761,55 +822,11 @@ def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, wo
     NRT_incref and NRT_decref)."""
     left, right, missing, scratch, batch = work
     out_score, out_pos, out_threshold, out_missing = out
-    is_regression = data.is_regression
-    criterion = settings.criterion
-    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
     for p in range(first, last):
         parent_entropy, rows, node, missing_side = pair_search_start(
             data, settings, nodes, pair_node[p], pair_feature[p], scratch, missing)
-        start = rows.start
-        end_nm = rows.end
-        n_missing = missing_side.count
-        missing_weight = missing_side.weight
-        value_row = rows.value
-        threshold = 0.0
-        direction = NO_MISSING
-        score = -np.inf
-        pos = -1
-        for side in range(2 if n_missing > 0 else 1):
-            # side 0: missing samples right (or none); side 1: missing samples left
-            for s in range(left.shape[0]):
-                left[s] = missing[s] if side == 1 else 0.0
-            base = Side(left, missing_weight, n_missing) if side == 1 else Side(left, 0.0, 0)
-            n_right0 = n_missing if side == 0 else 0
-            if criterion.code >= criteria.USER_IMPURITY:
-                side_score, side_pos = scan_user(settings, data, rows, node, base, n_right0,
-                                                 batch)
-            elif multi_output:
-                side_score, side_pos = scan_multi_output(settings, data, rows, node, base,
-                                                         n_right0, right)
-            elif is_regression:
-                side_score, side_pos = scan_regression(settings, data, rows, node, base,
-                                                       n_right0)
-            else:
-                side_score, side_pos = scan_classification(
-                    settings, data, rows, node, parent_entropy, base, n_right0, right)
-            if side_pos > 0 and side_score > score:
-                score = side_score
-                pos = side_pos
-                direction = side if n_missing > 0 else NO_MISSING
-        if n_missing > 0 and end_nm > start:
-            # every non-missing sample left, the missing ones right
-            only_score = missing_only_score(settings, is_regression, node, missing_side,
-                                            parent_entropy, left, right, rows.limits)
-            if only_score > score:
-                score = only_score
-                pos = end_nm
-                direction = MISSING_RIGHT
-        if pos == end_nm and n_missing > 0:
-            threshold = ALL_VALUES
-        elif pos > 0:
-            threshold = midpoint(value_row[pos - 1], value_row[pos])
+        score, pos, threshold, direction = best_threshold(
+            settings, data, rows, node, missing_side, parent_entropy, left, right, batch)
         out_score[p] = score
         out_pos[p] = pos
         out_threshold[p] = threshold

@@ -451,7 +451,7 @@ class BaseDecisionTree(ParamsMixin):
         with n_threads(jobs):
             if dropped and is_sparse(X):
                 X = X[keep]
-            elif dropped and sample_order_growth(params, sample_weight):
+            elif dropped and sample_order_growth(params, sample_weight, n_features):
                 presorted = ByRow.of(X[keep])
             elif dropped:
                 presorted = Presorted.of(X, all_targets, not params.has_labels,

@@ -298,7 +298,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     # with no class weights, a tree's weights are its bootstrap counts (whole numbers) or
     # sample_weight
     if columns is None and plan.class_factors is None and sample_order_growth(
-            params, None if plan.bootstrap else sample_weight):
+            params, None if plan.bootstrap else sample_weight, X.shape[1]):
         columns = ByRow.of(X)  # each tree takes its bag's rows in sample order
     elif columns is None:
         with n_threads(n_jobs):
