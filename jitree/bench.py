@@ -491,29 +491,32 @@ def bench_forest_wide(report, n_estimators, repeat, threads,
     ensemble = _peer("sklearn.ensemble")
     if ensemble is None:
         return
-    jobs = threads[-1]
     for n_samples, n_features in shapes:
-        n_test = max(1, n_samples // 4)
-        X, y = make_classification_data(n_samples + n_test, n_features, seed=0)
-        X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
-            y[n_samples:]
-        print(f"\n[forest-wide] RandomForestClassifier, {n_estimators} trees, {n_samples} x "
-              f"{n_features} float32, 3 classes, n_jobs={jobs}; accuracy on {n_test} held-out "
-              "rows")
-        ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
+        _forest_wide(report, ensemble, n_samples, n_features, n_estimators, repeat,
+                     threads[-1])
+
+
+def _forest_wide(report, ensemble, n_samples, n_features, n_estimators, repeat, jobs):
+    n_test = max(1, n_samples // 4)
+    X, y = make_classification_data(n_samples + n_test, n_features, seed=0)
+    X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+        y[n_samples:]
+    print(f"\n[forest-wide] RandomForestClassifier, {n_estimators} trees, {n_samples} x "
+          f"{n_features} float32, 3 classes, n_jobs={jobs}; accuracy on {n_test} held-out "
+          "rows")
+    ours = jitree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
+                                         random_state=0)
+    theirs = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
                                              random_state=0)
-        theirs = ensemble.RandomForestClassifier(n_estimators=n_estimators, n_jobs=jobs,
-                                                 random_state=0)
-        ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
-        seconds, peer_seconds = _alternating_medians(
-            [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)],
-            repeat)
-        figure = f"forest-wide-{n_samples}x{n_features}-fit"
-        report.add(figure, "jitree", jobs, seconds)
-        report.add(figure, "scikit-learn", jobs, peer_seconds)
-        report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
-        print(f"  held-out accuracy: jitree {ours.score(X_test, y_test):.4f}, scikit-learn "
-              f"{theirs.score(X_test, y_test):.4f}")
+    ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
+    seconds, peer_seconds = _alternating_medians(
+        [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)], repeat)
+    figure = f"forest-wide-{n_samples}x{n_features}-fit"
+    report.add(figure, "jitree", jobs, seconds)
+    report.add(figure, "scikit-learn", jobs, peer_seconds)
+    report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
+    print(f"  held-out accuracy: jitree {ours.score(X_test, y_test):.4f}, scikit-learn "
+          f"{theirs.score(X_test, y_test):.4f}")
 
 
 def _heteroscedastic_data(n_samples, seed=0):
