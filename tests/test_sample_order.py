@@ -209,12 +209,19 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
 # -- the trees, against the presorted growth's ---------------------------------------------------
 
 @st.composite
-def fits(draw):
-    n = draw(st.integers(2, 80))
+def fits(draw, splitter):
+    # the best splitter's nodes of RADIX_MIN samples and more take the radix sort
+    large = splitter == "best" and draw(st.booleans())
+    n = draw(st.integers(RADIX_MIN, 600)) if large else draw(st.integers(2, 80))
     d = draw(st.integers(1, 5))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    X = rng.integers(0, draw(st.integers(2, 8)), (n, d)).astype(
-        draw(st.sampled_from([np.float32, np.float64])))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    if draw(st.booleans()):
+        X = rng.integers(0, draw(st.integers(2, 8)), (n, d)).astype(dtype)
+    else:  # signed values, ties, and -0.0 beside 0.0
+        X = (rng.integers(-4, 5, (n, d)) * draw(st.sampled_from([1.0, 0.1, 1e-300]))
+             ).astype(dtype)
+        X[(X == 0) & (rng.random((n, d)) < 0.5)] = -0.0
     X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.2]))] = np.nan
     n_classes = draw(st.integers(2, 4))
     y = rng.integers(0, n_classes, n)
@@ -225,8 +232,7 @@ def fits(draw):
     if w is not None and not w.sum() > 0:
         w[0] = 1.0
     params = dict(
-        splitter=draw(st.sampled_from(["random", "best"])),
-        random_state=draw(st.integers(0, 1000)),
+        splitter=splitter, random_state=draw(st.integers(0, 1000)),
         max_features=draw(st.integers(1, d)),
         criterion=draw(st.sampled_from(["gini", "entropy", "misclassification",
                                         "gain_ratio"])),
@@ -242,8 +248,17 @@ def fits(draw):
 
 
 @settings(deadline=None, max_examples=80)
-@given(fits())
+@given(fits("random"))
 def test_sample_order_tree_is_the_presorted_tree_under_hypothesis(case):
+    X, y, w, params = case
+    a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(
+        X, y, sample_weight=w))
+    assert_same_trees(a, b)
+
+
+@settings(deadline=None, max_examples=60)
+@given(fits("best"))
+def test_best_splitter_sample_order_tree_is_the_presorted_tree(case):
     X, y, w, params = case
     a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(
         X, y, sample_weight=w))
@@ -439,7 +454,7 @@ def sort_keys(draw):
 @given(sort_keys())
 def test_argsort_keys_is_numpys_stable_argsort(case):
     # the best splitter's sort of a node's values: positions by value, NaN last, equal
-    # values (and -0.0 against 0.0, which sorted_rows gives as 0.0) in position order
+    # values (-0.0 and 0.0 too) in position order
     x, spare_room = case
     n = x.shape[0]
     size = n + spare_room
@@ -447,7 +462,7 @@ def test_argsort_keys_is_numpys_stable_argsort(case):
     keys = (key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
             np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
             np.empty((8, 256), dtype=np.int64))
-    key[:n] = x + 0.0
+    key[:n] = x
     argsort_keys(keys, n)
     np.testing.assert_array_equal(keys[3][:n], np.argsort(x, kind="stable"))
 
@@ -469,5 +484,8 @@ def test_wide_random_forest_grows_in_sample_order(monkeypatch):
     jitree.RandomForestRegressor(n_estimators=3, random_state=0, max_features="sqrt").fit(
         X, y.astype(float))
     assert taken == [(300, 400)]
+    jitree.RandomForestClassifier(n_estimators=3, random_state=0,
+                                  class_weight={0: 1, 1: 2, 2: 3}).fit(X, y)
+    assert taken == [(300, 400)]  # class weights: the presorted growth
     jitree.DecisionTreeClassifier(max_features="sqrt", random_state=0).fit(X, y)
     assert taken[1:] == [(300, 400)]

@@ -748,65 +748,87 @@ def pair_search_start(data, settings, nodes, j, f, scratch, missing):
             Side(missing, missing_weight, end - end_nm))
 
 
+def _threshold_search(scan_side):
+    """The search of one (node, feature) pair for its best threshold, each side of its missing
+    samples scanned by ``scan_side`` (:func:`scan_any_side`, or :func:`scan_class_side` where
+    only a single-output classifier's built-in criterion can come: its callers then compile
+    no other scan)."""
+
+    @borrowing(inline="always")
+    def search(settings, data, rows, node, missing_side, parent_entropy, left, right, batch):
+        """Best threshold of one (node, feature) pair without an order criterion, both sides
+        for its missing samples: ``(score, pos, threshold, direction)``, pos -1 when no split
+        satisfies the leaf constraints. ``rows``: the node's non-missing samples on the
+        feature in increasing order (a :class:`Rows`), ``node`` and ``missing_side`` the
+        node's and its missing samples' :class:`Side`; ``left``, ``right``: scratch
+        statistics; ``batch``: a user criterion's (see :func:`scan_user`)."""
+        is_regression = data.is_regression
+        missing = missing_side.stats
+        start = rows.start
+        end_nm = rows.end
+        n_missing = missing_side.count
+        missing_weight = missing_side.weight
+        value_row = rows.value
+        threshold = 0.0
+        direction = NO_MISSING
+        score = -np.inf
+        pos = -1
+        for side in range(2 if n_missing > 0 else 1):
+            # side 0: missing samples right (or none); side 1: missing samples left
+            for s in range(left.shape[0]):
+                left[s] = missing[s] if side == 1 else 0.0
+            base = Side(left, missing_weight, n_missing) if side == 1 else Side(left, 0.0, 0)
+            n_right0 = n_missing if side == 0 else 0
+            side_score, side_pos = scan_side(settings, data, rows, node, parent_entropy, base,
+                                             n_right0, right, batch)
+            if side_pos > 0 and side_score > score:
+                score = side_score
+                pos = side_pos
+                direction = side if n_missing > 0 else NO_MISSING
+        if n_missing > 0 and end_nm > start:
+            # every non-missing sample left, the missing ones right
+            only_score = missing_only_score(settings, is_regression, node, missing_side,
+                                            parent_entropy, left, right, rows.limits)
+            if only_score > score:
+                score = only_score
+                pos = end_nm
+                direction = MISSING_RIGHT
+        if pos == end_nm and n_missing > 0:
+            threshold = ALL_VALUES
+        elif pos > 0:
+            threshold = midpoint(value_row[pos - 1], value_row[pos])
+        return score, pos, threshold, direction
+
+    return search
+
+
 @borrowing(inline="always")
-def best_threshold(settings, data, rows, node, missing_side, parent_entropy, left, right,
-                   batch):
-    """Best threshold of one (node, feature) pair without an order criterion, both sides for
-    its missing samples: ``(score, pos, threshold, direction)``, pos -1 when no split
-    satisfies the leaf constraints. ``rows``: the node's non-missing samples on the feature
-    in increasing order (a :class:`Rows`), ``node`` and ``missing_side`` the node's and its
-    missing samples' :class:`Side`; ``left``, ``right``: scratch statistics; ``batch``: a
-    user criterion's (see :func:`scan_user`). The presorted search (:func:`search_pairs`)
-    and the best splitter's sample-order search
-    (:func:`jitree.kernels.sample_order.search_nodes`) both come here."""
-    is_regression = data.is_regression
-    criterion = settings.criterion
-    multi_output = data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0
-    missing = missing_side.stats
-    start = rows.start
-    end_nm = rows.end
-    n_missing = missing_side.count
-    missing_weight = missing_side.weight
-    value_row = rows.value
-    threshold = 0.0
-    direction = NO_MISSING
-    score = -np.inf
-    pos = -1
-    for side in range(2 if n_missing > 0 else 1):
-        # side 0: missing samples right (or none); side 1: missing samples left
-        for s in range(left.shape[0]):
-            left[s] = missing[s] if side == 1 else 0.0
-        base = Side(left, missing_weight, n_missing) if side == 1 else Side(left, 0.0, 0)
-        n_right0 = n_missing if side == 0 else 0
-        if criterion.code >= criteria.USER_IMPURITY:
-            side_score, side_pos = scan_user(settings, data, rows, node, base, n_right0,
-                                             batch)
-        elif multi_output:
-            side_score, side_pos = scan_multi_output(settings, data, rows, node, base,
-                                                     n_right0, right)
-        elif is_regression:
-            side_score, side_pos = scan_regression(settings, data, rows, node, base,
-                                                   n_right0)
-        else:
-            side_score, side_pos = scan_classification(
-                settings, data, rows, node, parent_entropy, base, n_right0, right)
-        if side_pos > 0 and side_score > score:
-            score = side_score
-            pos = side_pos
-            direction = side if n_missing > 0 else NO_MISSING
-    if n_missing > 0 and end_nm > start:
-        # every non-missing sample left, the missing ones right
-        only_score = missing_only_score(settings, is_regression, node, missing_side,
-                                        parent_entropy, left, right, rows.limits)
-        if only_score > score:
-            score = only_score
-            pos = end_nm
-            direction = MISSING_RIGHT
-    if pos == end_nm and n_missing > 0:
-        threshold = ALL_VALUES
-    elif pos > 0:
-        threshold = midpoint(value_row[pos - 1], value_row[pos])
-    return score, pos, threshold, direction
+def scan_any_side(settings, data, rows, node, parent_entropy, base, n_right0, right, batch):
+    """One side's scan of :func:`_threshold_search`: the criterion's own."""
+    if settings.criterion.code >= criteria.USER_IMPURITY:
+        return scan_user(settings, data, rows, node, base, n_right0, batch)
+    if data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0:
+        return scan_multi_output(settings, data, rows, node, base, n_right0, right)
+    if data.is_regression:
+        return scan_regression(settings, data, rows, node, base, n_right0)
+    return scan_classification(settings, data, rows, node, parent_entropy, base, n_right0,
+                               right)
+
+
+@borrowing(inline="always")
+def scan_class_side(settings, data, rows, node, parent_entropy, base, n_right0, right, batch):
+    """One side's scan of :func:`_threshold_search` for a single-output classifier with a
+    built-in criterion."""
+    return scan_classification(settings, data, rows, node, parent_entropy, base, n_right0,
+                               right)
+
+
+# The presorted search's (:func:`search_pairs`), and the best splitter's sample-order search
+# (:func:`jitree.kernels.sample_order.best_sorted`: classifiers only; compiling the other
+# scans into the sample-order growth made an Extra-Trees classifier's first fit compile in
+# 64.9 s against 55.1 s)
+best_threshold = _threshold_search(scan_any_side)
+best_class_threshold = _threshold_search(scan_class_side)
 
 
 @borrowing
