@@ -247,22 +247,23 @@ def fits(draw, splitter):
     return X, y, w, params
 
 
-@settings(deadline=None, max_examples=80)
-@given(fits("random"))
-def test_sample_order_tree_is_the_presorted_tree_under_hypothesis(case):
+def _same_tree_both_ways(case):
     X, y, w, params = case
     a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(
         X, y, sample_weight=w))
     assert_same_trees(a, b)
+
+
+@settings(deadline=None, max_examples=80)
+@given(fits("random"))
+def test_sample_order_tree_is_the_presorted_tree_under_hypothesis(case):
+    _same_tree_both_ways(case)
 
 
 @settings(deadline=None, max_examples=60)
 @given(fits("best"))
 def test_best_splitter_sample_order_tree_is_the_presorted_tree(case):
-    X, y, w, params = case
-    a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(
-        X, y, sample_weight=w))
-    assert_same_trees(a, b)
+    _same_tree_both_ways(case)
 
 
 @pytest.mark.parametrize("bootstrap", [False, True])
@@ -409,15 +410,21 @@ def test_exact_sums():
     assert not exact_sums(np.array([2.0**41, 1.0]))
 
 
-def test_extra_trees_classifier_grows_in_sample_order(monkeypatch):
-    taken = []
+@pytest.fixture
+def taken(monkeypatch):
+    """The shapes of the X every fit takes in sample order (a :class:`ByRow`), in order."""
+    shapes = []
     of = ByRow.of.__func__
 
     def spy(cls, X):
-        taken.append(X.shape)
+        shapes.append(X.shape)
         return of(cls, X)
 
     monkeypatch.setattr(ByRow, "of", classmethod(spy))
+    return shapes
+
+
+def test_extra_trees_classifier_grows_in_sample_order(taken):
     X, y = make_classification_data(300, 9, 3, seed=1)
     jitree.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert taken == [(300, 9)]  # once for the forest
@@ -467,16 +474,8 @@ def test_argsort_keys_is_numpys_stable_argsort(case):
     np.testing.assert_array_equal(keys[3][:n], np.argsort(x, kind="stable"))
 
 
-def test_wide_random_forest_grows_in_sample_order(monkeypatch):
+def test_wide_random_forest_grows_in_sample_order(taken):
     # sqrt(400) = 20 features a node, 1/20 of them: the sorted draw; 1/16 of 256 is 16
-    taken = []
-    of = ByRow.of.__func__
-
-    def spy(cls, X):
-        taken.append(X.shape)
-        return of(cls, X)
-
-    monkeypatch.setattr(ByRow, "of", classmethod(spy))
     X, y = make_classification_data(300, 400, 3, seed=1)
     jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert taken == [(300, 400)]
