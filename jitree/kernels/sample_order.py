@@ -329,8 +329,8 @@ def argsort_keys(keys, n):
     does not hold the same value in every key, each a stable scatter; the keys keep the
     value's trailing zero bits, so float32 values (29 zero bits as float64) take 5 passes
     whatever their signs. Fewer keys take
-    :func:`jitree.kernels.categorical.stable_argsort`. Keys of 13k normal float32 values:
-    about 90 ns a key merge-sorted, 10-11 ns radix-sorted."""
+    :func:`jitree.kernels.categorical.stable_argsort`. 13k float32 keys: about 90 ns a key
+    merge-sorted; radix-sorted, 10 ns of one sign, 15 ns of both (float64: 19 ns)."""
     key, bits, spare, order, other, counts = keys
     if n < RADIX_MIN:
         stable_argsort(key, n, order, other)
