@@ -48,15 +48,15 @@ from .categorical import (
     stable_argsort,
 )
 from .random import stream_key
-from .records import Limits, Rows, Side
+from .records import Rows, Side
 from .select import walk_step
 from .split import (
     ALL_VALUES,
     best_class_threshold,
     cut_between,
+    feature_limits,
     missing_only_score,
-    non_missing_end,
-    range_stats,
+    missing_tail,
     with_measure,
 )
 
@@ -194,7 +194,6 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     threshold = floats[2]
     is_regression = data.is_regression
     monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
     seed = settings.seed
     max_features = settings.max_features
     gain_ratio = settings.criterion.code == criteria.GAIN_RATIO
@@ -269,8 +268,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         for t in range(count):
             f = chosen[t]
             n_missing = n - present[f]
-            cst = np.int64(monotonic[f]) if constraints else np.int64(0)
-            limits = Limits(cst, nodes.lower[j], nodes.upper[j])
+            limits = feature_limits(monotonic, f, nodes.lower[j], nodes.upper[j])
             missing_side = Side(side_stats[1, t], side_totals[1, 0, t], n_missing)
             if not low[f] < high[f]:
                 # every non-missing value is the same: the one split is value-or-missing
@@ -420,7 +418,6 @@ def best_sorted(data, X, samples, settings, nodes, j, chosen, count, node, paren
     _, index_row, value_row, label_row = sort_work
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
     start = nodes.start[j]
     end = nodes.end[j]
     n = end - start
@@ -435,13 +432,10 @@ def best_sorted(data, X, samples, settings, nodes, j, chosen, count, node, paren
     for t in range(count):
         f = chosen[t]
         sorted_rows(data, X, samples, start, end, f, sort_work)
-        end_nm = non_missing_end(value_row, 0, n)
-        missing_weight = 0.0
-        if end_nm < n:
-            missing_weight = range_stats(data, label_row, index_row, end_nm, n, missing)
-        cst = np.int64(monotonic[f]) if constraints else np.int64(0)
+        end_nm, missing_weight = missing_tail(data, index_row, value_row, label_row, 0, n,
+                                              missing)
         rows = Rows(index_row, value_row, label_row, 0, end_nm,
-                    Limits(cst, nodes.lower[j], nodes.upper[j]))
+                    feature_limits(monotonic, f, nodes.lower[j], nodes.upper[j]))
         score, pos, threshold, direction = best_class_threshold(
             settings, data, rows, node, Side(missing, missing_weight, n - end_nm),
             parent_entropy, left, right, None)

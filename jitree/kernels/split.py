@@ -140,6 +140,26 @@ def gather_classes(label, index_row, start, end, scratch):
 
 
 @jit(inline="always")
+def feature_limits(monotonic, f, lower, upper):
+    """The :class:`Limits` of a node's splits on feature ``f``: the feature's constraint
+    (``monotonic``: settings.monotonic, empty when there are none) and the node's bounds."""
+    cst = np.int64(monotonic[f]) if monotonic.shape[0] > 0 else np.int64(0)
+    return Limits(cst, lower, upper)
+
+
+@borrowing(inline="always")
+def missing_tail(data, index_row, value_row, label_row, start, end, missing):
+    """``(end_nm, weight)``: the end of the non-missing samples of the sorted segment
+    ``start:end`` (NaN sort last) and the weight of the missing ones, whose statistics go
+    into ``missing`` (left as it is when there are none)."""
+    end_nm = non_missing_end(value_row, start, end)
+    missing_weight = 0.0
+    if end_nm < end:
+        missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
+    return end_nm, missing_weight
+
+
+@jit(inline="always")
 def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, missing):
     """What every search of the node ``start:end`` on feature ``f`` starts from: the parent's
     entropy (gain ratio only, else 0), the feature's rows (index, value, label: see
@@ -156,10 +176,8 @@ def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, 
         label_row = scratch
     else:
         label_row = data.sorted_label[0] if data.is_regression else data.sorted_label[f]
-    end_nm = non_missing_end(value_row, start, end)
-    missing_weight = 0.0
-    if end_nm < end:
-        missing_weight = range_stats(data, label_row, index_row, end_nm, end, missing)
+    end_nm, missing_weight = missing_tail(data, index_row, value_row, label_row, start, end,
+                                          missing)
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
@@ -740,10 +758,8 @@ def pair_search_start(data, settings, nodes, j, f, scratch, missing):
     weight = nodes.weight[j]
     parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
         pair_rows(data, settings.criterion, f, start, end, stats, weight, scratch, missing)
-    monotonic = settings.monotonic
-    cst = np.int64(monotonic[f]) if monotonic.shape[0] > 0 else np.int64(0)
     rows = Rows(index_row, value_row, label_row, start, end_nm,
-                Limits(cst, nodes.lower[j], nodes.upper[j]))
+                feature_limits(settings.monotonic, f, nodes.lower[j], nodes.upper[j]))
     return (parent_entropy, rows, Side(stats, weight, end - start),
             Side(missing, missing_weight, end - end_nm))
 
@@ -920,7 +936,6 @@ def find_random_splits(data, settings, measure, nodes, pair_node, pair_feature, 
     node_lower = nodes.lower
     node_upper = nodes.upper
     monotonic = settings.monotonic
-    constraints = monotonic.shape[0] > 0
     seed = settings.seed
     out_score = out.score
     out_pos = out.pos
@@ -944,9 +959,8 @@ def find_random_splits(data, settings, measure, nodes, pair_node, pair_feature, 
             weight = node_weight[j]
             parent_entropy, index_row, value_row, label_row, end_nm, missing_weight = \
                 pair_rows(data, measure, f, start, end, stats, weight, scratch, missing)
-            cst = np.int64(monotonic[f]) if constraints else np.int64(0)
             rows = Rows(index_row, value_row, label_row, start, end_nm,
-                        Limits(cst, node_lower[j], node_upper[j]))
+                        feature_limits(monotonic, f, node_lower[j], node_upper[j]))
             score, pos, threshold, direction = scan_random(
                 settings_in, data, rows, Side(stats, weight, end - start), parent_entropy,
                 stream_key(seed, node_id[j], f), Side(missing, missing_weight, end - end_nm),

@@ -386,15 +386,12 @@ def sample_order_growth(params, sample_weight, n_features):
       (:func:`sample_order_exact`), when sorting the features a node draws costs less than
       keeping every feature's sorted order up to date (:func:`sorting_pays`: wide X, few
       features a node)."""
-    if not (params.n_outputs == 1 and _numeric(params)):
-        return False
-    if not params.random_splitter:
-        return sample_order_exact(params, sample_weight) and \
-            sorting_pays(params.max_features, n_features)
-    if params.is_regression:
-        return not (isinstance(params.criterion, numbers.Integral)
-                    and int(params.criterion) in criteria.ORDER_CRITERIA)
-    return exact_sums(sample_weight)
+    if params.random_splitter and params.is_regression:
+        return params.n_outputs == 1 and _numeric(params) and not (
+            isinstance(params.criterion, numbers.Integral)
+            and int(params.criterion) in criteria.ORDER_CRITERIA)
+    return sample_order_exact(params, sample_weight) and (
+        params.random_splitter or sorting_pays(params.max_features, n_features))
 
 
 # sorting_pays: a node sorting the features it draws is the faster growth when it draws at
