@@ -24,6 +24,7 @@ from jitree.kernels.sample_order import (
     node_sides,
     split_samples,
 )
+from jitree.kernels.select import permutation_step, undo_walk
 from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
@@ -170,8 +171,9 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
 
 
 @settings(deadline=None, max_examples=60)
-@given(segments(), st.booleans(), st.booleans(), st.booleans())
-def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan_left):
+@given(segments(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan_left,
+                                              searched):
     X, samples, start, end, rng = segment
     n, d = X.shape
     f = int(rng.integers(d))
@@ -184,7 +186,7 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
                   SampleOrder(X, samples, np.full(n, -1, dtype=np.int32)),
                   np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
                   np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
-                  stats, weights, counts, 1)
+                  stats, weights, counts, regression and not searched, 1)
     node = before[start:end]
     values = X[node, f]
     left = (values <= threshold) | (nan_left & np.isnan(values))
@@ -196,14 +198,29 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     for side, members in enumerate([node[left], node[~left]]):
         w = weight[members]
         assert counts[side] == members.size
-        if regression:
+        if regression and not searched:
             assert weights[side] == pytest.approx(w.sum(), rel=1e-12)
             want = [np.sum(w * target[members]), np.sum(w * target[members] ** 2)]
             np.testing.assert_allclose(stats[side], want, rtol=1e-12, atol=1e-12)
-    if not regression:
-        # a classifier's children's class weights and weights are the search's (its trees
-        # against the presorted growth's below): the partition leaves them alone
+    if not regression or searched:
+        # children whose statistics and weights are the search's (a classifier's, the best
+        # splitter's: its trees against the presorted growth's below): the partition leaves
+        # them alone
         assert np.isnan(stats).all() and np.isnan(weights).all()
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.integers(1, 40), st.integers(0, 2**64 - 1), st.data())
+def test_undo_walk_leaves_the_order_as_the_walk_found_it(n, key, data):
+    # the best splitter's nodes share one walk order, each leaving it as it found it
+    steps = data.draw(st.integers(0, n))
+    before = np.random.default_rng(key % 1000).permutation(n)
+    order = before.copy()
+    for step in range(steps):
+        permutation_step(np.uint64(key), step, order)
+    np.testing.assert_array_equal(np.sort(order), np.arange(n))
+    undo_walk(np.uint64(key), steps, order)
+    np.testing.assert_array_equal(order, before)
 
 
 # -- the trees, against the presorted growth's ---------------------------------------------------
@@ -223,19 +240,30 @@ def fits(draw, splitter):
              ).astype(dtype)
         X[(X == 0) & (rng.random((n, d)) < 0.5)] = -0.0
     X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.2]))] = np.nan
-    n_classes = draw(st.integers(2, 4))
-    y = rng.integers(0, n_classes, n)
-    weight = draw(st.sampled_from(["none", "whole", "zeros", "equal"]))
+    # the best splitter's trees are the presorted growth's for regression targets and any
+    # weights too
+    regression = splitter == "best" and draw(st.booleans())
+    n_classes = 2 if regression else draw(st.integers(2, 4))
+    if regression:  # ties, or values whose sums round
+        y = rng.integers(0, 4, n) * draw(st.sampled_from([1.0, 0.1, np.pi]))
+        criterion = draw(st.sampled_from(["squared_error", "poisson"]))
+    else:
+        y = rng.integers(0, n_classes, n)
+        criterion = draw(st.sampled_from(["gini", "entropy", "misclassification",
+                                          "gain_ratio"]))
+    weights = ["none", "whole", "zeros", "equal"] + (["fractional"] if splitter == "best"
+                                                     else [])
+    weight = draw(st.sampled_from(weights))
     w = {"none": None, "whole": rng.integers(1, 4, n).astype(np.float64),
          "zeros": rng.integers(0, 3, n).astype(np.float64),
-         "equal": np.full(n, 0.3)}[weight]
+         "equal": np.full(n, 0.3), "fractional": rng.random(n) * 3}[weight]
     if w is not None and not w.sum() > 0:
         w[0] = 1.0
+    if regression and criterion == "poisson" and not (y * (w if w is not None else 1)).sum() > 0:
+        y[0] = 1.0
     params = dict(
         splitter=splitter, random_state=draw(st.integers(0, 1000)),
-        max_features=draw(st.integers(1, d)),
-        criterion=draw(st.sampled_from(["gini", "entropy", "misclassification",
-                                        "gain_ratio"])),
+        max_features=draw(st.integers(1, d)), criterion=criterion,
         min_samples_leaf=draw(st.integers(1, 4)),
         max_depth=draw(st.sampled_from([None, 1, 3])),
         max_leaf_nodes=draw(st.sampled_from([None, 2, 5])),
@@ -249,8 +277,9 @@ def fits(draw, splitter):
 
 def _same_tree_both_ways(case):
     X, y, w, params = case
-    a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(
-        X, y, sample_weight=w))
+    model = jitree.DecisionTreeRegressor if params["criterion"] in (
+        "squared_error", "poisson") else jitree.DecisionTreeClassifier
+    a, b = _fit_both(lambda: model(**params).fit(X, y, sample_weight=w))
     assert_same_trees(a, b)
 
 
@@ -267,16 +296,26 @@ def test_best_splitter_sample_order_tree_is_the_presorted_tree(case):
 
 
 @pytest.mark.parametrize("bootstrap", [False, True])
-@pytest.mark.parametrize("forest", [jitree.ExtraTreesClassifier, jitree.RandomForestClassifier])
-def test_sample_order_forest_is_the_presorted_forest(forest, bootstrap):
+@pytest.mark.parametrize("forest, extra", [
+    (jitree.ExtraTreesClassifier, {}), (jitree.RandomForestClassifier, {}),
+    # the best splitter's: whatever the weights and targets
+    (jitree.RandomForestClassifier, {"class_weight": "balanced"}),
+    (jitree.RandomForestRegressor, {"max_features": "sqrt"}),
+    (jitree.RandomForestRegressor, {"max_features": 0.5, "criterion": "poisson"})])
+def test_sample_order_forest_is_the_presorted_forest(forest, extra, bootstrap):
     # nodes of more samples than RADIX_MIN: the best splitter's radix sort
     X, y = make_classification_data(2000, 8, 3, seed=4)
-    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    rng = np.random.default_rng(0)
+    X[rng.random(X.shape) < 0.05] = np.nan
     X[:, 2] = np.round(X[:, 2])  # ties
+    regression = forest is jitree.RandomForestRegressor
+    if regression:
+        y = np.exp(np.nan_to_num(X[:, 0]) / 2) + rng.random(2000) / 3
     a, b = _fit_both(lambda: forest(
-        n_estimators=4, bootstrap=bootstrap, random_state=1, n_jobs=2).fit(X, y))
+        n_estimators=4, bootstrap=bootstrap, random_state=1, n_jobs=2, **extra).fit(X, y))
     assert_same_trees(a, b)
-    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    predict = "predict" if regression else "predict_proba"
+    np.testing.assert_array_equal(getattr(a, predict)(X), getattr(b, predict)(X))
 
 
 @pytest.mark.parametrize("splitter", ["random", "best"])
@@ -387,19 +426,26 @@ def test_sample_order_growth_only_for_what_it_grows():
     for order in criteria.ORDER_CRITERIA:
         assert not growth(_params(is_regression=True, criterion=order))
     assert not growth(_params(is_regression=True, n_outputs=2))
-    # the best splitter: a classifier drawing at most 1/16 of the features a node, with a
-    # built-in criterion and exact sums
+    # the best splitter: drawing at most 1/16 of the features a node, with a built-in
+    # criterion without order statistics, whatever the weights and the task
     best = _params(random_splitter=False)
     assert not growth(best)  # 4 of 20 features
     assert growth(best, n_features=64)
     assert not growth(best, n_features=63)
-    assert not growth(best, np.array([1.0, 0.5, 2.0]), n_features=1000)
-    assert growth(best, np.array([1.0, 3.0, 2.0]), n_features=1000)
-    assert not growth(_params(random_splitter=False, is_regression=True,
-                              criterion=criteria.SQUARED_ERROR), n_features=1000)
+    assert growth(best, np.array([1.0, 0.5, 2.0]), n_features=1000)
+    for code in (criteria.SQUARED_ERROR, criteria.POISSON):
+        assert growth(_params(random_splitter=False, is_regression=True, criterion=code),
+                      np.array([1.0, 0.5, 2.0]), n_features=1000)
+    for order in criteria.ORDER_CRITERIA:
+        assert not growth(_params(random_splitter=False, is_regression=True,
+                                  criterion=order), n_features=1000)
     assert not growth(_params(random_splitter=False, criterion=object()),  # a user's
                       n_features=1000)
     assert not growth(_params(random_splitter=False, n_outputs=2), n_features=1000)
+    assert not growth(_params(random_splitter=False, is_regression=True, n_outputs=2),
+                      n_features=1000)
+    assert not growth(_params(random_splitter=False,
+                              feature_kind=np.array([2] + [0] * 999)), n_features=1000)
 
 
 def test_exact_sums():
@@ -480,11 +526,13 @@ def test_wide_random_forest_grows_in_sample_order(taken):
     jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert taken == [(300, 400)]
     jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X[:, :100], y)
+    jitree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y.astype(float))
+    jitree.RandomForestRegressor(n_estimators=3, random_state=0, max_features="sqrt",
+                                 criterion="absolute_error").fit(X, y.astype(float))
+    assert taken == [(300, 400)]  # narrow X, every feature a node, order statistics
     jitree.RandomForestRegressor(n_estimators=3, random_state=0, max_features="sqrt").fit(
         X, y.astype(float))
-    assert taken == [(300, 400)]
     jitree.RandomForestClassifier(n_estimators=3, random_state=0,
                                   class_weight={0: 1, 1: 2, 2: 3}).fit(X, y)
-    assert taken == [(300, 400)]  # class weights: the presorted growth
     jitree.DecisionTreeClassifier(max_features="sqrt", random_state=0).fit(X, y)
-    assert taken[1:] == [(300, 400)]
+    assert taken[1:] == [(300, 400)] * 3

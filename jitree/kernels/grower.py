@@ -307,12 +307,11 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
                  out_best, out_children):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
     ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array;
-    ``out_children[j]`` (unless empty: a classifier growing in sample order) its split's
-    children, class weights then weight of the left child, then of the right (see
-    :func:`jitree.kernels.sample_order.search_nodes`). Ties: lowest feature index (see
-    :func:`best_pair_per_node`). ``order``: a
-    :class:`~jitree.kernels.records.SampleOrder` for the sample-order growth
-    (:mod:`jitree.kernels.sample_order`), else None."""
+    ``out_children[j]`` (unless empty: the sample-order growth's classifiers and best splitter)
+    its split's children, statistics then weight of the left child, then of the right (see
+    :func:`jitree.kernels.sample_order.find_node_splits`). Ties: lowest feature index (see
+    :func:`best_pair_per_node`). ``order``: a :class:`~jitree.kernels.records.SampleOrder` for
+    the sample-order growth (:mod:`jitree.kernels.sample_order`), else None."""
     n_features = data.sorted_index.shape[0]
     m = last - first
     batch = node_batch(nodes, open_nodes[0, first:last].copy(),
@@ -440,8 +439,10 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
     m = open_nodes.shape[1]
     best = np.empty((3, m), dtype=np.int64)
     threshold = np.empty(m)
-    # a classifier growing in sample order: its splits' children, from the search
-    searched_children = order is not None and not data.is_regression
+    # the sample-order growth's children, from the search: a classifier's, and the best
+    # splitter's (a regressor's random splitter leaves them to the partition)
+    searched_children = order is not None and not (data.is_regression
+                                                   and settings.random_splitter)
     n_stats = nodes.stats.shape[1]
     children_of = np.empty((m if searched_children else 0, 2, n_stats + 1))
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
@@ -553,7 +554,8 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
         split_samples(data, order, starts, ends, features,
                       table.floats[C_THRESHOLD, first_candidate:last],
                       ints[C_MISSING, first_candidate:last], child_offset, table.child_stats,
-                      table.child_floats[0], table.child_count, settings.n_blocks)
+                      table.child_floats[0], table.child_count, not searched_children,
+                      settings.n_blocks)
     criterion = settings.criterion
     if ranks is not None:
         # ranked by the search (the order criteria have no category splits: two children)

@@ -27,12 +27,14 @@ sums are exact either way, so classifiers take this path only then
 last bits: where two features split a node's samples alike (small nodes), their scores tie
 up to those bits, and a regressor's tree may test the other feature there.
 
-The best splitter's classifier takes this path when its nodes draw few of many features
-(:func:`jitree.model.builder.sorting_pays`): the same walk draws the features, then each
-drawn feature's values at the node's samples are sorted (:func:`argsort_keys`; equal
-values in sample order, which is the presorted segment's order) and searched by the
-presorted search's own code (:func:`jitree.kernels.split.best_class_threshold`), so the
-trees are the presorted growth's.
+The best splitter takes this path when its nodes draw few of many features
+(:func:`jitree.model.builder.sorting_pays`): the same walk draws the features, and as it
+visits each one the node's values on it are read once and its samples sorted
+(:func:`sorted_rows`, :func:`argsort_keys`; equal values in sample order, which is the
+presorted segment's order), then searched by the presorted search's own code
+(:func:`jitree.kernels.split.best_single_threshold`); the children are added up on the
+winner's sorted samples as the presorted growth adds them (:func:`best_sorted`), so the
+trees are the presorted growth's, for regressors and any weights too.
 """
 
 import numpy as np
@@ -49,10 +51,10 @@ from .categorical import (
 )
 from .random import stream_key
 from .records import Rows, Side
-from .select import walk_step
+from .select import undo_walk, walk_step
 from .split import (
     ALL_VALUES,
-    best_class_threshold,
+    best_single_threshold,
     cut_between,
     feature_limits,
     missing_only_score,
@@ -114,23 +116,46 @@ def varies(low, high, count, n):
 @pjit
 def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature, out_pos,
                      out_missing, out_threshold, out_children):
-    """The search in sample order, node by node: for node j of the
-    :class:`NodeBatch` ``nodes``, its best split's feature (-1: none), position (its start
-    plus the non-missing samples going left), missing direction and threshold, into
-    ``out_*[j]``; parallel over blocks of nodes. A classifier's ``out_children[j]`` (else
-    an empty array) gets the split's children, left then right: their class weights, then
-    their weight (see :func:`search_nodes`). ``allowed``: the features each node may
-    split on (see :func:`jitree.kernels.select.walk_step`). The results are those of
+    """The search in sample order, node by node: for node j of the :class:`NodeBatch` ``nodes``,
+    its best split's feature (-1: none), position (its start plus the non-missing samples going
+    left), missing direction and threshold, into ``out_*[j]``; parallel over blocks of nodes.
+    ``out_children[j]`` (an empty array for the random splitter's regressor) gets the split's
+    children, left then right: their statistics, then their weight (see :func:`search_nodes`
+    and :func:`best_sorted`). ``allowed``: the features each node may split on (see
+    :func:`jitree.kernels.select.walk_step`). The results are those of
     :func:`jitree.kernels.select.select_features` and
     :func:`jitree.kernels.split.find_random_splits` (the best splitter:
     :func:`jitree.kernels.split.find_splits`) on the presorted arrays, followed by
-    :func:`jitree.kernels.split.best_pair_per_node`. The best splitter's blocks hold the
-    sorted rows of their largest node (:func:`sorted_rows`)."""
+    :func:`jitree.kernels.split.best_pair_per_node`. The best splitter's blocks hold the sorted
+    rows of their largest node (:func:`sorted_rows`)."""
     m = nodes.id.shape[0]
     n_features = order.X.shape[1]
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
-    exact = not settings.random_splitter
+    # records and tuples are made inside the prange loops: numba's parallel lowering takes
+    # only arrays and scalars into them
+    if not settings.random_splitter:
+        for block in prange(n_blocks):
+            first = block * m // n_blocks
+            last = (block + 1) * m // n_blocks
+            walk = np.arange(n_features)  # each node's walk leaves it as it found it
+            scratch = np.empty((3, n_stats))
+            # the sorted rows (see sorted_rows), sized by the block's largest node
+            size = 0
+            for j in range(first, last):
+                size = max(size, nodes.end[j] - nodes.start[j])
+            key = np.empty(size)
+            rows = ((key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
+                     np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                     np.empty((8, 256), dtype=np.int64)),
+                    np.empty((2, size), dtype=np.int32), np.empty(size, dtype=order.X.dtype),
+                    np.empty(size, dtype=order.X.dtype),
+                    np.empty((2, size), dtype=data.label.dtype))
+            search_sorted_nodes(data, order, with_measure(settings, measure), nodes, allowed,
+                                first, last, (walk, scratch, rows),
+                                (out_feature, out_pos, out_missing, out_threshold,
+                                 out_children))
+        return
     for block in prange(n_blocks):
         first = block * m // n_blocks
         last = (block + 1) * m // n_blocks
@@ -139,19 +164,8 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
         side_stats = np.empty((2, n_features, n_stats))       # left, missing
         side_totals = np.empty((2, 2, n_features))            # (weight, count) x side
         scratch = np.empty((3, n_stats))
-        # the best splitter's sorted rows (see sorted_rows), sized by the block's largest node
-        size = 0
-        if exact:
-            for j in range(first, last):
-                size = max(size, nodes.end[j] - nodes.start[j])
-        key = np.empty(size)
-        rows = ((key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
-                 np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-                 np.empty((8, 256), dtype=np.int64)),
-                np.empty(size, dtype=np.int32), np.empty(size, dtype=order.X.dtype),
-                np.empty(size, dtype=data.label.dtype))
         search_nodes(data, order, with_measure(settings, measure), nodes, allowed, first, last,
-                     (ints, floats, side_stats, side_totals, scratch, rows),
+                     (ints, floats, side_stats, side_totals, scratch),
                      (out_feature, out_pos, out_missing, out_threshold, out_children))
 
 
@@ -166,10 +180,8 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     still needs, are measured together in one pass (:func:`columns_range`: Extra-Trees
     classifier, 4 of 20 features, 175-187 against 195-200 ms a tree). Then, once the
     features are drawn and their thresholds, every drawn feature's left and missing
-    statistics (:func:`node_sides`); the best splitter (``settings.random_splitter`` false)
-    sorts and searches each drawn feature instead (:func:`best_sorted`, with the sorted rows
-    of ``work``). Compiled without reference counting: the views and records made per node
-    would be counted.
+    statistics (:func:`node_sides`). Compiled without reference counting: the views and
+    records made per node would be counted.
 
     A classifier's children come from the winning feature's sides: the left child's class
     weights are its non-missing side's plus, when missing values go left, their side's,
@@ -178,8 +190,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     the sums the partition would add (:func:`split_samples` then only moves the samples:
     that second pass over a node's samples took 6-13% of an Extra-Trees classifier's
     tree)."""
-    ints, floats, side_stats, side_totals, scratch, sort_work = work
-    exact = not settings.random_splitter
+    ints, floats, side_stats, side_totals, scratch = work
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     children = out_children.shape[0] > 0
     X = order.X
@@ -206,6 +217,10 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         start = nodes.start[j]
         end = nodes.end[j]
         n = end - start
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        node = Side(stats, weight, n)
+        parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
         if not lazy:
             node_ranges(X, samples, start, end, low, high, present)
         # the features drawn: the walk of select_features over those that vary, or every
@@ -245,14 +260,6 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
                         and varies(low[f], high[f], present[f], n):
                     chosen[count] = f
                     count += 1
-        stats = nodes.stats[j]
-        weight = nodes.weight[j]
-        node = Side(stats, weight, n)
-        parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
-        if exact:
-            best_sorted(data, X, samples, settings, nodes, j, chosen, count, node,
-                        parent_entropy, scratch, sort_work, out)
-            continue
         for t in range(count):
             f = chosen[t]
             threshold[t] = cut_between(low[f], high[f], stream_key(seed, nodes.id[j], f)) \
@@ -380,98 +387,168 @@ def argsort_keys(keys, n):
             order[k] = other[k]
 
 
+@borrowing
+def search_sorted_nodes(data, order, settings, nodes, allowed, first, last, work, out):
+    """The best splitter's nodes ``first:last`` of :func:`find_node_splits`, each by
+    :func:`best_sorted` (``work``: the block's walk, scratch statistics and sorted rows).
+    The block's scratch holds no row per feature but the walk, which every node leaves as
+    it found it (the identity: :func:`jitree.kernels.select.undo_walk`), where the random
+    splitter's blocks hold seven and fill the walk at each node: wide X's nodes are many and
+    small. Compiled without reference counting (see :func:`search_nodes`)."""
+    walk, scratch, sort_work = work
+    gain_ratio = settings.criterion.code == criteria.GAIN_RATIO
+    for j in range(first, last):
+        stats = nodes.stats[j]
+        weight = nodes.weight[j]
+        parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
+        best_sorted(data, order.X, order.samples, settings, nodes, j, allowed, walk,
+                    Side(stats, weight, nodes.end[j] - nodes.start[j]), parent_entropy,
+                    scratch, sort_work, out)
+
+
 @borrowing(inline="always")
-def sorted_rows(data, X, samples, start, end, f, sort_work):
-    """The samples ``samples[start:end]`` by increasing value on feature ``f`` (NaN last,
-    equal values in increasing sample index, as a presorted feature's segment holds them),
-    with their values and classes, into the first ``end - start`` entries of
-    ``sort_work``'s index, value and label rows (its first entry: the sort's keys and
-    scratch, see :func:`argsort_keys`)."""
-    keys, index_row, value_row, label_row = sort_work
+def sorted_rows(data, X, samples, start, end, f, sort_work, slot):
+    """Whether feature ``f`` can split the samples ``samples[start:end]``
+    (:func:`varies`), and if so those samples by increasing value on it (NaN last, equal
+    values in increasing sample index, as a presorted feature's segment holds them), with
+    their values and classes, into the first ``end - start`` entries of ``sort_work``'s
+    value row and of row ``slot`` of its index and label rows (its first entry: the
+    sort's keys and scratch, see :func:`argsort_keys`). X is read once, at each sample:
+    its values wait in the raw row."""
+    keys, index_rows, value_row, raw, label_rows = sort_work
     key = keys[0]
-    label = data.label
-    is_regression = data.is_regression
     n = end - start
+    low = np.inf
+    high = -np.inf
+    count = 0
     for k in range(n):
-        key[k] = np.float64(X[np.uint64(samples[start + k]), f])
+        x = X[np.uint64(samples[start + k]), f]
+        raw[k] = x
+        v = np.float64(x)
+        key[k] = v
+        # NaN fails both tests and the count's
+        low = v if v < low else low
+        high = v if v > high else high
+        count += v == v
+    if not varies(low, high, count, n):
+        return False
     argsort_keys(keys, n)
     by_value = keys[3]
+    index_row = index_rows[slot]
+    label_row = label_rows[slot]
+    label = data.label
+    is_regression = data.is_regression
     for r in range(n):
-        i = samples[start + by_value[r]]
+        k = by_value[r]
+        i = samples[start + k]
         index_row[r] = i
-        value_row[r] = X[np.uint64(i), f]
+        value_row[r] = raw[k]
         if not is_regression:
             label_row[r] = label[i]
+    return True
 
 
 @borrowing(inline="always")
-def best_sorted(data, X, samples, settings, nodes, j, chosen, count, node, parent_entropy,
+def best_sorted(data, X, samples, settings, nodes, j, allowed, walk, node, parent_entropy,
                 scratch, sort_work, out):
-    """The best splitter's search of node ``j`` in sample order: each drawn feature
-    (``chosen[:count]``, in increasing order) sorted at the node's samples
-    (:func:`sorted_rows`) and searched as a presorted segment
-    (:func:`jitree.kernels.split.best_class_threshold`, the presorted search's own code, on the
-    same samples in the same order); the best into ``out`` as :func:`search_nodes` writes
-    it, ties to the lowest feature (:func:`jitree.kernels.split.best_pair_per_node`).
-    A classifier's children are the winning split's sides, summed again over the node's
-    samples (whole class weights: the sums the partition would add)."""
-    _, index_row, value_row, label_row = sort_work
+    """The best splitter's search of node ``j`` in sample order. The features are drawn by
+    the walk of :func:`jitree.kernels.select.select_features` (``walk``: its scratch;
+    ``allowed``: see :func:`jitree.kernels.select.walk_step`), every allowed one when
+    ``max_features`` reaches their number; each visited feature is sorted at the node's
+    samples (:func:`sorted_rows`) and, if it can split them, counts towards
+    ``max_features`` and is searched as a presorted segment
+    (:func:`jitree.kernels.split.best_single_threshold`, the presorted search's own code,
+    on the same samples in the same order). The best goes into ``out`` as
+    :func:`search_nodes` writes it; ties go to the lowest feature, as in
+    :func:`jitree.kernels.split.best_pair_per_node` (which meets the features in
+    increasing order, this search in the walk's: the scans' scores are never NaN, so the
+    two rules agree). Searching each feature as the walk visits it reads X once per sample
+    and feature (a search of the drawn features after the draw read it three times: range,
+    sort keys, values).
+
+    The split's children are added up on the winner's sorted rows (kept: the sort rows hold
+    two slots, the best so far and the one being searched) as the presorted growth's
+    :func:`jitree.kernels.grow.mark_and_count` adds them: the left positions, the right
+    ones, then the missing ones onto their side, each by
+    :func:`jitree.kernels.criteria.accumulate`. They are the presorted growth's sums to the
+    bit, whatever the weights and targets."""
+    _, index_rows, value_row, _, label_rows = sort_work
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     monotonic = settings.monotonic
+    max_features = settings.max_features
+    n_features = X.shape[1]
     start = nodes.start[j]
     end = nodes.end[j]
     n = end - start
     left = scratch[0]
     right = scratch[1]
     missing = scratch[2]
+    draw = max_features < n_features
+    key = stream_key(settings.seed, nodes.id[j], -1)
     best_feature = -1
     best_score = -np.inf
     best_pos = 0
+    best_end = 0
     best_missing = NO_MISSING
     best_threshold_value = 0.0
-    for t in range(count):
-        f = chosen[t]
-        sorted_rows(data, X, samples, start, end, f, sort_work)
+    slot = 0  # the sort rows' slot of the feature searched; the other holds the best's
+    count = 0
+    step = 0
+    while count < max_features and step < n_features:
+        if draw:
+            f = walk_step(key, step, walk, allowed, j)
+        else:
+            f = step if allowed.shape[1] == 0 or allowed[j, step] else -1
+        step += 1
+        if f < 0 or not sorted_rows(data, X, samples, start, end, f, sort_work, slot):
+            continue
+        count += 1
+        index_row = index_rows[slot]
+        label_row = label_rows[slot]
         end_nm, missing_weight = missing_tail(data, index_row, value_row, label_row, 0, n,
                                               missing)
         rows = Rows(index_row, value_row, label_row, 0, end_nm,
                     feature_limits(monotonic, f, nodes.lower[j], nodes.upper[j]))
-        score, pos, threshold, direction = best_class_threshold(
+        score, pos, threshold, direction = best_single_threshold(
             settings, data, rows, node, Side(missing, missing_weight, n - end_nm),
             parent_entropy, left, right, None)
-        if pos >= 0 and (best_feature < 0 or score > best_score):
+        if pos >= 0 and (best_feature < 0 or score > best_score
+                         or (score == best_score and f < best_feature)):
             best_feature = f
             best_score = score
-            best_pos = start + pos
+            best_pos = pos
+            best_end = end_nm
             best_missing = direction
             best_threshold_value = threshold
-    if out_children.shape[0] > 0 and best_feature >= 0:
-        # the left child: the samples at or below the threshold, and the missing ones when
-        # they go left
+            slot = 1 - slot
+    if draw:
+        undo_walk(key, step, walk)
+    if best_feature >= 0 and out_children.shape[0] > 0:
+        # the winner's rows: the slot it was sorted into, left behind by the switch
+        index_row = index_rows[1 - slot]
+        label_row = label_rows[1 - slot]
+        sides = scratch[:2]
+        sides[:, :] = 0.0
+        weight_left = criteria.accumulate(sides, 0, data, index_row, label_row, 0,
+                                          best_pos)
+        weight_right = criteria.accumulate(sides, 1, data, index_row, label_row, best_pos,
+                                           best_end)
+        if best_end < n:
+            to = 0 if best_missing == MISSING_LEFT else 1
+            weight_missing = criteria.accumulate(sides, to, data, index_row, label_row,
+                                                 best_end, n)
+            if to == 0:
+                weight_left += weight_missing
+            else:
+                weight_right += weight_missing
         n_stats = node.stats.shape[0]
         for s in range(n_stats):
-            left[s] = 0.0
-        weight_left = 0.0
-        nan_left = best_missing == MISSING_LEFT
-        label = data.label
-        sample_weight = data.sample_weight
-        weighted = data.weighted
-        w = 1.0
-        for k in range(start, end):
-            i = np.uint64(samples[k])
-            x = X[i, best_feature]
-            if x <= best_threshold_value or (nan_left and x != x):
-                if weighted:
-                    w = sample_weight[i]
-                left[label[i]] += w
-                weight_left += w
-        for s in range(n_stats):
-            out_children[j, 0, s] = left[s]
-            out_children[j, 1, s] = node.stats[s] - left[s]
+            out_children[j, 0, s] = sides[0, s]
+            out_children[j, 1, s] = sides[1, s]
         out_children[j, 0, n_stats] = weight_left
-        out_children[j, 1, n_stats] = node.weight - weight_left
+        out_children[j, 1, n_stats] = weight_right
     out_feature[j] = best_feature
-    out_pos[j] = best_pos
+    out_pos[j] = start + best_pos if best_feature >= 0 else 0
     out_missing[j] = best_missing
     out_threshold[j] = best_threshold_value
 
@@ -587,38 +664,36 @@ def node_sides(data, X, samples, start, end, chosen, count, threshold, present, 
 
 @pjit
 def split_samples(data, order, split_start, split_end, split_feature, split_threshold,
-                  split_missing, child_offset, child_stats, child_weight, child_count,
+                  split_missing, child_offset, child_stats, child_weight, child_count, sums,
                   n_blocks):
     """Stable partition of each split node's segment of ``order.samples`` into its left
     child's samples then its right child's (at or below ``split_threshold[j]`` on
     ``split_feature[j]``, the missing ones on the side ``split_missing[j]``), and the
-    children's statistics, weights and counts into rows ``child_offset[j]`` and
-    ``child_offset[j] + 1`` of the child arrays (a classifier's counts only: its
-    children's class weights and weights come from the search, :func:`search_nodes`);
-    parallel over the nodes (their segments are
-    disjoint, and so are their parts of the spill), in at most ``n_blocks`` blocks."""
+    children's counts into rows ``child_offset[j]`` and ``child_offset[j] + 1`` of the
+    child arrays, with their statistics and weights when ``sums`` (the random splitter's
+    regressor; the other searches give their children's, see :func:`search_nodes` and
+    :func:`best_sorted`); parallel over the nodes (their segments are disjoint, and so are
+    their parts of the spill), in at most ``n_blocks`` blocks."""
     k = split_start.shape[0]
     # blocks of nodes, each a call (a call per node would copy the records per node)
     n_blocks = max(1, min(k, n_blocks))
     for block in prange(n_blocks):
         split_block(data, order, split_start, split_end, split_feature, split_threshold,
-                    split_missing, child_offset, child_stats, child_weight, child_count,
+                    split_missing, child_offset, child_stats, child_weight, child_count, sums,
                     block * k // n_blocks, (block + 1) * k // n_blocks)
 
 
 @borrowing
 def split_block(data, order, split_start, split_end, split_feature, split_threshold,
-                split_missing, child_offset, child_stats, child_weight, child_count, first,
-                last):
+                split_missing, child_offset, child_stats, child_weight, child_count, sums,
+                first, last):
     """The nodes ``first:last`` of :func:`split_samples`, compiled without reference
-    counting (see :func:`search_nodes`). One pass per node partitions its samples and, for a
-    regressor, adds each to its child's statistics, in sample order (as
-    :func:`jitree.kernels.criteria.accumulate` adds a segment's); a classifier's children's
-    class weights and weights are the search's."""
+    counting (see :func:`search_nodes`). One pass per node partitions its samples and, with
+    ``sums``, adds each to its child's statistics, in sample order (as
+    :func:`jitree.kernels.criteria.accumulate` adds a segment's)."""
     X = order.X
     samples = order.samples
     spill = order.spill
-    is_regression = data.is_regression
     target = data.target
     target_term = data.target_term
     has_term = target_term.shape[0] > 0
@@ -649,7 +724,7 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
             spill[np.uint64(start) + n_right] = i
             write += to_left
             n_right += np.uint64(1) - to_left
-            if is_regression:
+            if sums:
                 left = np.float64(to_left)
                 right = 1.0 - left
                 if weighted:
@@ -665,7 +740,7 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
                 term_right += right * b
         for r in range(n_right):
             samples[write + r] = spill[np.uint64(start) + r]
-        if is_regression:
+        if sums:
             child_stats[c, 0] = sum_left
             child_stats[c, 1] = term_left
             child_stats[c + 1, 0] = sum_right

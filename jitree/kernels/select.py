@@ -8,17 +8,31 @@ from .split import non_missing_end
 
 
 @jit(inline="always")
+def walk_pick(key, step, n):
+    """The entry (``step`` or later, below ``n``) that step ``step`` of the Fisher-Yates
+    walk of the stream ``key`` swaps with entry ``step``."""
+    pick = step + np.int64(uniform(key, step) * (n - step))
+    return n - 1 if pick >= n else pick
+
+
+@jit(inline="always")
 def permutation_step(key, step, order):
     """Step ``step`` of the Fisher-Yates walk of the stream ``key``: swaps ``order[step]``
     with a later (or the same) entry of ``order``, in place, and returns that entry's
     position. Every draw of features goes through it, so that the sparse growth
     (:func:`jitree.kernels.sparse.draw_features`) meets the features in the same order."""
-    n = order.shape[0]
-    pick = step + np.int64(uniform(key, step) * (n - step))
-    if pick >= n:
-        pick = n - 1
+    pick = walk_pick(key, step, order.shape[0])
     order[step], order[pick] = order[pick], order[step]
     return pick
+
+
+@jit(inline="always")
+def undo_walk(key, steps, order):
+    """Undo the first ``steps`` steps of the walk of :func:`permutation_step` on ``order``
+    (the same swaps, last first): ``order`` is again as it was before step 0."""
+    for step in range(steps - 1, -1, -1):
+        pick = walk_pick(key, step, order.shape[0])
+        order[step], order[pick] = order[pick], order[step]
 
 
 @jit(inline="always")

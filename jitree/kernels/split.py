@@ -766,9 +766,9 @@ def pair_search_start(data, settings, nodes, j, f, scratch, missing):
 
 def _threshold_search(scan_side):
     """The search of one (node, feature) pair for its best threshold, each side of its missing
-    samples scanned by ``scan_side`` (:func:`scan_any_side`, or :func:`scan_class_side` where
-    only a single-output classifier's built-in criterion can come: its callers then compile
-    no other scan)."""
+    samples scanned by ``scan_side`` (:func:`scan_any_side`, or :func:`scan_single_side` where
+    only a single-output tree's built-in criterion can come: its callers then compile no
+    other scan)."""
 
     @borrowing(inline="always")
     def search(settings, data, rows, node, missing_side, parent_entropy, left, right, batch):
@@ -832,19 +832,22 @@ def scan_any_side(settings, data, rows, node, parent_entropy, base, n_right0, ri
 
 
 @borrowing(inline="always")
-def scan_class_side(settings, data, rows, node, parent_entropy, base, n_right0, right, batch):
-    """One side's scan of :func:`_threshold_search` for a single-output classifier with a
-    built-in criterion."""
+def scan_single_side(settings, data, rows, node, parent_entropy, base, n_right0, right,
+                     batch):
+    """One side's scan of :func:`_threshold_search` for a single-output tree with a
+    built-in criterion that needs no order statistics."""
+    if data.is_regression:
+        return scan_regression(settings, data, rows, node, base, n_right0)
     return scan_classification(settings, data, rows, node, parent_entropy, base, n_right0,
                                right)
 
 
 # The presorted search's (:func:`search_pairs`), and the best splitter's sample-order search
-# (:func:`jitree.kernels.sample_order.best_sorted`: classifiers only; compiling the other
-# scans into the sample-order growth made an Extra-Trees classifier's first fit compile in
-# 64.9 s against 55.1 s)
+# (:func:`jitree.kernels.sample_order.best_sorted`: single output, built-in criteria only;
+# compiling the user and multi-output scans into the sample-order growth too made an
+# Extra-Trees classifier's first fit compile in 64.9 s against 55.1 s)
 best_threshold = _threshold_search(scan_any_side)
-best_class_threshold = _threshold_search(scan_class_side)
+best_single_threshold = _threshold_search(scan_single_side)
 
 
 @borrowing

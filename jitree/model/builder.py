@@ -382,7 +382,7 @@ def sample_order_growth(params, sample_weight, n_features):
       918 ms (``sqrt``). A regressor's trees may differ from the presorted growth's in the
       last bits of their statistics, which the search adds in sample order there and in
       each feature's order here (see :mod:`jitree.kernels.sample_order`).
-    - The best splitter of a classifier, where it grows the presorted growth's tree
+    - The best splitter, where it grows the presorted growth's tree
       (:func:`sample_order_exact`), when sorting the features a node draws costs less than
       keeping every feature's sorted order up to date (:func:`sorting_pays`: wide X, few
       features a node)."""
@@ -420,16 +420,24 @@ def _numeric(params):
 
 def sample_order_exact(params, sample_weight):
     """Whether the sample-order growth grows the presorted growth's tree: on numeric and
-    ordinal features, a single-output classifier with a built-in criterion whose weights add
-    up to the same sums in any order (:func:`exact_sums`). The random splitter's search
-    adds a side's weights in sample order, the presorted one in the feature's order; the
-    best splitter's sorts the node's samples (ties in sample order: the presorted order) and
-    then runs the presorted search, and its children are summed in sample order. With other
-    weights, and for regression targets, the last bits of a node's statistics may differ,
-    and with them a near tie or a node's purity."""
-    return (params.n_outputs == 1 and _numeric(params) and params.has_labels
-            and (bool(params.random_splitter) or isinstance(params.criterion, numbers.Integral))
-            and exact_sums(sample_weight))
+    ordinal features, a single-output tree, and
+
+    - the best splitter with a built-in criterion that needs no order statistics (not
+      absolute_error or quantile): it sorts the node's samples on each drawn feature (ties
+      in sample order: the presorted order), runs the presorted search on them and adds up
+      the children on the winner's sorted samples as the presorted growth does, so every
+      sum is the presorted growth's whatever the weights and targets;
+    - the random splitter of a classifier whose weights add up to the same sums in any
+      order (:func:`exact_sums`): its search adds a side's weights in sample order, the
+      presorted one in the feature's order. With other weights, and for regression
+      targets, the last bits of a node's statistics may differ, and with them a near tie or
+      a node's purity."""
+    if not (params.n_outputs == 1 and _numeric(params)):
+        return False
+    if params.random_splitter:
+        return bool(params.has_labels) and exact_sums(sample_weight)
+    return isinstance(params.criterion, numbers.Integral) \
+        and int(params.criterion) not in criteria.ORDER_CRITERIA
 
 
 def exact_sums(weight):

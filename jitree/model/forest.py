@@ -296,9 +296,10 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         else:
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
     # with no class weights, a tree's weights are its bootstrap counts (whole numbers) or
-    # sample_weight
-    if columns is None and plan.class_factors is None and sample_order_growth(
-            params, None if plan.bootstrap else sample_weight, X.shape[1]):
+    # sample_weight (the best splitter's sample-order growth takes any weights)
+    if columns is None and (plan.class_factors is None or not params.random_splitter) \
+            and sample_order_growth(params, None if plan.bootstrap else sample_weight,
+                                    X.shape[1]):
         columns = ByRow.of(X)  # each tree takes its bag's rows in sample order
     elif columns is None:
         with n_threads(n_jobs):
