@@ -132,14 +132,16 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     n_features = order.X.shape[1]
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
-    # records and tuples are made inside the prange loops: numba's parallel lowering takes
-    # only arrays and scalars into them
-    if not settings.random_splitter:
-        for block in prange(n_blocks):
-            first = block * m // n_blocks
-            last = (block + 1) * m // n_blocks
+    exact = not settings.random_splitter
+    # one prange loop (each is compiled as a function of its own); records and tuples are
+    # made inside it: numba's parallel lowering takes only arrays and scalars into it
+    for block in prange(n_blocks):
+        first = block * m // n_blocks
+        last = (block + 1) * m // n_blocks
+        scratch = np.empty((3, n_stats))
+        out = (out_feature, out_pos, out_missing, out_threshold, out_children)
+        if exact:
             walk = np.arange(n_features)  # each node's walk leaves it as it found it
-            scratch = np.empty((3, n_stats))
             # the sorted rows (see sorted_rows), sized by the block's largest node
             size = 0
             for j in range(first, last):
@@ -152,21 +154,14 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
                     np.empty(size, dtype=order.X.dtype),
                     np.empty((2, size), dtype=data.label.dtype))
             search_sorted_nodes(data, order, with_measure(settings, measure), nodes, allowed,
-                                first, last, (walk, scratch, rows),
-                                (out_feature, out_pos, out_missing, out_threshold,
-                                 out_children))
-        return
-    for block in prange(n_blocks):
-        first = block * m // n_blocks
-        last = (block + 1) * m // n_blocks
-        ints = np.empty((4, n_features), dtype=np.int64)      # walk, chosen, count, visits
-        floats = np.empty((3, n_features))                    # low, high, threshold
-        side_stats = np.empty((2, n_features, n_stats))       # left, missing
-        side_totals = np.empty((2, 2, n_features))            # (weight, count) x side
-        scratch = np.empty((3, n_stats))
-        search_nodes(data, order, with_measure(settings, measure), nodes, allowed, first, last,
-                     (ints, floats, side_stats, side_totals, scratch),
-                     (out_feature, out_pos, out_missing, out_threshold, out_children))
+                                first, last, (walk, scratch, rows), out)
+        else:
+            ints = np.empty((4, n_features), dtype=np.int64)   # walk, chosen, count, visits
+            floats = np.empty((3, n_features))                 # low, high, threshold
+            side_stats = np.empty((2, n_features, n_stats))    # left, missing
+            side_totals = np.empty((2, 2, n_features))         # (weight, count) x side
+            search_nodes(data, order, with_measure(settings, measure), nodes, allowed, first,
+                         last, (ints, floats, side_stats, side_totals, scratch), out)
 
 
 @borrowing
