@@ -436,6 +436,11 @@ def test_sample_order_growth_only_for_what_it_grows():
     for code in (criteria.SQUARED_ERROR, criteria.POISSON):
         assert growth(_params(random_splitter=False, is_regression=True, criterion=code),
                       np.array([1.0, 0.5, 2.0]), n_features=1000)
+    # a regressor's from 1/12 of the features a node
+    best_regressor = _params(random_splitter=False, is_regression=True,
+                             criterion=criteria.SQUARED_ERROR)
+    assert growth(best_regressor, n_features=48)
+    assert not growth(best_regressor, n_features=47)
     for order in criteria.ORDER_CRITERIA:
         assert not growth(_params(random_splitter=False, is_regression=True,
                                   criterion=order), n_features=1000)

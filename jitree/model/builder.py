@@ -391,25 +391,35 @@ def sample_order_growth(params, sample_weight, n_features):
             isinstance(params.criterion, numbers.Integral)
             and int(params.criterion) in criteria.ORDER_CRITERIA)
     return sample_order_exact(params, sample_weight) and (
-        params.random_splitter or sorting_pays(params.max_features, n_features))
+        params.random_splitter
+        or sorting_pays(params.max_features, n_features, params.is_regression))
 
 
 # sorting_pays: a node sorting the features it draws is the faster growth when it draws at
-# most this fraction of the features
-SORTED_DRAW = 1 / 16
+# most one in this many of the features (a classifier's, a regressor's)
+SORTED_DRAW = 16
+SORTED_DRAW_REGRESSION = 12
 
 
-def sorting_pays(max_features, n_features):
+def sorting_pays(max_features, n_features, is_regression=False):
     """Whether the best splitter's sample-order growth is the faster one: each level of the
     presorted growth moves every feature's sorted order (``n_features`` moves a sample), the
     sample-order growth sorts the ``max_features`` features each node draws (a radix sort:
-    a gather and about 5 passes a sample and feature). Random forest classifiers, 10 trees,
-    2 threads, 3 classes, ``sqrt`` features, n x p (sorted against presorted fit):
-    500 x 10000 0.094 against 0.464 s, 2000 x 2000 0.171 against 0.402 s, 20000 x 500 1.42
-    against 1.80 s, 100000 x 400 9.0 against 9.8 s, 5000 x 500 0.227 against 0.236 s; at
-    a larger fraction: 1000 x 100 0.024 against 0.024 s, 2000 x 200 0.057 against 0.046 s,
-    10000 x 200 0.314 against 0.235 s, 150000 x 20 1.66 against 0.80 s."""
-    return max_features <= SORTED_DRAW * n_features
+    a gather and about 5 passes a sample and feature). Forests of 10 trees, 2 threads,
+    ``sqrt`` features, n x p (sorted against presorted fit).
+
+    - Classifiers (3 classes): 500 x 10000 0.094 against 0.464 s, 2000 x 2000 0.171 against
+      0.402 s, 20000 x 500 1.42 against 1.80 s, 100000 x 400 9.0 against 9.8 s, 5000 x 500
+      0.227 against 0.236 s; at a larger fraction: 1000 x 100 0.024 against 0.024 s,
+      2000 x 200 0.057 against 0.046 s, 10000 x 200 0.314 against 0.235 s, 150000 x 20 1.66
+      against 0.80 s.
+    - Regressors, whose deeper trees make the presorted growth's levels cost more:
+      500 x 10000 0.145 against 0.640 s, 5000 x 500 0.300 against 0.501 s, 10000 x 300
+      0.451 against 0.662 s, 2000 x 200 0.066 against 0.079 s, 10000 x 200 0.363 against
+      0.441 s, 50000 x 100 1.51 against 1.55 s, 50000 x 64 1.17 against 1.04 s, 20000 x 50
+      0.355 against 0.287 s, 100000 x 20 1.34 against 1.05 s."""
+    return max_features * (SORTED_DRAW_REGRESSION if is_regression else SORTED_DRAW) \
+        <= n_features
 
 
 def _numeric(params):
