@@ -825,10 +825,8 @@ def scan_any_side(settings, data, rows, node, parent_entropy, base, n_right0, ri
         return scan_user(settings, data, rows, node, base, n_right0, batch)
     if data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0:
         return scan_multi_output(settings, data, rows, node, base, n_right0, right)
-    if data.is_regression:
-        return scan_regression(settings, data, rows, node, base, n_right0)
-    return scan_classification(settings, data, rows, node, parent_entropy, base, n_right0,
-                               right)
+    return scan_single_side(settings, data, rows, node, parent_entropy, base, n_right0, right,
+                            batch)
 
 
 @borrowing(inline="always")
