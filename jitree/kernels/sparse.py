@@ -257,35 +257,69 @@ def varies_in_column(data, f, k, local, n_node):
     return count > 0 and (count < n_node or low < high)
 
 
+RowSearch = namedtuple("RowSearch", [
+    # the open nodes of a level that the random splitter searches on their samples' rows
+    # (:func:`draw_features`, :func:`random_rows`), j-th:
+    "node",     # (r,) int64: its local number, increasing
+    "count",    # (r,) int64: how many features it drew
+    "feature",  # (r, max_features) int64: those features, increasing (the first count[j])
+    "low",      # (r, max_features) float64: its smallest stored value on each
+    "high",     # (r, max_features) float64: its largest
+    "stored",   # (r, max_features) int64: its number of stored values on each
+])
+
+
+@jit
+def no_row_search():
+    """A :class:`RowSearch` of no node."""
+    return RowSearch(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                     np.empty((0, 0), dtype=np.int64), np.empty((0, 0)), np.empty((0, 0)),
+                     np.empty((0, 0), dtype=np.int64))
+
+
 @jit
 def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
-                  member_start, max_features, scratch):
+                  member_start, max_features, on_rows, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
     member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
     searches, as :func:`~jitree.kernels.select.select_features`
     draws them: up to ``max_features`` of the features that vary in it, met in the
-    Fisher-Yates permutation of the stream of (seed, node). Returns ``(feature, start,
-    node)``: the features some node drew, increasing, and the nodes that drew
-    ``feature[q]``, ``node[start[q]:start[q + 1]]``, increasing. ``scratch``: the arrays of
-    :func:`draw_scratch`, made once per tree and left as they were found (a wide X's levels
-    would otherwise each cost n_features, deep trees thousands of levels).
+    Fisher-Yates permutation of the stream of (seed, node). Returns ``((feature, start,
+    node), row_search)``: the features some node searches on their columns, increasing, and
+    the nodes that do, ``node[start[q]:start[q + 1]]``, increasing; and the
+    :class:`RowSearch` of the nodes searched on their rows instead (``on_rows``, the random
+    splitter's: see below). ``scratch``: the arrays of :func:`draw_scratch`, made once per
+    tree and left as they were found (a wide X's levels would otherwise each cost
+    n_features, deep trees thousands of levels).
 
     Per node, the cheaper of two ways that draw the same features: from the stored values of
     its samples (``rows``: :func:`by_rows`), the features that vary in it, all taken when at
     most ``max_features``, else marked for the permutation; or (a node of many samples,
     where most features vary) the permutation itself, each feature it meets checked on its
     column (:func:`varies_in_column`): the draw then reads about ``max_features``
-    columns, not the node's every stored value."""
+    columns, not the node's every stored value.
+
+    A node drawn from its rows has its drawn features' smallest and largest values and
+    counts at hand, all the random splitter's threshold needs. With ``on_rows``, it is
+    searched on its rows (:func:`random_rows`) when its stored values are fewer than those
+    of its drawn features' columns, which a column pass reads whole: the small nodes of a
+    deep tree's levels."""
     row_start, row_feature, row_value = rows
     n_features = data.column_start.shape[0] - 1
     m = ids.shape[0]
     column_mean = data.column_start[n_features] / max(1, n_features)
     chosen_count = np.zeros(m, dtype=np.int64)
     chosen = np.empty((m, max_features), dtype=np.int64)
+    n_row_nodes = 0
+    width = m if on_rows else 0
+    row_search = RowSearch(np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64),
+                           np.empty((width, max_features), dtype=np.int64),
+                           np.empty((width, max_features)), np.empty((width, max_features)),
+                           np.empty((width, max_features), dtype=np.int64))
     # stored: per feature, its stored values in the current node (0 between nodes); varies:
     # 0 between nodes; order: the identity between nodes (each walk undoes its swaps,
     # ``picks``, so that a node costs the steps it takes, not n_features)
-    stored, low, high, varies, touched, order, picks = scratch
+    stored, low, high, varies, touched, order, picks, _ = scratch
     # the stored values per sample of ``data`` (each of its columns holds the samples of
     # the open nodes and some closed ones): a node's stored values are estimated from its
     # sample count (counting them costs a pass over its samples at every level)
@@ -300,10 +334,13 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
         steps = n_features if bound <= max_features else max_features * n_features / bound
         by_rows_now = entries <= steps * max(1.0, column_mean)
         count = 0
+        n_touched = 0
+        n_varying = 0
+        n_entries = 0
         if by_rows_now:
-            n_touched = 0
             for r in range(member_start[k], member_start[k + 1]):
                 i = members[r]
+                n_entries += row_start[i + 1] - row_start[i]
                 for q in range(row_start[i], row_start[i + 1]):
                     f = row_feature[q]
                     v = row_value[q]
@@ -316,42 +353,54 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                         low[f] = min(low[f], v)
                         high[f] = max(high[f], v)
                     stored[f] += 1
-            n_varying = 0
             for t in range(n_touched):
                 f = touched[t]
                 if stored[f] < n_node or low[f] < high[f]:
                     varies[f] = 1
                     n_varying += 1
-                stored[f] = 0
-            if n_varying <= max_features:
-                for t in range(n_touched):
-                    f = touched[t]
-                    if varies[f]:
-                        chosen[k, count] = f
-                        count += 1
-                        varies[f] = 0
-                chosen[k, :count].sort()
-                chosen_count[k] = count
-                continue
-        key = stream_key(seed, ids[k], -1)
-        steps = 0
-        for step in range(n_features):
-            picks[step] = permutation_step(key, step, order)
-            steps = step + 1
-            f = order[step]
-            if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
-                                                                     n_node):
-                chosen[k, count] = f
-                count += 1
-                if count == max_features:
-                    break
-        for step in range(steps - 1, -1, -1):
-            order[step], order[picks[step]] = order[picks[step]], order[step]
-        if by_rows_now:
+        if by_rows_now and n_varying <= max_features:
             for t in range(n_touched):
-                varies[touched[t]] = 0
+                f = touched[t]
+                if varies[f]:
+                    chosen[k, count] = f
+                    count += 1
+        else:
+            key = stream_key(seed, ids[k], -1)
+            steps = 0
+            for step in range(n_features):
+                picks[step] = permutation_step(key, step, order)
+                steps = step + 1
+                f = order[step]
+                if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
+                                                                         n_node):
+                    chosen[k, count] = f
+                    count += 1
+                    if count == max_features:
+                        break
+            for step in range(steps - 1, -1, -1):
+                order[step], order[picks[step]] = order[picks[step]], order[step]
         chosen[k, :count].sort()
         chosen_count[k] = count
+        if by_rows_now and on_rows:
+            in_columns = 0
+            for t in range(count):
+                f = chosen[k, t]
+                in_columns += data.column_start[f + 1] - data.column_start[f]
+            if n_entries <= in_columns:
+                j = n_row_nodes
+                n_row_nodes += 1
+                row_search.node[j] = k
+                row_search.count[j] = count
+                for t in range(count):
+                    f = chosen[k, t]
+                    row_search.feature[j, t] = f
+                    row_search.low[j, t] = low[f]
+                    row_search.high[j, t] = high[f]
+                    row_search.stored[j, t] = stored[f]
+                chosen_count[k] = 0  # not in the column pairs
+        for t in range(n_touched):
+            stored[touched[t]] = 0
+            varies[touched[t]] = 0
     # (feature, node) pairs ordered by feature, nodes increasing within each (stable sort)
     n_pairs = 0
     for k in range(m):
@@ -377,15 +426,20 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
             n_drawn += 1
         node[q] = pair_node[by_feature[q]]
     start[n_drawn] = n_pairs
-    return feature[:n_drawn], start[:n_drawn + 1], node
+    row_search = RowSearch(row_search.node[:n_row_nodes], row_search.count[:n_row_nodes],
+                           row_search.feature[:n_row_nodes], row_search.low[:n_row_nodes],
+                           row_search.high[:n_row_nodes], row_search.stored[:n_row_nodes])
+    return (feature[:n_drawn], start[:n_drawn + 1], node), row_search
 
 
 @jit
 def draw_scratch(n_features):
-    """The work arrays of :func:`draw_features` in the state it leaves them."""
+    """The work arrays of :func:`draw_features` (and :func:`random_rows`: the last, each
+    feature's slot, -1 between nodes) in the state they leave them."""
     return (np.zeros(n_features, dtype=np.int64), np.zeros(n_features), np.zeros(n_features),
             np.zeros(n_features, dtype=np.uint8), np.empty(n_features, dtype=np.int64),
-            np.arange(n_features), np.empty(n_features, dtype=np.int64))
+            np.arange(n_features), np.empty(n_features, dtype=np.int64),
+            np.full(n_features, -1, dtype=np.int64))
 
 
 @jit(inline="always")
@@ -402,6 +456,18 @@ def add_sample(data, i, stats, k, side):
             stats[k, side, 1] += w * y * y
     else:
         stats[k, side, data.label[i]] += w
+    return w
+
+
+@jit(inline="always")
+def add_sample_stats(data, i, stats, row):
+    """Add sample i to the search statistics ``stats[row]`` as :func:`add_entry` adds a
+    stored value of it; returns its weight."""
+    w = data.sample_weight[i]
+    if data.is_regression:
+        stats[row, 0] += w * data.target[i]
+    else:
+        stats[row, data.label[i]] += w
     return w
 
 
@@ -539,15 +605,17 @@ def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, be
         # weight, count), the smallest and largest values (then the drawn threshold)
         draws = (np.zeros((m if random_splitter else 0, n_stats)), np.zeros(m),
                  np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros(m))
-        for j in range(b * n_searched // n_blocks, (b + 1) * n_searched // n_blocks):
+        first = b * n_searched // n_blocks
+        end = (b + 1) * n_searched // n_blocks
+        if random_splitter:
+            random_columns(data, settings, measure, nodes, local, ids, drawn, first, end, b,
+                           searched, seen, touched, draws, work[2], work[3], best)
+            continue
+        for j in range(first, end):
             f = drawn_feature[j] if restricted else j
             if restricted:
                 for q in range(drawn_start[j], drawn_start[j + 1]):
                     searched[drawn_node[q]] = f
-            if random_splitter:
-                random_column(data, settings, measure, nodes, local, ids, f, b, restricted,
-                              searched, seen, touched, draws, work[2], work[3], best)
-                continue
             n_touched = group_column(data, f, local, restricted, searched, seen, touched,
                                      group)
             for t in range(n_touched):
@@ -556,22 +624,36 @@ def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, be
 
 
 @jit
+def random_columns(data, settings, measure, nodes, local, ids, drawn, first_searched,
+                   end_searched, b, searched, seen, touched, draws, side, scratch, best):
+    """The random splitter's threshold of each open node on each feature it searches among
+    ``first_searched:end_searched`` of those of :func:`search_level` (``drawn``), into row
+    b of ``best`` when it beats the node's best there: drawn from the node's smallest and
+    largest value (zero included when the node has zeros there) and the stream of (seed,
+    node id ``ids[k]``, f), as the dense :func:`~jitree.kernels.split.random_cut` does; a
+    second pass adds up the side away from the zero run. ``draws``: per node work arrays
+    (the side's statistics, weight and count, the smallest and largest value). (One call a
+    block: a call per feature, its arrays' reference counts, cost as much as the passes on
+    a deep tree's short columns.)"""
+    drawn_feature, drawn_start, drawn_node = drawn
+    restricted = drawn_start.shape[0] > 0
+    for j in range(first_searched, end_searched):
+        f = drawn_feature[j] if restricted else j
+        if restricted:
+            for q in range(drawn_start[j], drawn_start[j + 1]):
+                searched[drawn_node[q]] = f
+        random_column(data, settings, measure, nodes, local, ids, f, b, restricted, searched,
+                      seen, touched, draws, side, scratch, best)
+
+
+@jit(inline="always")
 def random_column(data, settings, measure, nodes, local, ids, f, b, restricted, searched, seen,
                   touched, draws, side, scratch, best):
-    """The random splitter's threshold of each open node on feature f (that searches it),
-    into row b of ``best`` when it beats the node's best there: drawn from the node's
-    smallest and largest value (zero included when the node has zeros there) and the stream
-    of (seed, node id ``ids[k]``, f), as the dense :func:`~jitree.kernels.split.random_cut`
-    does; a second pass adds up the side away from the zero run. ``draws``: per node work
-    arrays (the side's statistics, weight and count, the smallest and largest value)."""
+    """:func:`random_columns` on feature f."""
     away, away_weight, away_count, smallest, largest = draws
     row_of = data.row
     value_of = data.value
-    node_stats = nodes.stats
-    node_weight = nodes.weight
     node_count = nodes.count
-    min_samples_leaf = settings.min_samples_leaf
-    min_weight_leaf = settings.min_weight_leaf
     first = data.column_start[f]
     end = data.column_start[f + 1]
     # the node's first and last stored values are its smallest and largest
@@ -610,28 +692,91 @@ def random_column(data, settings, measure, nodes, local, ids, f, b, restricted, 
             away_count[k] += 1
     for t in range(n_touched):
         k = touched[t]
-        cut = smallest[k]
-        if cut != cut:
-            continue
-        if cut >= 0.0:
-            complement(node_stats[k], away[k], side)
-            weight_left = node_weight[k] - away_weight[k]
-            count_left = node_count[k] - away_count[k]
-        else:
-            side[:] = away[k]
-            weight_left = away_weight[k]
-            count_left = away_count[k]
-        weight_right = node_weight[k] - weight_left
-        if not (child_allowed(count_left, weight_left, min_samples_leaf, min_weight_leaf)
-                and child_allowed(node_count[k] - count_left, weight_right, min_samples_leaf,
-                                  min_weight_leaf)):
-            continue
-        for c in range(side.shape[0]):
-            scratch[c] = node_stats[k, c] - side[c]
-        score = sides_score(measure, data.is_regression, side, scratch, weight_left,
-                            weight_right, nodes.entropy[k])
-        if score > best.score[b, k]:
-            keep(best, b, k, f, score, cut)
+        judge_cut(data, settings, measure, nodes, k, f, b, smallest[k], away[k], away_weight[k],
+                  away_count[k], side, scratch, best)
+
+
+@jit(inline="always")
+def judge_cut(data, settings, measure, nodes, k, f, b, cut, away, away_weight, away_count,
+              side, scratch, best):
+    """Node k's random threshold ``cut`` on feature f (NaN: none), whose side away from the
+    zero run holds ``away`` (statistics), ``away_weight`` and ``away_count``: scored as the
+    dense random scan scores it (:func:`~jitree.kernels.categorical.sides_score`) and kept
+    in row b of ``best`` when it beats the node's best there (a tie keeps the earlier
+    feature). ``side``, ``scratch``: vectors of the statistics' size."""
+    if cut != cut:
+        return
+    count = nodes.count[k]
+    if cut >= 0.0:
+        complement(nodes.stats[k], away, side)
+        weight_left = nodes.weight[k] - away_weight
+        count_left = count - away_count
+    else:
+        side[:] = away
+        weight_left = away_weight
+        count_left = away_count
+    weight_right = nodes.weight[k] - weight_left
+    if not (child_allowed(count_left, weight_left, settings.min_samples_leaf,
+                          settings.min_weight_leaf)
+            and child_allowed(count - count_left, weight_right, settings.min_samples_leaf,
+                              settings.min_weight_leaf)):
+        return
+    for c in range(side.shape[0]):
+        scratch[c] = nodes.stats[k, c] - side[c]
+    score = sides_score(measure, data.is_regression, side, scratch, weight_left, weight_right,
+                        nodes.entropy[k])
+    if score > best.score[b, k]:
+        keep(best, b, k, f, score, cut)
+
+
+@jit
+def random_rows(data, settings, measure, nodes, ids, rows, members, member_start, row_search,
+                slot, best):
+    """The random splitter's threshold of each node of the :class:`RowSearch`
+    ``row_search`` on each feature it drew, into row 0 of ``best`` (these nodes are in no
+    column pass): what :func:`random_column` finds, read from the node's samples' rows
+    (``rows``: :func:`by_rows`; the samples of node k are ``members[member_start[k]:
+    member_start[k + 1]]``). The thresholds come from the draw's smallest and largest values
+    and counts; one pass over the node's stored values adds up each feature's side away from
+    the zero run, in sample order (the column pass adds them in value order: the same sums
+    when weights and classes are whole numbers). ``slot``: -1 per feature, left so."""
+    row_start, row_feature, row_value = rows
+    n_stats = nodes.stats.shape[1]
+    width = row_search.feature.shape[1]
+    cut = np.empty(width)
+    away = np.empty((width, n_stats))
+    away_weight = np.empty(width)
+    away_count = np.empty(width, dtype=np.int64)
+    side = np.empty(n_stats)
+    scratch = np.empty(n_stats)
+    for j in range(row_search.node.shape[0]):
+        k = row_search.node[j]
+        count = row_search.count[j]
+        for t in range(count):
+            f = row_search.feature[j, t]
+            slot[f] = t
+            cut[t] = random_threshold(row_search.low[j, t], row_search.high[j, t],
+                                      nodes.count[k] > row_search.stored[j, t],
+                                      stream_key(settings.seed, ids[k], f))
+            away[t, :] = 0.0
+            away_weight[t] = 0.0
+            away_count[t] = 0
+        for r in range(member_start[k], member_start[k + 1]):
+            i = members[r]
+            for q in range(row_start[i], row_start[i + 1]):
+                t = slot[row_feature[q]]
+                if t < 0:
+                    continue
+                c = cut[t]
+                v = row_value[q]
+                if (c >= 0.0 and v > c) or (c < 0.0 and v <= c):
+                    away_weight[t] += add_sample_stats(data, i, away, t)
+                    away_count[t] += 1
+        for t in range(count):
+            f = row_search.feature[j, t]
+            slot[f] = -1
+            judge_cut(data, settings, measure, nodes, k, f, 0, cut[t], away[t],
+                      away_weight[t], away_count[t], side, scratch, best)
 
 
 @borrowing
@@ -982,16 +1127,26 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             fill[k] += 1
         drawn = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
                  np.empty(0, dtype=np.int64))
+        row_search = no_row_search()
         if drawing:
-            drawn = draw_features(data, rows_in_data, rows, local, settings.seed, open_ids,
-                                  node_count, members, member_count, settings.max_features,
-                                  scratch)
-        blocks = max(1, min(n_blocks, n_features))
+            drawn, row_search = draw_features(data, rows_in_data, rows, local, settings.seed,
+                                              open_ids, node_count, members, member_count,
+                                              settings.max_features, settings.random_splitter,
+                                              scratch)
+        # the features searched on their columns (none when every node is searched on its
+        # rows), at least 8 a block: a block costs its work arrays, and a deep tree has
+        # thousands of levels
+        n_searched = drawn[0].shape[0] if drawing else n_features
+        blocks = max(1, min(n_blocks, n_searched // 8))
         best = LevelBest(np.full((blocks, m), -np.inf),
                          np.full((blocks, m), -1, dtype=np.int64), np.zeros((blocks, m)))
-        search_level(data, plain_settings(settings), settings.criterion,
-                     LevelNodes(node_stats, node_weight, node_count, entropy), local,
-                     open_ids, blocks, drawn, best)
+        level_nodes = LevelNodes(node_stats, node_weight, node_count, entropy)
+        if n_searched > 0:
+            search_level(data, plain_settings(settings), settings.criterion, level_nodes,
+                         local, open_ids, blocks, drawn, best)
+        if row_search.node.shape[0] > 0:
+            random_rows(data, plain_settings(settings), settings.criterion, level_nodes,
+                        open_ids, rows, members, member_count, row_search, scratch[7], best)
         # the best over blocks (increasing feature ranges: a strictly better score replaces,
         # so the lowest feature index wins a tie)
         chosen = np.full(m, -1, dtype=np.int64)
