@@ -237,11 +237,9 @@ def by_rows(data, n_samples):
 
 
 @jit(inline="always")
-def varies_in_column(data, f, k, local, n_node):
-    """Whether feature f varies in the open node k of ``n_node`` samples (``local``): a
-    stored value and a zero of it there, or two different stored values (what
-    :func:`~jitree.kernels.select.select_features` asks of the sorted values, without
-    missing values); reads column f."""
+def column_extremes(data, f, k, local):
+    """The number of stored values of the open node k (``local``) on feature f, and their
+    smallest and largest (0.0 when none); reads column f."""
     row_of = data.row
     value_of = data.value
     count = 0
@@ -254,68 +252,69 @@ def varies_in_column(data, f, k, local, n_node):
                 low = v
             high = v  # values increase along the column
             count += 1
-    return count > 0 and (count < n_node or low < high)
+    return count, low, high
 
 
-RowSearch = namedtuple("RowSearch", [
-    # the open nodes of a level that the random splitter searches on their samples' rows
-    # (:func:`draw_features`, :func:`random_rows`), j-th:
-    "node",     # (r,) int64: its local number, increasing
-    "count",    # (r,) int64: how many features it drew
-    "feature",  # (r, max_features) int64: those features, increasing (the first count[j])
-    "low",      # (r, max_features) float64: its smallest stored value on each
-    "high",     # (r, max_features) float64: its largest
-    "stored",   # (r, max_features) int64: its number of stored values on each
+NodeDraws = namedtuple("NodeDraws", [
+    # the features each open node of a level drew (:func:`draw_features`), node k's:
+    "count",    # (m,) int64: how many
+    "feature",  # (m, max_features) int64: which, increasing (the first count[k])
+    # for the random splitter (else (0, 0) arrays), all its thresholds need of them:
+    "low",      # (m, max_features) float64: the node's smallest stored value on each
+    "high",     # (m, max_features) float64: its largest
+    "stored",   # (m, max_features) int64: its number of stored values on each
+    "on_rows",  # (r,) int64: the nodes searched on their samples' rows (:func:`random_rows`:
+                # in no column pass), increasing
 ])
 
 
 @jit
-def no_row_search():
-    """A :class:`RowSearch` of no node."""
-    return RowSearch(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
-                     np.empty((0, 0), dtype=np.int64), np.empty((0, 0)), np.empty((0, 0)),
-                     np.empty((0, 0), dtype=np.int64))
+def no_draws():
+    """The :class:`NodeDraws` of a level whose nodes search every feature."""
+    return NodeDraws(np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.int64),
+                     np.empty((0, 0)), np.empty((0, 0)), np.empty((0, 0), dtype=np.int64),
+                     np.empty(0, dtype=np.int64))
 
 
 @jit
 def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
-                  member_start, max_features, on_rows, scratch):
+                  member_start, max_features, extremes, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
     member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
     searches, as :func:`~jitree.kernels.select.select_features`
     draws them: up to ``max_features`` of the features that vary in it, met in the
     Fisher-Yates permutation of the stream of (seed, node). Returns ``((feature, start,
-    node), row_search)``: the features some node searches on their columns, increasing, and
-    the nodes that do, ``node[start[q]:start[q + 1]]``, increasing; and the
-    :class:`RowSearch` of the nodes searched on their rows instead (``on_rows``, the random
-    splitter's: see below). ``scratch``: the arrays of :func:`draw_scratch`, made once per
-    tree and left as they were found (a wide X's levels would otherwise each cost
-    n_features, deep trees thousands of levels).
+    node, slot), draws)``: the features searched on their columns, increasing, and the nodes
+    that search them there, ``node[start[q]:start[q + 1]]``, increasing (``slot``: the
+    feature's place among the node's), and every node's :class:`NodeDraws`. ``scratch``:
+    the arrays of :func:`draw_scratch`, made once per tree and left as they were found (a
+    wide X's levels would otherwise each cost n_features, deep trees thousands of levels).
 
     Per node, the cheaper of two ways that draw the same features: from the stored values of
     its samples (``rows``: :func:`by_rows`), the features that vary in it, all taken when at
     most ``max_features``, else marked for the permutation; or (a node of many samples,
     where most features vary) the permutation itself, each feature it meets checked on its
-    column (:func:`varies_in_column`): the draw then reads about ``max_features``
+    column (:func:`column_extremes`): the draw then reads about ``max_features``
     columns, not the node's every stored value.
 
-    A node drawn from its rows has its drawn features' smallest and largest values and
-    counts at hand, all the random splitter's threshold needs. With ``on_rows``, it is
-    searched on its rows (:func:`random_rows`) when its stored values are fewer than those
-    of its drawn features' columns, which a column pass reads whole: the small nodes of a
-    deep tree's levels."""
+    Either way the node's smallest and largest stored value and their count on each
+    feature it draws are at hand: all the random splitter's thresholds need, kept with
+    ``extremes`` (its column search then reads each column once). A node drawn from its
+    rows is then searched on them (:func:`random_rows`) when its stored values are fewer
+    than those of its drawn features' columns, which a column pass reads whole: the small
+    nodes of a deep tree's levels."""
     row_start, row_feature, row_value = rows
     n_features = data.column_start.shape[0] - 1
     m = ids.shape[0]
     column_mean = data.column_start[n_features] / max(1, n_features)
-    chosen_count = np.zeros(m, dtype=np.int64)
-    chosen = np.empty((m, max_features), dtype=np.int64)
-    n_row_nodes = 0
-    width = m if on_rows else 0
-    row_search = RowSearch(np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64),
-                           np.empty((width, max_features), dtype=np.int64),
-                           np.empty((width, max_features)), np.empty((width, max_features)),
-                           np.empty((width, max_features), dtype=np.int64))
+    width = m if extremes else 0
+    draws = NodeDraws(np.zeros(m, dtype=np.int64), np.empty((m, max_features), dtype=np.int64),
+                      np.empty((width, max_features)), np.empty((width, max_features)),
+                      np.empty((width, max_features), dtype=np.int64),
+                      np.empty(width, dtype=np.int64))
+    chosen = draws.feature
+    in_columns = np.ones(m, dtype=np.uint8)
+    n_on_rows = 0
     # stored: per feature, its stored values in the current node (0 between nodes); varies:
     # 0 between nodes; order: the identity between nodes (each walk undoes its swaps,
     # ``picks``, so that a node costs the steps it takes, not n_features)
@@ -371,8 +370,16 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                 picks[step] = permutation_step(key, step, order)
                 steps = step + 1
                 f = order[step]
-                if (varies[f] == 1) if by_rows_now else varies_in_column(data, f, k, local,
-                                                                         n_node):
+                if by_rows_now:
+                    taken = varies[f] == 1
+                else:
+                    n_stored, low[f], high[f] = column_extremes(data, f, k, local)
+                    taken = n_stored > 0 and (n_stored < n_node or low[f] < high[f])
+                    if taken:
+                        stored[f] = n_stored
+                        touched[n_touched] = f
+                        n_touched += 1
+                if taken:
                     chosen[k, count] = f
                     count += 1
                     if count == max_features:
@@ -380,43 +387,44 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
             for step in range(steps - 1, -1, -1):
                 order[step], order[picks[step]] = order[picks[step]], order[step]
         chosen[k, :count].sort()
-        chosen_count[k] = count
-        if by_rows_now and on_rows:
-            in_columns = 0
+        draws.count[k] = count
+        if extremes:
+            in_column_passes = 0
             for t in range(count):
                 f = chosen[k, t]
-                in_columns += data.column_start[f + 1] - data.column_start[f]
-            if n_entries <= in_columns:
-                j = n_row_nodes
-                n_row_nodes += 1
-                row_search.node[j] = k
-                row_search.count[j] = count
-                for t in range(count):
-                    f = chosen[k, t]
-                    row_search.feature[j, t] = f
-                    row_search.low[j, t] = low[f]
-                    row_search.high[j, t] = high[f]
-                    row_search.stored[j, t] = stored[f]
-                chosen_count[k] = 0  # not in the column pairs
+                draws.low[k, t] = low[f]
+                draws.high[k, t] = high[f]
+                draws.stored[k, t] = stored[f]
+                in_column_passes += data.column_start[f + 1] - data.column_start[f]
+            if by_rows_now and n_entries <= in_column_passes:
+                draws.on_rows[n_on_rows] = k
+                n_on_rows += 1
+                in_columns[k] = 0
         for t in range(n_touched):
             stored[touched[t]] = 0
             varies[touched[t]] = 0
     # (feature, node) pairs ordered by feature, nodes increasing within each (stable sort)
     n_pairs = 0
     for k in range(m):
-        n_pairs += chosen_count[k]
+        if in_columns[k]:
+            n_pairs += draws.count[k]
     pair_feature = np.empty(n_pairs, dtype=np.int64)
     pair_node = np.empty(n_pairs, dtype=np.int64)
+    pair_slot = np.empty(n_pairs, dtype=np.int64)
     q = 0
     for k in range(m):
-        for t in range(chosen_count[k]):
+        if not in_columns[k]:
+            continue
+        for t in range(draws.count[k]):
             pair_feature[q] = chosen[k, t]
             pair_node[q] = k
+            pair_slot[q] = t
             q += 1
     by_feature = np.argsort(pair_feature, kind="mergesort")
     feature = np.empty(n_pairs, dtype=np.int64)
     start = np.zeros(n_pairs + 1, dtype=np.int64)
     node = np.empty(n_pairs, dtype=np.int64)
+    slot = np.empty(n_pairs, dtype=np.int64)
     n_drawn = 0
     for q in range(n_pairs):
         f = pair_feature[by_feature[q]]
@@ -425,11 +433,11 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
             start[n_drawn] = q
             n_drawn += 1
         node[q] = pair_node[by_feature[q]]
+        slot[q] = pair_slot[by_feature[q]]
     start[n_drawn] = n_pairs
-    row_search = RowSearch(row_search.node[:n_row_nodes], row_search.count[:n_row_nodes],
-                           row_search.feature[:n_row_nodes], row_search.low[:n_row_nodes],
-                           row_search.high[:n_row_nodes], row_search.stored[:n_row_nodes])
-    return (feature[:n_drawn], start[:n_drawn + 1], node), row_search
+    draws = NodeDraws(draws.count, chosen, draws.low, draws.high, draws.stored,
+                      draws.on_rows[:n_on_rows])
+    return (feature[:n_drawn], start[:n_drawn + 1], node, slot), draws
 
 
 @jit
@@ -558,15 +566,15 @@ def group_scratch(data, longest, m):
 
 
 @pjit
-def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, best):
+def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, draws, best):
     """The best threshold of each open node of a level (:class:`LevelNodes`; ``local[i]``:
     the open node of sample i, -1 for none) over every feature, in parallel over blocks of
     features; block b writes its best per node into row b of ``best`` (a
     :class:`LevelBest`). ``settings``: the :func:`~jitree.kernels.split.plain_settings` of
-    the criterion ``measure``. ``drawn``: ``(feature, start, node)`` of
+    the criterion ``measure``. ``drawn``: ``(feature, start, node, slot)`` of
     :func:`draw_features` (feature ``feature[q]`` is searched at the nodes
-    ``node[start[q]:start[q + 1]]``; the blocks are ranges of ``feature``), or three empty
-    arrays: every node searches every feature.
+    ``node[start[q]:start[q + 1]]``; the blocks are ranges of ``feature``), or four empty
+    arrays: every node searches every feature; ``draws``: the level's :class:`NodeDraws`.
 
     Each column's stored values are first grouped by node (:func:`group_column`: two
     sequential passes), then each node's group is scanned on its own (:func:`scan_group`),
@@ -579,13 +587,12 @@ def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, be
     The random splitter (``settings.random_splitter``) draws one threshold per node and
     feature instead, from the node's smallest and largest value (zero included when the
     node has zeros there) and the stream of (seed, node id ``ids[k]``, feature), as the dense
-    :func:`~jitree.kernels.split.random_cut` does; a second pass adds up the side away from
-    the zero run."""
+    :func:`~jitree.kernels.split.random_cut` does (:func:`random_columns`)."""
     column_start = data.column_start
     n_features = column_start.shape[0] - 1
     m = nodes.weight.shape[0]
     n_stats = nodes.stats.shape[1]
-    drawn_feature, drawn_start, drawn_node = drawn
+    drawn_feature, drawn_start, drawn_node, _ = drawn
     restricted = drawn_start.shape[0] > 0
     n_searched = drawn_feature.shape[0] if restricted else n_features
     random_splitter = settings.random_splitter
@@ -603,13 +610,13 @@ def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, be
         group = group_scratch(data, longest, m)
         # the random splitter, per node: the side away from the zero run (statistics,
         # weight, count), the smallest and largest values (then the drawn threshold)
-        draws = (np.zeros((m if random_splitter else 0, n_stats)), np.zeros(m),
+        sides = (np.zeros((m if random_splitter else 0, n_stats)), np.zeros(m),
                  np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros(m))
         first = b * n_searched // n_blocks
         end = (b + 1) * n_searched // n_blocks
         if random_splitter:
-            random_columns(data, settings, measure, nodes, local, ids, drawn, first, end, b,
-                           searched, seen, touched, draws, work[2], work[3], best)
+            random_columns(data, settings, measure, nodes, local, ids, drawn, draws, first, end,
+                           b, searched, seen, touched, sides, work[2], work[3], best)
             continue
         for j in range(first, end):
             f = drawn_feature[j] if restricted else j
@@ -624,76 +631,80 @@ def search_level(data, settings, measure, nodes, local, ids, n_blocks, drawn, be
 
 
 @jit
-def random_columns(data, settings, measure, nodes, local, ids, drawn, first_searched,
-                   end_searched, b, searched, seen, touched, draws, side, scratch, best):
+def random_columns(data, settings, measure, nodes, local, ids, drawn, draws, first_searched,
+                   end_searched, b, searched, seen, touched, sides, side, scratch, best):
     """The random splitter's threshold of each open node on each feature it searches among
-    ``first_searched:end_searched`` of those of :func:`search_level` (``drawn``), into row
-    b of ``best`` when it beats the node's best there: drawn from the node's smallest and
-    largest value (zero included when the node has zeros there) and the stream of (seed,
-    node id ``ids[k]``, f), as the dense :func:`~jitree.kernels.split.random_cut` does; a
-    second pass adds up the side away from the zero run. ``draws``: per node work arrays
-    (the side's statistics, weight and count, the smallest and largest value). (One call a
-    block: a call per feature, its arrays' reference counts, cost as much as the passes on
-    a deep tree's short columns.)"""
-    drawn_feature, drawn_start, drawn_node = drawn
+    ``first_searched:end_searched`` of those of :func:`search_level` (``drawn``, ``draws``),
+    into row b of ``best`` when it beats the node's best there: drawn from the node's
+    smallest and largest value (zero included when the node has zeros there) and the stream
+    of (seed, node id ``ids[k]``, f), as the dense :func:`~jitree.kernels.split.random_cut`
+    does; one pass over the column adds up the side away from the zero run. The extremes
+    are the draw's (:class:`NodeDraws`), or, when every node searches every feature, a
+    first pass finds them. ``sides``: per node work arrays (the side's statistics, weight
+    and count, the smallest and largest value). (One call a block: a call per feature, its
+    arrays' reference counts, costs as much as a pass over a deep tree's short columns.)"""
+    drawn_feature, drawn_start, drawn_node, drawn_slot = drawn
     restricted = drawn_start.shape[0] > 0
-    for j in range(first_searched, end_searched):
-        f = drawn_feature[j] if restricted else j
-        if restricted:
-            for q in range(drawn_start[j], drawn_start[j + 1]):
-                searched[drawn_node[q]] = f
-        random_column(data, settings, measure, nodes, local, ids, f, b, restricted, searched,
-                      seen, touched, draws, side, scratch, best)
-
-
-@jit(inline="always")
-def random_column(data, settings, measure, nodes, local, ids, f, b, restricted, searched, seen,
-                  touched, draws, side, scratch, best):
-    """:func:`random_columns` on feature f."""
-    away, away_weight, away_count, smallest, largest = draws
+    away, away_weight, away_count, cut, largest = sides
     row_of = data.row
     value_of = data.value
     node_count = nodes.count
-    first = data.column_start[f]
-    end = data.column_start[f + 1]
-    # the node's first and last stored values are its smallest and largest
-    n_touched = 0
-    for p in range(first, end):
-        k = local[row_of[p]]
-        if k < 0 or (restricted and searched[k] != f):
-            continue
-        v = np.float64(value_of[p])
-        if seen[k] != f:
-            seen[k] = f
-            touched[n_touched] = k
-            n_touched += 1
-            away[k, :] = 0.0
-            away_weight[k] = 0.0
-            away_count[k] = 0
-            smallest[k] = v
-        largest[k] = v
-        away_count[k] += 1
-    for t in range(n_touched):
-        k = touched[t]
-        # NaN: the feature is constant in the node
-        smallest[k] = random_threshold(smallest[k], largest[k], node_count[k] > away_count[k],
-                                       stream_key(settings.seed, ids[k], f))
-        away_count[k] = 0
-    for p in range(first, end):
-        k = local[row_of[p]]
-        if k < 0 or (restricted and searched[k] != f):
-            continue
-        cut = smallest[k]
-        v = value_of[p]
-        # the side away from the zero run: the stored values above a cut at or above zero
-        # (right), below one under zero (left)
-        if (cut >= 0.0 and v > cut) or (cut < 0.0 and v <= cut):
-            away_weight[k] += add_entry(data, p, away, k)
-            away_count[k] += 1
-    for t in range(n_touched):
-        k = touched[t]
-        judge_cut(data, settings, measure, nodes, k, f, b, smallest[k], away[k], away_weight[k],
-                  away_count[k], side, scratch, best)
+    for j in range(first_searched, end_searched):
+        f = drawn_feature[j] if restricted else j
+        first = data.column_start[f]
+        end = data.column_start[f + 1]
+        n_touched = 0
+        if restricted:
+            for q in range(drawn_start[j], drawn_start[j + 1]):
+                k = drawn_node[q]
+                t = drawn_slot[q]
+                searched[k] = f
+                touched[n_touched] = k
+                n_touched += 1
+                cut[k] = random_threshold(draws.low[k, t], draws.high[k, t],
+                                          node_count[k] > draws.stored[k, t],
+                                          stream_key(settings.seed, ids[k], f))
+                away[k, :] = 0.0
+                away_weight[k] = 0.0
+                away_count[k] = 0
+        else:
+            # the node's first and last stored values are its smallest and largest
+            for p in range(first, end):
+                k = local[row_of[p]]
+                if k < 0:
+                    continue
+                v = np.float64(value_of[p])
+                if seen[k] != f:
+                    seen[k] = f
+                    touched[n_touched] = k
+                    n_touched += 1
+                    away[k, :] = 0.0
+                    away_weight[k] = 0.0
+                    away_count[k] = 0
+                    cut[k] = v
+                largest[k] = v
+                away_count[k] += 1
+            for t in range(n_touched):
+                k = touched[t]
+                # NaN: the feature is constant in the node
+                cut[k] = random_threshold(cut[k], largest[k], node_count[k] > away_count[k],
+                                          stream_key(settings.seed, ids[k], f))
+                away_count[k] = 0
+        for p in range(first, end):
+            k = local[row_of[p]]
+            if k < 0 or (restricted and searched[k] != f):
+                continue
+            c = cut[k]
+            v = value_of[p]
+            # the side away from the zero run: the stored values above a cut at or above
+            # zero (right), below one under zero (left)
+            if (c >= 0.0 and v > c) or (c < 0.0 and v <= c):
+                away_weight[k] += add_entry(data, p, away, k)
+                away_count[k] += 1
+        for t in range(n_touched):
+            k = touched[t]
+            judge_cut(data, settings, measure, nodes, k, f, b, cut[k], away[k], away_weight[k],
+                      away_count[k], side, scratch, best)
 
 
 @jit(inline="always")
@@ -730,11 +741,11 @@ def judge_cut(data, settings, measure, nodes, k, f, b, cut, away, away_weight, a
 
 
 @jit
-def random_rows(data, settings, measure, nodes, ids, rows, members, member_start, row_search,
-                slot, best):
-    """The random splitter's threshold of each node of the :class:`RowSearch`
-    ``row_search`` on each feature it drew, into row 0 of ``best`` (these nodes are in no
-    column pass): what :func:`random_column` finds, read from the node's samples' rows
+def random_rows(data, settings, measure, nodes, ids, rows, members, member_start, draws, slot,
+                best):
+    """The random splitter's threshold of each node of ``draws.on_rows`` (a
+    :class:`NodeDraws`) on each feature it drew, into row 0 of ``best`` (these nodes are in
+    no column pass): what :func:`random_columns` finds, read from the node's samples' rows
     (``rows``: :func:`by_rows`; the samples of node k are ``members[member_start[k]:
     member_start[k + 1]]``). The thresholds come from the draw's smallest and largest values
     and counts; one pass over the node's stored values adds up each feature's side away from
@@ -742,21 +753,20 @@ def random_rows(data, settings, measure, nodes, ids, rows, members, member_start
     when weights and classes are whole numbers). ``slot``: -1 per feature, left so."""
     row_start, row_feature, row_value = rows
     n_stats = nodes.stats.shape[1]
-    width = row_search.feature.shape[1]
+    width = draws.feature.shape[1]
     cut = np.empty(width)
     away = np.empty((width, n_stats))
     away_weight = np.empty(width)
     away_count = np.empty(width, dtype=np.int64)
     side = np.empty(n_stats)
     scratch = np.empty(n_stats)
-    for j in range(row_search.node.shape[0]):
-        k = row_search.node[j]
-        count = row_search.count[j]
+    for k in draws.on_rows:
+        count = draws.count[k]
         for t in range(count):
-            f = row_search.feature[j, t]
+            f = draws.feature[k, t]
             slot[f] = t
-            cut[t] = random_threshold(row_search.low[j, t], row_search.high[j, t],
-                                      nodes.count[k] > row_search.stored[j, t],
+            cut[t] = random_threshold(draws.low[k, t], draws.high[k, t],
+                                      nodes.count[k] > draws.stored[k, t],
                                       stream_key(settings.seed, ids[k], f))
             away[t, :] = 0.0
             away_weight[t] = 0.0
@@ -773,7 +783,7 @@ def random_rows(data, settings, measure, nodes, ids, rows, members, member_start
                     away_weight[t] += add_sample_stats(data, i, away, t)
                     away_count[t] += 1
         for t in range(count):
-            f = row_search.feature[j, t]
+            f = draws.feature[k, t]
             slot[f] = -1
             judge_cut(data, settings, measure, nodes, k, f, 0, cut[t], away[t],
                       away_weight[t], away_count[t], side, scratch, best)
@@ -1126,13 +1136,13 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             members[fill[k]] = i
             fill[k] += 1
         drawn = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
-                 np.empty(0, dtype=np.int64))
-        row_search = no_row_search()
+                 np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        draws = no_draws()
         if drawing:
-            drawn, row_search = draw_features(data, rows_in_data, rows, local, settings.seed,
-                                              open_ids, node_count, members, member_count,
-                                              settings.max_features, settings.random_splitter,
-                                              scratch)
+            drawn, draws = draw_features(data, rows_in_data, rows, local, settings.seed,
+                                         open_ids, node_count, members, member_count,
+                                         settings.max_features, settings.random_splitter,
+                                         scratch)
         # the features searched on their columns (none when every node is searched on its
         # rows), at least 8 a block: a block costs its work arrays, and a deep tree has
         # thousands of levels
@@ -1143,10 +1153,10 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         level_nodes = LevelNodes(node_stats, node_weight, node_count, entropy)
         if n_searched > 0:
             search_level(data, plain_settings(settings), settings.criterion, level_nodes,
-                         local, open_ids, blocks, drawn, best)
-        if row_search.node.shape[0] > 0:
+                         local, open_ids, blocks, drawn, draws, best)
+        if draws.on_rows.shape[0] > 0:
             random_rows(data, plain_settings(settings), settings.criterion, level_nodes,
-                        open_ids, rows, members, member_count, row_search, scratch[7], best)
+                        open_ids, rows, members, member_count, draws, scratch[7], best)
         # the best over blocks (increasing feature ranges: a strictly better score replaces,
         # so the lowest feature index wins a tie)
         chosen = np.full(m, -1, dtype=np.int64)
