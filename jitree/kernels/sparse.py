@@ -81,6 +81,8 @@ SparseData = namedtuple("SparseData", [
     "entry_class",    # (n_stored,) int32: its class (classification), or empty
     "entry_wy",       # (n_stored,) float64: its weight times its target (regression), or empty
     "weighted",       # bool: some sample weight is not 1
+    "whole",          # bool: classes whose weights are whole multiples of a power of two,
+                      # few enough that every sum of them is exact in any order
 ])
 
 
@@ -207,7 +209,7 @@ def open_entries(data, local):
             q += 1
     return SparseData(start, row, value, data.label, data.target, data.target_term,
                       data.sample_weight, data.is_regression, weight, entry_class, entry_wy,
-                      data.weighted)
+                      data.weighted, data.whole)
 
 
 @jit
@@ -259,12 +261,13 @@ NodeDraws = namedtuple("NodeDraws", [
     # the features each open node of a level drew (:func:`draw_features`), node k's:
     "count",    # (m,) int64: how many
     "feature",  # (m, max_features) int64: which, increasing (the first count[k])
-    # for the random splitter (else (0, 0) arrays), all its thresholds need of them:
+    # what the searches need of them (the random splitter's thresholds, the sizes of the
+    # best splitter's groups):
     "low",      # (m, max_features) float64: the node's smallest stored value on each
     "high",     # (m, max_features) float64: its largest
     "stored",   # (m, max_features) int64: its number of stored values on each
-    "on_rows",  # (r,) int64: the nodes searched on their samples' rows (:func:`random_rows`:
-                # in no column pass), increasing
+    "on_rows",  # (r,) int64: the nodes searched on their samples' rows (in no column pass:
+                # :func:`random_rows`, :func:`best_rows`), increasing
 ])
 
 
@@ -278,7 +281,7 @@ def no_draws():
 
 @jit
 def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
-                  member_start, max_features, extremes, scratch):
+                  member_start, max_features, on_rows, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
     member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
     searches, as :func:`~jitree.kernels.select.select_features`
@@ -298,20 +301,18 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
     columns, not the node's every stored value.
 
     Either way the node's smallest and largest stored value and their count on each
-    feature it draws are at hand: all the random splitter's thresholds need, kept with
-    ``extremes`` (its column search then reads each column once). A node drawn from its
-    rows is then searched on them (:func:`random_rows`) when its stored values are fewer
-    than those of its drawn features' columns, which a column pass reads whole: the small
-    nodes of a deep tree's levels."""
+    feature it draws are at hand, and kept: all the random splitter's thresholds need (its
+    column search then reads each column once), and the sizes of the node's groups. A node
+    drawn from its rows is then searched on them (:func:`random_rows`, :func:`best_rows`)
+    when its stored values are fewer than those of its drawn features' columns, which a
+    column pass reads whole: the small nodes of a deep tree's levels (when ``on_rows``)."""
     row_start, row_feature, row_value = rows
     n_features = data.column_start.shape[0] - 1
     m = ids.shape[0]
     column_mean = data.column_start[n_features] / max(1, n_features)
-    width = m if extremes else 0
     draws = NodeDraws(np.zeros(m, dtype=np.int64), np.empty((m, max_features), dtype=np.int64),
-                      np.empty((width, max_features)), np.empty((width, max_features)),
-                      np.empty((width, max_features), dtype=np.int64),
-                      np.empty(width, dtype=np.int64))
+                      np.empty((m, max_features)), np.empty((m, max_features)),
+                      np.empty((m, max_features), dtype=np.int64), np.empty(m, dtype=np.int64))
     chosen = draws.feature
     in_columns = np.ones(m, dtype=np.uint8)
     n_on_rows = 0
@@ -388,18 +389,17 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                 order[step], order[picks[step]] = order[picks[step]], order[step]
         chosen[k, :count].sort()
         draws.count[k] = count
-        if extremes:
-            in_column_passes = 0
-            for t in range(count):
-                f = chosen[k, t]
-                draws.low[k, t] = low[f]
-                draws.high[k, t] = high[f]
-                draws.stored[k, t] = stored[f]
-                in_column_passes += data.column_start[f + 1] - data.column_start[f]
-            if by_rows_now and n_entries <= in_column_passes:
-                draws.on_rows[n_on_rows] = k
-                n_on_rows += 1
-                in_columns[k] = 0
+        in_column_passes = 0
+        for t in range(count):
+            f = chosen[k, t]
+            draws.low[k, t] = low[f]
+            draws.high[k, t] = high[f]
+            draws.stored[k, t] = stored[f]
+            in_column_passes += data.column_start[f + 1] - data.column_start[f]
+        if on_rows and by_rows_now and n_entries <= in_column_passes:
+            draws.on_rows[n_on_rows] = k
+            n_on_rows += 1
+            in_columns[k] = 0
         for t in range(n_touched):
             stored[touched[t]] = 0
             varies[touched[t]] = 0
@@ -789,6 +789,104 @@ def random_rows(data, settings, measure, nodes, ids, rows, members, member_start
                       away_weight[t], away_count[t], side, scratch, best)
 
 
+@jit
+def best_rows(data, settings, measure, nodes, rows, members, member_start, draws, slot, best):
+    """The best splitter's candidates of each node of ``draws.on_rows`` (a
+    :class:`NodeDraws`) on each feature it drew, into row 0 of ``best`` (these nodes are in
+    no column pass): what :func:`group_column` and :func:`scan_group` find, read from the
+    node's samples' rows (``rows``: :func:`by_rows`; the samples of node k are
+    ``members[member_start[k]:member_start[k + 1]]``). One pass over the node's stored
+    values puts each drawn feature's in a bucket of its own (sized by the draw's counts);
+    each bucket, sorted by value (:func:`sort_bucket`, stable, of samples met in increasing
+    order: the column's order), is the node's group on the feature, scanned as a column
+    pass scans it.
+    ``slot``: -1 per feature, left so."""
+    row_start, row_feature, row_value = rows
+    n_stats = nodes.stats.shape[1]
+    width = draws.feature.shape[1]
+    settings_in = with_measure(settings, measure)
+    limits = (settings.min_samples_leaf, settings.min_weight_leaf)
+    fast_gini = measure.code == criteria.GINI and not data.is_regression
+    work = (np.empty(n_stats), np.empty(n_stats), np.empty(n_stats), np.empty(n_stats))
+    longest = 0
+    n_bucketed = 0
+    for k in draws.on_rows:
+        total = 0
+        for t in range(draws.count[k]):
+            longest = max(longest, draws.stored[k, t])
+            total += draws.stored[k, t]
+        n_bucketed = max(n_bucketed, total)
+    group = group_scratch(data, longest, nodes.count.shape[0])
+    bucket_start = np.empty(width + 1, dtype=np.int64)
+    fill = np.empty(width, dtype=np.int64)
+    bucket_value = np.empty(n_bucketed)
+    bucket_sample = np.empty(n_bucketed, dtype=np.int64)
+    for k in draws.on_rows:
+        count = draws.count[k]
+        bucket_start[0] = 0
+        for t in range(count):
+            slot[draws.feature[k, t]] = t
+            fill[t] = bucket_start[t]
+            bucket_start[t + 1] = bucket_start[t] + draws.stored[k, t]
+        for r in range(member_start[k], member_start[k + 1]):
+            i = members[r]
+            for q in range(row_start[i], row_start[i + 1]):
+                t = slot[row_feature[q]]
+                if t < 0:
+                    continue
+                e = fill[t]
+                fill[t] = e + 1
+                bucket_value[e] = row_value[q]
+                bucket_sample[e] = i
+        for t in range(count):
+            f = draws.feature[k, t]
+            slot[f] = -1
+            first = bucket_start[t]
+            n_values = bucket_start[t + 1] - first
+            sort_bucket(bucket_value, bucket_sample, first, first + n_values)
+            n_negative = 0
+            for u in range(n_values):
+                v = bucket_value[first + u]
+                i = bucket_sample[first + u]
+                group.value[u] = v
+                if v < 0:
+                    n_negative += 1
+                if data.weighted:
+                    group.weight[u] = data.sample_weight[i]
+                if data.is_regression:
+                    group.amount[u] = data.sample_weight[i] * data.target[i]
+                else:
+                    group.label[u] = data.label[i]
+            group.start[k] = 0
+            group.size[k] = n_values
+            group.negative[k] = n_negative
+            scan_group(data, settings_in, limits, nodes, k, f, 0, group, work, best, fast_gini)
+
+
+@jit(inline="always")
+def sort_bucket(value, sample, first, end):
+    """Sort ``value[first:end]`` increasingly in place, ``sample`` along, equal values kept
+    in their order: by insertion (a small node's bucket holds a few values), or a stable
+    argsort for a long one."""
+    if end - first > 32:
+        order = np.argsort(value[first:end], kind="mergesort")
+        sorted_value = value[first:end][order]
+        sorted_sample = sample[first:end][order]
+        value[first:end] = sorted_value
+        sample[first:end] = sorted_sample
+        return
+    for u in range(first + 1, end):
+        v = value[u]
+        i = sample[u]
+        w = u
+        while w > first and value[w - 1] > v:
+            value[w] = value[w - 1]
+            sample[w] = sample[w - 1]
+            w -= 1
+        value[w] = v
+        sample[w] = i
+
+
 @borrowing
 def group_column(data, f, local, restricted, searched, seen, touched, group):
     """Group column f's stored values by open node, for the nodes that search f: returns the
@@ -1091,21 +1189,21 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
     if not splittable(nodes, 0, settings, is_regression):
         return nodes, count
     stored_flag = np.zeros(n_samples, dtype=np.uint8)
-    # the samples of the open nodes (and some closed ones: checked), and how many samples
-    # the stored values in ``data`` belong to
+    # the samples of the open nodes, increasing, how many each open node has (at k + 1),
+    # and how many samples the stored values in ``data`` belong to
     open_rows = np.arange(n_samples)
+    member_count = np.zeros(2, dtype=np.int64)
+    member_count[1] = n_samples
     rows_in_data = n_samples
     drawing = settings.max_features < n_features
+    # the random splitter's search on a node's rows adds up its sides in sample order: the
+    # column pass's sums only when they are exact (whole weights of classes)
+    on_rows = data.whole or not settings.random_splitter
     rows = by_rows(data, n_samples if drawing else 0)
     scratch = draw_scratch(n_features if drawing else 0)
     while open_ids.shape[0] > 0:
         m = open_ids.shape[0]
-        n_open_rows = 0
-        for r in range(open_rows.shape[0]):
-            if local[open_rows[r]] >= 0:
-                open_rows[n_open_rows] = open_rows[r]
-                n_open_rows += 1
-        open_rows = open_rows[:n_open_rows]
+        n_open_rows = open_rows.shape[0]
         if 2 * n_open_rows < rows_in_data:
             data = open_entries(data, local)
             column_start = data.column_start
@@ -1124,9 +1222,6 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
                 entropy[k] = criteria.entropy(node_stats[k], node_weight[k])
         # the samples of each open node, in increasing index (children's statistics are
         # summed in the dense loop's order)
-        member_count = np.zeros(m + 1, dtype=np.int64)
-        for i in open_rows:
-            member_count[local[i] + 1] += 1
         for k in range(m):
             member_count[k + 1] += member_count[k]
         members = np.empty(member_count[m], dtype=np.int64)
@@ -1141,8 +1236,7 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         if drawing:
             drawn, draws = draw_features(data, rows_in_data, rows, local, settings.seed,
                                          open_ids, node_count, members, member_count,
-                                         settings.max_features, settings.random_splitter,
-                                         scratch)
+                                         settings.max_features, on_rows, scratch)
         # the features searched on their columns (none when every node is searched on its
         # rows), at least 8 a block: a block costs its work arrays, and a deep tree has
         # thousands of levels
@@ -1154,9 +1248,12 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         if n_searched > 0:
             search_level(data, plain_settings(settings), settings.criterion, level_nodes,
                          local, open_ids, blocks, drawn, draws, best)
-        if draws.on_rows.shape[0] > 0:
+        if draws.on_rows.shape[0] > 0 and settings.random_splitter:
             random_rows(data, plain_settings(settings), settings.criterion, level_nodes,
                         open_ids, rows, members, member_count, draws, scratch[7], best)
+        elif draws.on_rows.shape[0] > 0:
+            best_rows(data, plain_settings(settings), settings.criterion, level_nodes, rows,
+                      members, member_count, draws, scratch[7], best)
         # the best over blocks (increasing feature ranges: a strictly better score replaces,
         # so the lowest feature index wins a tie)
         chosen = np.full(m, -1, dtype=np.int64)
@@ -1179,31 +1276,46 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
             f = best.feature[b, k]
             t = best.threshold[b, k]
             threshold[k] = t
-            # negative stored values of the node, in increasing order
-            for p in range(column_start[f], column_start[f + 1]):
-                i = row_of[p]
-                if local[i] != k:
-                    continue
-                stored_flag[i] = 1
-                if value_of[p] < 0:
-                    side = 0 if value_of[p] <= t else 1
-                    child_weight[k, side] += add_sample(data, i, child_stats, k, side)
-                    child_count[k, side] += 1
-            side = 0 if 0.0 <= t else 1
-            for r in range(member_count[k], member_count[k + 1]):
-                i = members[r]
-                if stored_flag[i] == 0:
-                    child_weight[k, side] += add_sample(data, i, child_stats, k, side)
-                    child_count[k, side] += 1
-            for p in range(column_start[f], column_start[f + 1]):
-                i = row_of[p]
-                if local[i] != k:
-                    continue
-                stored_flag[i] = 0
-                if value_of[p] > 0:
-                    side = 0 if value_of[p] <= t else 1
-                    child_weight[k, side] += add_sample(data, i, child_stats, k, side)
-                    child_count[k, side] += 1
+            if data.whole:
+                # every sum is exact: the side of the zero run is the node minus the other
+                # side, whose stored values are all this reads
+                zero_side = 0 if 0.0 <= t else 1
+                other = 1 - zero_side
+                for p in range(column_start[f], column_start[f + 1]):
+                    i = row_of[p]
+                    if local[i] == k and (value_of[p] <= t) == (other == 0):
+                        child_weight[k, other] += add_sample(data, i, child_stats, k, other)
+                        child_count[k, other] += 1
+                for s in range(n_stats):
+                    child_stats[k, zero_side, s] = node_stats[k, s] - child_stats[k, other, s]
+                child_weight[k, zero_side] = node_weight[k] - child_weight[k, other]
+                child_count[k, zero_side] = node_count[k] - child_count[k, other]
+            else:
+                # negative stored values of the node, in increasing order
+                for p in range(column_start[f], column_start[f + 1]):
+                    i = row_of[p]
+                    if local[i] != k:
+                        continue
+                    stored_flag[i] = 1
+                    if value_of[p] < 0:
+                        side = 0 if value_of[p] <= t else 1
+                        child_weight[k, side] += add_sample(data, i, child_stats, k, side)
+                        child_count[k, side] += 1
+                side = 0 if 0.0 <= t else 1
+                for r in range(member_count[k], member_count[k + 1]):
+                    i = members[r]
+                    if stored_flag[i] == 0:
+                        child_weight[k, side] += add_sample(data, i, child_stats, k, side)
+                        child_count[k, side] += 1
+                for p in range(column_start[f], column_start[f + 1]):
+                    i = row_of[p]
+                    if local[i] != k:
+                        continue
+                    stored_flag[i] = 0
+                    if value_of[p] > 0:
+                        side = 0 if value_of[p] <= t else 1
+                        child_weight[k, side] += add_sample(data, i, child_stats, k, side)
+                        child_count[k, side] += 1
             node = open_ids[k]
             decrease = nodes.floats[node, F_IMPURITY]
             for c in range(2):
@@ -1252,25 +1364,35 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
                     next_open[n_open] = count + c
                     n_open += 1
             count += 2
-        # every sample moves to its child's local number (-1: a leaf); first to the child
-        # of value 0, then the stored values of the split feature to their side
-        for i in open_rows:
-            k = local[i]
-            if split_feature[k] < 0:
-                local[i] = -1
-            else:
-                local[i] = child_local[k, 0 if 0.0 <= threshold[k] else 1]
+        # every sample moves to its child's local number (-1: a leaf): the stored values of
+        # the split feature to their side (marked first, side + 1), the others to the child
+        # of value 0; the open ones stay in open_rows, counted by node
         for k in range(m):
             f = split_feature[k]
             if f < 0:
                 continue
-            for r in range(member_count[k], member_count[k + 1]):
-                stored_flag[members[r]] = 1
             for p in range(column_start[f], column_start[f + 1]):
                 i = row_of[p]
-                if stored_flag[i] == 1:
-                    local[i] = child_local[k, 0 if value_of[p] <= threshold[k] else 1]
-            for r in range(member_count[k], member_count[k + 1]):
-                stored_flag[members[r]] = 0
+                if local[i] == k:
+                    stored_flag[i] = 1 if value_of[p] <= threshold[k] else 2
+        member_count = np.zeros(n_open + 1, dtype=np.int64)
+        n_open_rows = 0
+        for i in open_rows:  # increasing
+            k = local[i]
+            if split_feature[k] < 0:
+                local[i] = -1
+                continue
+            side = stored_flag[i]
+            if side == 0:
+                child = child_local[k, 0 if 0.0 <= threshold[k] else 1]
+            else:
+                child = child_local[k, side - 1]
+                stored_flag[i] = 0
+            local[i] = child
+            if child >= 0:
+                open_rows[n_open_rows] = i
+                n_open_rows += 1
+                member_count[child + 1] += 1
+        open_rows = open_rows[:n_open_rows]
         open_ids = next_open[:n_open].copy()
     return nodes, count

@@ -450,6 +450,20 @@ def sample_order_exact(params, sample_weight):
         and int(params.criterion) not in criteria.ORDER_CRITERIA
 
 
+def _exact_in_any_order(weight):
+    """Whether the (finite, non-negative) weights are whole multiples of one power of two,
+    of a total below 2**50 such units (a bootstrap's counts in the kernels' units, say):
+    every sum of them, in any order, and the difference of two such sums, is exact."""
+    positive = weight[weight > 0.0]
+    if positive.size == 0:
+        return True
+    mantissa, exponent = np.frexp(positive)
+    whole = (mantissa * 2.0**53).astype(np.int64)  # weight = whole * 2**(exponent - 53)
+    lowest_bit = np.frexp((whole & -whole).astype(np.float64))[1] - 1
+    finest = int(np.max(53 - exponent - lowest_bit))  # weight = n * 2**-finest, n whole
+    return int(np.frexp(positive.sum())[1]) + finest <= 50  # the total below 2**50 units
+
+
 def exact_sums(weight):
     """Whether every order of adding up these weights gives the same sums: all equal (the
     kernels count them as 1), or whole numbers of a total below 2**40 (the kernels divide
@@ -761,7 +775,8 @@ class TreeBuilder:
         data = SparseData(start, rows, values, label,
                           target if params.is_regression else np.zeros(0), term,
                           sample_weight, bool(params.is_regression), entry_weight, entry_class,
-                          entry_wy, bool(np.any(sample_weight != 1.0)))
+                          entry_wy, bool(np.any(sample_weight != 1.0)),
+                          not params.is_regression and _exact_in_any_order(sample_weight))
         root_stats, root_weight = self._root(target, term, sample_weight, label, n_stats,
                                              params, False)
         n_blocks = 8 * numba.get_num_threads()
