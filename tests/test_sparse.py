@@ -4,6 +4,7 @@ rows' stored values) equals predicting its dense copy, for every format, dtype a
 dtype."""
 
 import contextlib
+from fractions import Fraction
 from unittest import mock
 
 import numpy as np
@@ -442,6 +443,67 @@ def test_extra_trees_grow_on_the_stored_values(sparse_growth_calls):
     for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
         same_tree(a, b)
     np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(dense))
+
+
+@pytest.mark.parametrize("cls, params", [
+    (jitree.ExtraTreesClassifier, {}),
+    (jitree.ExtraTreesClassifier, dict(criterion="entropy", bootstrap=True)),
+    (jitree.RandomForestClassifier, {}),
+    (jitree.RandomForestClassifier, dict(criterion="entropy", bootstrap=False)),
+    (jitree.RandomForestRegressor, dict(criterion="poisson", max_features="sqrt")),
+    (jitree.ExtraTreesRegressor, dict(criterion="poisson", max_features="sqrt")),
+])
+def test_deep_trees_on_very_sparse_columns(sparse_growth_calls, cls, params):
+    """Full-depth trees on a few stored values a row among many features: most nodes of a
+    level are small, and are searched on their samples' rows (the best splitter's buckets
+    sorted by value, the random splitter's thresholds from the draw's extremes) rather than
+    on their drawn features' whole columns; a level's big nodes stay in the column passes.
+    Whole weights (a bootstrap's counts) and integer counts keep every sum exact: the same
+    trees as on the dense copy, node by node, statistics included."""
+    X, dense = random_sparse(41, 1500, 400, 0.01, "csc")
+    score = dense @ np.random.default_rng(42).normal(size=400)
+    if cls in (jitree.RandomForestRegressor, jitree.ExtraTreesRegressor):
+        y = np.round(np.exp(np.clip(score, -3, 3)))
+    else:
+        y = np.digitize(score, [-0.5, 0.5])
+    model = cls(n_estimators=3, random_state=5, **params)
+    ours = model.fit(X, y)
+    assert len(sparse_growth_calls) == 3
+    theirs = cls(n_estimators=3, random_state=5, **params).fit(dense, y)
+    for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
+        assert a.tree_.max_depth > 20
+        same_tree(a, b)
+        np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
+        np.testing.assert_array_equal(a.tree_.weighted_n_node_samples,
+                                      b.tree_.weighted_n_node_samples)
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.lists(st.integers(0, 2**20), min_size=1, max_size=40),
+       shift=st.integers(-1000, 1000), odd=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_weights_exact_in_any_order(counts, shift, odd, seed):
+    """builder._exact_in_any_order, against exact arithmetic (fractions): when it says so,
+    every order of adding up the weights gives the exact sums, and it says so whenever the
+    weights are whole multiples of one power of two of a total below 2**49 of them."""
+    weight = np.ldexp(np.array(counts, dtype=np.float64), shift)
+    if odd:
+        weight[0] += 0.1
+    if not np.all(np.isfinite(weight)):
+        return
+    exact = [Fraction(float(w)) for w in weight]
+    finest = max((x.denominator.bit_length() - 1 for x in exact if x > 0), default=0)
+    total_units = sum(exact) * 2**finest
+    answer = builder_module._exact_in_any_order(weight)
+    if total_units < 2**49:
+        assert answer
+    if answer:
+        order = np.random.default_rng(seed).permutation(weight.size)
+        running = Fraction(0)
+        partial = 0.0
+        for w in weight[order]:
+            running += Fraction(float(w))
+            partial += w
+            assert Fraction(partial) == running
 
 
 @pytest.mark.parametrize("cls, params", [

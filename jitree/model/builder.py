@@ -461,7 +461,8 @@ def _exact_in_any_order(weight):
     whole = (mantissa * 2.0**53).astype(np.int64)  # weight = whole * 2**(exponent - 53)
     lowest_bit = np.frexp((whole & -whole).astype(np.float64))[1] - 1
     finest = int(np.max(53 - exponent - lowest_bit))  # weight = n * 2**-finest, n whole
-    return int(np.frexp(positive.sum())[1]) + finest <= 50  # the total below 2**50 units
+    total = positive.sum()
+    return bool(np.isfinite(total)) and int(np.frexp(total)[1]) + finest <= 50  # < 2**50 units
 
 
 def exact_sums(weight):
