@@ -281,7 +281,7 @@ def no_draws():
 
 @jit
 def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
-                  member_start, max_features, on_rows, scratch):
+                  member_start, max_features, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
     member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
     searches, as :func:`~jitree.kernels.select.select_features`
@@ -305,7 +305,7 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
     column search then reads each column once), and the sizes of the node's groups. A node
     drawn from its rows is then searched on them (:func:`random_rows`, :func:`best_rows`)
     when its stored values are fewer than those of its drawn features' columns, which a
-    column pass reads whole: the small nodes of a deep tree's levels (when ``on_rows``)."""
+    column pass reads whole: the small nodes of a deep tree's levels."""
     row_start, row_feature, row_value = rows
     n_features = data.column_start.shape[0] - 1
     m = ids.shape[0]
@@ -396,7 +396,7 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
             draws.high[k, t] = high[f]
             draws.stored[k, t] = stored[f]
             in_column_passes += data.column_start[f + 1] - data.column_start[f]
-        if on_rows and by_rows_now and n_entries <= in_column_passes:
+        if by_rows_now and n_entries <= in_column_passes:
             draws.on_rows[n_on_rows] = k
             n_on_rows += 1
             in_columns[k] = 0
@@ -740,53 +740,99 @@ def judge_cut(data, settings, measure, nodes, k, f, b, cut, away, away_weight, a
         keep(best, b, k, f, score, cut)
 
 
+Buckets = namedtuple("Buckets", [
+    # a node's stored values on each feature it drew, feature by feature (the t-th drawn
+    # feature's at start[t]:start[t + 1]): :func:`fill_buckets`
+    "start",   # (max_features + 1,) int64
+    "fill",    # (max_features,) int64: work
+    "value",   # (the most a node of the level holds,) float64
+    "sample",  # int64: the sample of each
+])
+
+
+@jit
+def bucket_scratch(draws):
+    """:class:`Buckets` large enough for every node of ``draws.on_rows``, and the most
+    stored values a node has on one feature."""
+    longest = 0
+    most = 0
+    for k in draws.on_rows:
+        total = 0
+        for t in range(draws.count[k]):
+            longest = max(longest, draws.stored[k, t])
+            total += draws.stored[k, t]
+        most = max(most, total)
+    width = draws.feature.shape[1]
+    return Buckets(np.empty(width + 1, dtype=np.int64), np.empty(width, dtype=np.int64),
+                   np.empty(most), np.empty(most, dtype=np.int64)), longest
+
+
+@jit(inline="always")
+def fill_buckets(draws, k, rows, members, member_start, slot, buckets):
+    """Put node k's stored values on each feature it drew (``draws``, a
+    :class:`NodeDraws`) in that feature's bucket, in increasing sample order, in one pass
+    over its samples' rows (``rows``: :func:`by_rows`; its samples are
+    ``members[member_start[k]:member_start[k + 1]]``). ``slot``: -1 per feature, left so."""
+    row_start, row_feature, row_value = rows
+    start = buckets.start
+    fill = buckets.fill
+    count = draws.count[k]
+    start[0] = 0
+    for t in range(count):
+        slot[draws.feature[k, t]] = t
+        fill[t] = start[t]
+        start[t + 1] = start[t] + draws.stored[k, t]
+    for r in range(member_start[k], member_start[k + 1]):
+        i = members[r]
+        for q in range(row_start[i], row_start[i + 1]):
+            t = slot[row_feature[q]]
+            if t < 0:
+                continue
+            e = fill[t]
+            fill[t] = e + 1
+            buckets.value[e] = row_value[q]
+            buckets.sample[e] = i
+    for t in range(count):
+        slot[draws.feature[k, t]] = -1
+
+
 @jit
 def random_rows(data, settings, measure, nodes, ids, rows, members, member_start, draws, slot,
                 best):
     """The random splitter's threshold of each node of ``draws.on_rows`` (a
     :class:`NodeDraws`) on each feature it drew, into row 0 of ``best`` (these nodes are in
     no column pass): what :func:`random_columns` finds, read from the node's samples' rows
-    (``rows``: :func:`by_rows`; the samples of node k are ``members[member_start[k]:
-    member_start[k + 1]]``). The thresholds come from the draw's smallest and largest values
-    and counts; one pass over the node's stored values adds up each feature's side away from
-    the zero run, in sample order (the column pass adds them in value order: the same sums
-    when weights and classes are whole numbers). ``slot``: -1 per feature, left so."""
-    row_start, row_feature, row_value = rows
+    (:func:`fill_buckets`). The thresholds come from the draw's smallest and largest values
+    and counts. The side away from the zero run is added up in the column's order: each
+    bucket sorted by value (:func:`sort_bucket`), unless the sums are exact in any order
+    (``data.whole``). ``slot``: -1 per feature, left so."""
     n_stats = nodes.stats.shape[1]
-    width = draws.feature.shape[1]
-    cut = np.empty(width)
-    away = np.empty((width, n_stats))
-    away_weight = np.empty(width)
-    away_count = np.empty(width, dtype=np.int64)
+    buckets, _ = bucket_scratch(draws)
+    away = np.empty((1, n_stats))
     side = np.empty(n_stats)
     scratch = np.empty(n_stats)
     for k in draws.on_rows:
-        count = draws.count[k]
-        for t in range(count):
+        fill_buckets(draws, k, rows, members, member_start, slot, buckets)
+        for t in range(draws.count[k]):
             f = draws.feature[k, t]
-            slot[f] = t
-            cut[t] = random_threshold(draws.low[k, t], draws.high[k, t],
-                                      nodes.count[k] > draws.stored[k, t],
-                                      stream_key(settings.seed, ids[k], f))
-            away[t, :] = 0.0
-            away_weight[t] = 0.0
-            away_count[t] = 0
-        for r in range(member_start[k], member_start[k + 1]):
-            i = members[r]
-            for q in range(row_start[i], row_start[i + 1]):
-                t = slot[row_feature[q]]
-                if t < 0:
-                    continue
-                c = cut[t]
-                v = row_value[q]
-                if (c >= 0.0 and v > c) or (c < 0.0 and v <= c):
-                    away_weight[t] += add_sample_stats(data, i, away, t)
-                    away_count[t] += 1
-        for t in range(count):
-            f = draws.feature[k, t]
-            slot[f] = -1
-            judge_cut(data, settings, measure, nodes, k, f, 0, cut[t], away[t],
-                      away_weight[t], away_count[t], side, scratch, best)
+            cut = random_threshold(draws.low[k, t], draws.high[k, t],
+                                   nodes.count[k] > draws.stored[k, t],
+                                   stream_key(settings.seed, ids[k], f))
+            first = buckets.start[t]
+            end = buckets.start[t + 1]
+            if not data.whole:
+                sort_bucket(buckets.value, buckets.sample, first, end)
+            away[0, :] = 0.0
+            away_weight = 0.0
+            away_count = 0
+            for e in range(first, end):
+                v = buckets.value[e]
+                # the side away from the zero run (see random_columns)
+                if (cut >= 0.0 and v > cut) or (cut < 0.0 and v <= cut):
+                    away_weight += add_sample_stats(data, buckets.sample[e], away, 0)
+                    away_count += 1
+            judge_cut(data, settings, measure, nodes, k, f, 0, cut, away[0], away_weight,
+                      away_count, side, scratch, best)
 
 
 @jit
@@ -794,60 +840,28 @@ def best_rows(data, settings, measure, nodes, rows, members, member_start, draws
     """The best splitter's candidates of each node of ``draws.on_rows`` (a
     :class:`NodeDraws`) on each feature it drew, into row 0 of ``best`` (these nodes are in
     no column pass): what :func:`group_column` and :func:`scan_group` find, read from the
-    node's samples' rows (``rows``: :func:`by_rows`; the samples of node k are
-    ``members[member_start[k]:member_start[k + 1]]``). One pass over the node's stored
-    values puts each drawn feature's in a bucket of its own (sized by the draw's counts);
-    each bucket, sorted by value (:func:`sort_bucket`, stable, of samples met in increasing
-    order: the column's order), is the node's group on the feature, scanned as a column
-    pass scans it.
-    ``slot``: -1 per feature, left so."""
-    row_start, row_feature, row_value = rows
+    node's samples' rows (:func:`fill_buckets`): each bucket, sorted by value
+    (:func:`sort_bucket`, stable, of samples met in increasing order: the column's order), is
+    the node's group on the feature, scanned as a column pass scans it. ``slot``: -1 per
+    feature, left so."""
     n_stats = nodes.stats.shape[1]
-    width = draws.feature.shape[1]
     settings_in = with_measure(settings, measure)
     limits = (settings.min_samples_leaf, settings.min_weight_leaf)
     fast_gini = measure.code == criteria.GINI and not data.is_regression
     work = (np.empty(n_stats), np.empty(n_stats), np.empty(n_stats), np.empty(n_stats))
-    longest = 0
-    n_bucketed = 0
-    for k in draws.on_rows:
-        total = 0
-        for t in range(draws.count[k]):
-            longest = max(longest, draws.stored[k, t])
-            total += draws.stored[k, t]
-        n_bucketed = max(n_bucketed, total)
+    buckets, longest = bucket_scratch(draws)
     group = group_scratch(data, longest, nodes.count.shape[0])
-    bucket_start = np.empty(width + 1, dtype=np.int64)
-    fill = np.empty(width, dtype=np.int64)
-    bucket_value = np.empty(n_bucketed)
-    bucket_sample = np.empty(n_bucketed, dtype=np.int64)
     for k in draws.on_rows:
-        count = draws.count[k]
-        bucket_start[0] = 0
-        for t in range(count):
-            slot[draws.feature[k, t]] = t
-            fill[t] = bucket_start[t]
-            bucket_start[t + 1] = bucket_start[t] + draws.stored[k, t]
-        for r in range(member_start[k], member_start[k + 1]):
-            i = members[r]
-            for q in range(row_start[i], row_start[i + 1]):
-                t = slot[row_feature[q]]
-                if t < 0:
-                    continue
-                e = fill[t]
-                fill[t] = e + 1
-                bucket_value[e] = row_value[q]
-                bucket_sample[e] = i
-        for t in range(count):
+        fill_buckets(draws, k, rows, members, member_start, slot, buckets)
+        for t in range(draws.count[k]):
             f = draws.feature[k, t]
-            slot[f] = -1
-            first = bucket_start[t]
-            n_values = bucket_start[t + 1] - first
-            sort_bucket(bucket_value, bucket_sample, first, first + n_values)
+            first = buckets.start[t]
+            n_values = buckets.start[t + 1] - first
+            sort_bucket(buckets.value, buckets.sample, first, first + n_values)
             n_negative = 0
             for u in range(n_values):
-                v = bucket_value[first + u]
-                i = bucket_sample[first + u]
+                v = buckets.value[first + u]
+                i = buckets.sample[first + u]
                 group.value[u] = v
                 if v < 0:
                     n_negative += 1
@@ -1196,9 +1210,6 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
     member_count[1] = n_samples
     rows_in_data = n_samples
     drawing = settings.max_features < n_features
-    # the random splitter's search on a node's rows adds up its sides in sample order: the
-    # column pass's sums only when they are exact (whole weights of classes)
-    on_rows = data.whole or not settings.random_splitter
     rows = by_rows(data, n_samples if drawing else 0)
     scratch = draw_scratch(n_features if drawing else 0)
     while open_ids.shape[0] > 0:
@@ -1236,7 +1247,7 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
         if drawing:
             drawn, draws = draw_features(data, rows_in_data, rows, local, settings.seed,
                                          open_ids, node_count, members, member_count,
-                                         settings.max_features, on_rows, scratch)
+                                         settings.max_features, scratch)
         # the features searched on their columns (none when every node is searched on its
         # rows), at least 8 a block: a block costs its work arrays, and a deep tree has
         # thousands of levels
