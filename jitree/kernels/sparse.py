@@ -641,8 +641,7 @@ def random_columns(data, settings, measure, nodes, local, ids, drawn, draws, fir
     does; one pass over the column adds up the side away from the zero run. The extremes
     are the draw's (:class:`NodeDraws`), or, when every node searches every feature, a
     first pass finds them. ``sides``: per node work arrays (the side's statistics, weight
-    and count, the smallest and largest value). (One call a block: a call per feature, its
-    arrays' reference counts, costs as much as a pass over a deep tree's short columns.)"""
+    and count, the smallest and largest value)."""
     drawn_feature, drawn_start, drawn_node, drawn_slot = drawn
     restricted = drawn_start.shape[0] > 0
     away, away_weight, away_count, cut, largest = sides
@@ -1249,8 +1248,7 @@ def grow_sparse(data, settings, root_stats, root_weight, n_blocks):
                                          open_ids, node_count, members, member_count,
                                          settings.max_features, scratch)
         # the features searched on their columns (none when every node is searched on its
-        # rows), at least 8 a block: a block costs its work arrays, and a deep tree has
-        # thousands of levels
+        # rows), at least 8 a block (each block makes its own work arrays)
         n_searched = drawn[0].shape[0] if drawing else n_features
         blocks = max(1, min(n_blocks, n_searched // 8))
         best = LevelBest(np.full((blocks, m), -np.inf),
