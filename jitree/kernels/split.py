@@ -181,7 +181,7 @@ def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, 
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
-@borrowing
+@borrowing(inline="always")
 def scan_classification(settings, data, rows, node, parent_entropy, base, n_right0, right):
     """Best threshold of one node on one feature, classification. Returns (score, pos);
     pos == -1 when no split satisfies the leaf constraints.
@@ -259,7 +259,7 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
     return best_score, best_pos
 
 
-@borrowing
+@borrowing(inline="always")
 def scan_regression(settings, data, rows, node, base, n_right0):
     """Best threshold of one node on one feature for squared error (maximises
     S_l**2 / W_l + S_r**2 / W_r, S = sum of w y) or poisson (:func:`criteria.poisson_score`).
@@ -833,7 +833,13 @@ def scan_any_side(settings, data, rows, node, parent_entropy, base, n_right0, ri
 def scan_single_side(settings, data, rows, node, parent_entropy, base, n_right0, right,
                      batch):
     """One side's scan of :func:`_threshold_search` for a single-output tree with a
-    built-in criterion that needs no order statistics."""
+    built-in criterion that needs no order statistics.
+
+    Both built-in scans are compiled into their caller: a call passing the data and
+    settings records cost about 400 cycles a (node, feature) pair, more than the scan of a
+    small node (a random forest regressor on 500 x 10,000, 1 thread: 500 against 63 cycles
+    a pair of 2-3 samples). Regression trees of 150k x 20 fit in 0.54 against 0.69 s (2
+    threads); the first fit compiles about 1 s longer."""
     if data.is_regression:
         return scan_regression(settings, data, rows, node, base, n_right0)
     return scan_classification(settings, data, rows, node, parent_entropy, base, n_right0,
