@@ -294,6 +294,13 @@ def accumulate(stats, row, data, index_row, label_row, first, end):
     return total
 
 
+# accumulate compiled into its caller, where it is called once per small range: the
+# category search's runs (one call per category present at a node; see
+# jitree.kernels.categorical) and the presorted random search's left side, once per (node,
+# feature) pair. A call passes the data record, which cost more than the loop there.
+inline_accumulate = borrowing(inline="always")(accumulate.py_func)
+
+
 @jit
 def gini(stats, weight):
     """G = 1 - sum_c p_c**2 with p_c = stats[c] / weight."""
