@@ -8,6 +8,7 @@ Python validates nothing here (the estimators did), presorts X once
 """
 
 import numbers
+import queue
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -30,7 +31,7 @@ from ..kernels.grower import (
     N_SPLIT_KIND,
     grow_tree,
 )
-from ..kernels.presort import fill_from_keys, fill_sorted, float32_keys, keep_samples
+from ..kernels.presort import fill_sorted, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, SampleOrder, TreeData
 from ..kernels.sparse import SparseData, grow_sparse, keep_rows, sort_columns
 from .tree import FEATURE_CATEGORICAL, Tree
@@ -137,32 +138,43 @@ class GrowParams:
 
 
 def presort(X, label, sorted_index, sorted_value, sorted_label):
-    """Sort every feature once, in parallel over features on numba's current thread count.
-
-    NumPy's argsort releases the GIL, and so does :func:`fill_sorted`, so a thread pool scales.
-    """
-    def one(f):
-        column = np.ascontiguousarray(X[:, f])
-        if column.dtype == np.float32:
-            keys = np.empty(column.shape[0], dtype=np.uint64)
-            float32_keys(column, keys)
-            keys.sort()
-            fill_from_keys(keys, label, f, sorted_index, sorted_value, sorted_label)
-        else:
-            # stable: equal values (long runs in a categorical column) already in index order
-            fill_sorted(column, np.argsort(column, kind="stable"), label, f, sorted_index,
-                        sorted_value, sorted_label)
-
+    """Sort every feature once, in parallel over features on numba's current thread count
+    (:func:`fill_sorted` releases the GIL, so a thread pool scales; each worker reuses one
+    set of the sort's scratch arrays)."""
     n_samples, n_features = X.shape
+    canonical = X.dtype == np.float32
+
+    def scratch():
+        key = np.empty(n_samples)
+        return (key, key.view(np.uint64), np.empty(n_samples, dtype=np.uint64),
+                np.empty(n_samples, dtype=np.int64), np.empty(n_samples, dtype=np.int64),
+                np.empty((8, 256), dtype=np.int64))
+
+    def one(f, keys):
+        fill_sorted(np.ascontiguousarray(X[:, f]), keys, canonical, label, f, sorted_index,
+                    sorted_value, sorted_label)
+
     workers = min(numba.get_num_threads(), n_features)
     if n_samples < _PARALLEL_PRESORT_SAMPLES:
         workers = 1
     if workers <= 1:
+        keys = scratch()
         for f in range(n_features):
-            one(f)
+            one(f, keys)
         return
+    free = queue.SimpleQueue()
+    for _ in range(workers):
+        free.put(scratch())
+
+    def run(f):
+        keys = free.get()
+        try:
+            one(f, keys)
+        finally:
+            free.put(keys)
+
     with ThreadPoolExecutor(workers) as pool:
-        for _ in pool.map(one, range(n_features)):
+        for _ in pool.map(run, range(n_features)):
             pass
 
 
