@@ -292,6 +292,20 @@ def _is_category_dtype(dtype):
     return type(dtype).__name__ == "CategoricalDtype"
 
 
+def _frame_columns(X):
+    """A DataFrame's columns as a list of Series, in order (``items`` hands each out
+    without the positional indexer's checks, in about half the time of ``X.iloc[:, j]``)."""
+    if hasattr(X, "items"):
+        return [series for _, series in X.items()]
+    return [X.iloc[:, j] for j in range(X.shape[1])]
+
+
+def _category_codes(series):
+    """The codes of a pandas categorical column (-1: missing) as a NumPy array, read from
+    its Categorical without building a Series of them."""
+    return np.asarray(series.array.codes)
+
+
 def _frame_numeric_values(series):
     """A numeric pandas column as a NumPy array; NA of nullable dtypes becomes NaN."""
     if isinstance(series.dtype, np.dtype):
@@ -487,9 +501,10 @@ class FeatureEncoder:
             return checked
 
         columns = []
+        series_of = _frame_columns(X) if frame else None
         for j in range(n_features):
             if frame:
-                series = X.iloc[:, j]
+                series = series_of[j]
                 if feature_kind[j] == FEATURE_NUMERIC:
                     columns.append(self._numeric_frame_column(series, labels[j], name))
                 else:
@@ -508,7 +523,7 @@ class FeatureEncoder:
             categories = dtype.categories.to_numpy()
             self.categories_[j] = _categories_from_unique(categories, value_kind)
             self.n_categories_[j] = len(categories)
-            codes = series.cat.codes.to_numpy()
+            codes = _category_codes(series)
             return np.where(codes < 0, np.nan, codes)  # -1: missing
         if not (_is_numeric_dtype(dtype) or dtype.kind == "O"):
             raise TypeError(f"column {label} of {name} has dtype {dtype}; categories must be "
@@ -577,10 +592,11 @@ class FeatureEncoder:
             return check_X(X if array is None else array, name=name, allow_nan=True)
 
         columns = []
+        series_of = _frame_columns(X) if frame else None
         for j in range(n_features):
             numeric = self.feature_kind_[j] == FEATURE_NUMERIC
             if frame:
-                series = X.iloc[:, j]
+                series = series_of[j]
                 if numeric:
                     columns.append(self._numeric_frame_column(series, labels[j], name))
                 else:
@@ -645,7 +661,7 @@ class FeatureEncoder:
         dtype = series.dtype
         if _is_category_dtype(dtype):
             value_kind = _category_dtype_value_kind(dtype, label, name)
-            codes = series.cat.codes.to_numpy()
+            codes = _category_codes(series)
             if value_kind is None or self.value_kind_[j] is None:
                 return np.full(codes.shape[0], np.nan)
             self._check_value_kind(j, value_kind, label, name)
