@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitree
+from jitree.kernels.categorical import count_runs
 from jitree.kernels.checks import any_nonfinite
 from jitree.kernels.grow import pack_bits
 from jitree.kernels.random import stream_key, uniform
@@ -44,6 +45,16 @@ def test_presort_matches_lexsort(column, n_features):
             stored[np.isnan(stored)] = np.nan
         np.testing.assert_array_equal(value[f].view(bits), stored.view(bits))
         np.testing.assert_array_equal(labels[f], label[expected])
+
+
+@given(codes=hnp.arrays(np.int64, st.integers(0, 300), elements=st.integers(0, 40)),
+       bounds=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       dtype=st.sampled_from([np.float32, np.float64]))
+def test_count_runs_matches_unique(codes, bounds, dtype):
+    # the galloping run search (run_end) over a sorted segment against NumPy's distinct count
+    values = np.sort(codes).astype(dtype)
+    start, end = sorted(int(b * values.shape[0]) for b in bounds)
+    assert count_runs(values, start, end) == np.unique(values[start:end]).shape[0]
 
 
 @given(dtype=st.sampled_from([np.float32, np.float64]), rows=st.integers(1, 20_000),

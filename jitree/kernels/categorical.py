@@ -85,13 +85,41 @@ def no_limits():
     return Limits(np.int64(0), -np.inf, np.inf)
 
 
+@borrowing(inline="always")
+def run_end(value_row, k, end):
+    """The end of the run of equal values that starts at ``k`` in the sorted
+    ``value_row[:end]``: the first position after ``k`` whose value differs, or ``end``.
+    A galloping search (steps 1, 2, 4, ... then a bisection of the last step), so a run of
+    length m costs about 2 log2(m) comparisons and a run of one sample one comparison: a
+    node's few categories are found without reading all of its samples."""
+    v = value_row[k]
+    low = k  # the last position known to hold v
+    step = 1
+    high = k + 1
+    while high < end and value_row[high] == v:
+        low = high
+        step *= 2
+        high = k + step
+    if high > end:
+        high = end
+    # value_row[low] == v; high == end or value_row[high] != v
+    while high - low > 1:
+        middle = (low + high) // 2
+        if value_row[middle] == v:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
 @borrowing
 def count_runs(value_row, start, end):
     """Number of distinct codes among the (non-missing, sorted) ``value_row[start:end]``."""
     q = 0
-    for k in range(start, end):
-        if k == start or value_row[k] != value_row[k - 1]:
-            q += 1
+    k = start
+    while k < end:
+        k = run_end(value_row, k, end)
+        q += 1
     return q
 
 
@@ -102,15 +130,15 @@ def run_statistics(data, rows, runs):
     value_row = rows.value
     r = 0
     run_start = rows.start
-    for k in range(rows.start + 1, rows.end + 1):
-        if k == rows.end or value_row[k] != value_row[k - 1]:
-            runs.code[r] = np.int64(value_row[run_start])
-            runs.stats[r, :] = 0.0
-            runs.weight[r] = inline_accumulate(runs.stats, r, data, rows.index,
-                                               rows.label, run_start, k)
-            runs.count[r] = k - run_start
-            run_start = k
-            r += 1
+    while run_start < rows.end:
+        k = run_end(value_row, run_start, rows.end)
+        runs.code[r] = np.int64(value_row[run_start])
+        runs.stats[r, :] = 0.0
+        runs.weight[r] = inline_accumulate(runs.stats, r, data, rows.index, rows.label,
+                                           run_start, k)
+        runs.count[r] = k - run_start
+        run_start = k
+        r += 1
 
 
 @borrowing(inline="always")
