@@ -25,7 +25,8 @@ from naive import predict_walk
        n_features=st.integers(1, 3))
 def test_presort_matches_lexsort(column, n_features):
     # canonical order: by value (NaN last), equal values (including -0.0 == 0.0, every NaN)
-    # by sample index; from 256 samples the radix sorts, below them a comparison sort
+    # by sample index; float64 columns: the radix sort from 256 samples, a merge sort below;
+    # float32 columns: the radix sort from 32, an insertion sort below
     X = np.column_stack([np.roll(column, f) for f in range(n_features)])
     n = X.shape[0]
     label = (np.arange(n) % 3).astype(np.uint16)

@@ -17,7 +17,7 @@ from numba import prange
 
 from ._jit import jit, pjit
 from .quantiles import sort_by_rank
-from .sample_order import RADIX_MIN, argsort_keys
+from .sample_order import argsort_keys
 
 
 @jit
@@ -73,10 +73,7 @@ def fill_from_keys(column, keys, spare, label, f, sorted_index, sorted_value, so
     value's bits; ``keys`` and ``spare``: uint64 scratch of ``column.shape[0]`` entries) and
     write feature ``f``'s sorted arrays, the values read back from the keys."""
     float32_keys(column, keys)
-    if keys.shape[0] < RADIX_MIN:
-        keys.sort()  # as uint64 (sort_by_rank's own few-keys case sorts them as int64)
-    else:
-        sort_by_rank(keys.view(np.int64), spare.view(np.int64), 32)
+    sort_by_rank(keys.view(np.int64), spare.view(np.int64), 32)
     index_row = sorted_index[f]
     value_bits = sorted_value[f].view(np.uint32)
     for k in range(keys.shape[0]):
