@@ -279,6 +279,44 @@ def no_draws():
                      np.empty(0, dtype=np.int64))
 
 
+_COLUMN_STEP = 8.0  # a step of the draw on columns costs about as much as this many
+#                    stored values of a node's rows, besides its column's length
+
+
+@jit(inline="always")
+def _node_features(rows, members, member_start, k, n_node, scratch):
+    """Node k's stored values on each feature, read from its samples' rows: for every
+    feature with some (``touched[:n_touched]``), their count (``stored``), smallest and
+    largest (``low``, ``high``) and whether the feature varies in the node (``varies``).
+    Returns ``(n_touched, n_varying, n_entries)``, the last the node's stored values."""
+    row_start, row_feature, row_value = rows
+    stored, low, high, varies, touched, _, _, _ = scratch
+    n_touched = 0
+    n_varying = 0
+    n_entries = 0
+    for r in range(member_start[k], member_start[k + 1]):
+        i = members[r]
+        n_entries += row_start[i + 1] - row_start[i]
+        for q in range(row_start[i], row_start[i + 1]):
+            f = row_feature[q]
+            v = row_value[q]
+            if stored[f] == 0:
+                touched[n_touched] = f
+                n_touched += 1
+                low[f] = v
+                high[f] = v
+            else:
+                low[f] = min(low[f], v)
+                high[f] = max(high[f], v)
+            stored[f] += 1
+    for t in range(n_touched):
+        f = touched[t]
+        if stored[f] < n_node or low[f] < high[f]:
+            varies[f] = 1
+            n_varying += 1
+    return n_touched, n_varying, n_entries
+
+
 @jit
 def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members,
                   member_start, max_features, scratch):
@@ -298,7 +336,10 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
     most ``max_features``, else marked for the permutation; or (a node of many samples,
     where most features vary) the permutation itself, each feature it meets checked on its
     column (:func:`column_extremes`): the draw then reads about ``max_features``
-    columns, not the node's every stored value.
+    columns, not the node's every stored value. The choice is made on an estimate of the
+    features that vary; a walk on columns whose reads outgrow the node's stored values
+    goes on from its rows (text-like X, where most features are rare, varies in far fewer
+    features than the node has stored values).
 
     Either way the node's smallest and largest stored value and their count on each
     feature it draws are at hand, and kept: all the random splitter's thresholds need (its
@@ -306,7 +347,6 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
     drawn from its rows is then searched on them (:func:`random_rows`, :func:`best_rows`)
     when its stored values are fewer than those of its drawn features' columns, which a
     column pass reads whole: the small nodes of a deep tree's levels."""
-    row_start, row_feature, row_value = rows
     n_features = data.column_start.shape[0] - 1
     m = ids.shape[0]
     column_mean = data.column_start[n_features] / max(1, n_features)
@@ -332,45 +372,36 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
         # steps, each reading a column
         bound = max(1, min(n_features, entries))
         steps = n_features if bound <= max_features else max_features * n_features / bound
-        by_rows_now = entries <= steps * max(1.0, column_mean)
+        by_rows_now = entries <= steps * (_COLUMN_STEP + column_mean)
         count = 0
         n_touched = 0
         n_varying = 0
         n_entries = 0
         if by_rows_now:
-            for r in range(member_start[k], member_start[k + 1]):
-                i = members[r]
-                n_entries += row_start[i + 1] - row_start[i]
-                for q in range(row_start[i], row_start[i + 1]):
-                    f = row_feature[q]
-                    v = row_value[q]
-                    if stored[f] == 0:
-                        touched[n_touched] = f
-                        n_touched += 1
-                        low[f] = v
-                        high[f] = v
-                    else:
-                        low[f] = min(low[f], v)
-                        high[f] = max(high[f], v)
-                    stored[f] += 1
-            for t in range(n_touched):
-                f = touched[t]
-                if stored[f] < n_node or low[f] < high[f]:
-                    varies[f] = 1
-                    n_varying += 1
-        if by_rows_now and n_varying <= max_features:
-            for t in range(n_touched):
-                f = touched[t]
-                if varies[f]:
-                    chosen[k, count] = f
-                    count += 1
-        else:
+            n_touched, n_varying, n_entries = _node_features(rows, members, member_start, k,
+                                                             n_node, scratch)
+        if not (by_rows_now and n_varying <= max_features):
             key = stream_key(seed, ids[k], -1)
             steps = 0
+            column_reads = 0.0
             for step in range(n_features):
                 picks[step] = permutation_step(key, step, order)
                 steps = step + 1
                 f = order[step]
+                if not by_rows_now:
+                    column_reads += _COLUMN_STEP + (data.column_start[f + 1]
+                                                    - data.column_start[f])
+                    if column_reads > entries:
+                        # the estimate was low (fewer features vary than it assumed): the
+                        # rest of the walk reads the node's rows. The features taken so far
+                        # vary there too, with the same extremes and counts.
+                        for t in range(n_touched):
+                            stored[touched[t]] = 0
+                        by_rows_now = True
+                        n_touched, n_varying, n_entries = _node_features(
+                            rows, members, member_start, k, n_node, scratch)
+                        if n_varying <= max_features:
+                            break  # the walk would take every varying feature
                 if by_rows_now:
                     taken = varies[f] == 1
                 else:
@@ -387,6 +418,13 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                         break
             for step in range(steps - 1, -1, -1):
                 order[step], order[picks[step]] = order[picks[step]], order[step]
+        if by_rows_now and n_varying <= max_features:
+            count = 0
+            for t in range(n_touched):
+                f = touched[t]
+                if varies[f]:
+                    chosen[k, count] = f
+                    count += 1
         chosen[k, :count].sort()
         draws.count[k] = count
         in_column_passes = 0
