@@ -15,6 +15,18 @@ def walk_pick(key, step, n):
     return n - 1 if pick >= n else pick
 
 
+WALK_BATCH = 64  # steps whose picks :func:`walk_picks` computes at once
+
+
+@jit(inline="always")
+def walk_picks(key, start, n, picks):
+    """``picks[step] = walk_pick(key, step, n)`` for the ``WALK_BATCH`` steps from ``start``
+    (fewer at the end of the walk): a loop of independent hashes, which the compiler
+    vectorises, ahead of a walk that takes its picks from ``picks``."""
+    for step in range(start, min(start + WALK_BATCH, n)):
+        picks[step] = walk_pick(key, step, n)
+
+
 @jit(inline="always")
 def permutation_step(key, step, order):
     """Step ``step`` of the Fisher-Yates walk of the stream ``key``: swaps ``order[step]``

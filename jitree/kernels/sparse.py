@@ -61,7 +61,7 @@ from .grower import (
 )
 from .predict import SPLIT_THRESHOLD
 from .random import stream_key
-from .select import permutation_step
+from .select import WALK_BATCH, walk_picks
 from .split import cut_between, midpoint, plain_settings, with_measure
 
 SparseData = namedtuple("SparseData", [
@@ -385,7 +385,10 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
             steps = 0
             column_reads = 0.0
             for step in range(n_features):
-                picks[step] = permutation_step(key, step, order)
+                if step % WALK_BATCH == 0:
+                    walk_picks(key, step, n_features, picks)
+                pick = picks[step]  # as permutation_step
+                order[step], order[pick] = order[pick], order[step]
                 steps = step + 1
                 f = order[step]
                 if not by_rows_now:
