@@ -53,3 +53,26 @@ class SparseForest:
 
     def time_predict_proba(self):
         self.model.predict_proba(self.rows)
+
+
+class TextForest:
+    """10 full-depth trees on 10,000 x 20,000 text-like TF-IDF rows (CSR float64, about 83
+    stored values a row, a few columns stored in most rows; jitree.bench.text_like_data):
+    most of a node's features are constant there, so its draw is most of the fit."""
+
+    params = (["RandomForestClassifier", "ExtraTreesClassifier"],)
+    param_names = ["forest"]
+    timeout = 300
+
+    def setup(self, forest):
+        try:
+            from jitree.bench import text_like_data
+
+            self.X, self.y = text_like_data(10_000, 20_000, 4)
+        except ImportError:
+            raise NotImplementedError("scipy is not installed") from None
+        self.model = getattr(jitree, forest)(n_estimators=10, n_jobs=2, random_state=0)
+        self.model.fit(self.X[:500], self.y[:500])
+
+    def time_fit(self, forest):
+        self.model.fit(self.X, self.y)
