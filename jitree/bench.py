@@ -1239,10 +1239,11 @@ def bench_sparse_forest(report, n_rows, n_features, density, trees, extra=False)
 
 def text_like_data(n_docs, vocabulary, n_classes, seed=0):
     """TF-IDF rows of synthetic documents (CSR float64, each row of unit length, as a text
-    vectoriser gives): about 120 words a document drawn from a Zipf law over the
+    vectoriser gives): 5 + Poisson(120) words a document drawn from a Zipf law over the
     vocabulary (word r with weight 1 / r**1.1), plus about 4 words from 40 that belong to
     the document's class (the same 40 for every ``seed``). Most columns are rare, a few are
-    stored in most rows: in a node, far fewer features vary than it has stored values."""
+    stored in most rows: in a node, far fewer features vary than it has stored values.
+    Each call takes its inverse document frequencies from its own documents."""
     from scipy import sparse
 
     rng = np.random.default_rng(seed)

@@ -498,6 +498,8 @@ def test_text_like_columns_draw_as_on_the_dense_copy(sparse_growth_calls, cls):
     for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
         same_tree(a, b)
         np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
+        np.testing.assert_array_equal(a.tree_.weighted_n_node_samples,
+                                      b.tree_.weighted_n_node_samples)
 
 
 @settings(max_examples=200, deadline=None)
