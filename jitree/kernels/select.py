@@ -21,8 +21,9 @@ WALK_BATCH = 64  # steps whose picks :func:`walk_picks` computes at once
 @jit(inline="always")
 def walk_picks(key, start, n, picks):
     """``picks[step] = walk_pick(key, step, n)`` for the ``WALK_BATCH`` steps from ``start``
-    (fewer at the end of the walk): a loop of independent hashes, which the compiler
-    vectorises, ahead of a walk that takes its picks from ``picks``."""
+    (fewer at the end of the walk): a loop of independent hashes, computed ahead of a walk
+    that takes its picks from ``picks`` (the sparse growth's draw: about 12 ns a step
+    against 16 ns with each hash between two swaps)."""
     for step in range(start, min(start + WALK_BATCH, n)):
         picks[step] = walk_pick(key, step, n)
 
@@ -31,8 +32,9 @@ def walk_picks(key, start, n, picks):
 def permutation_step(key, step, order):
     """Step ``step`` of the Fisher-Yates walk of the stream ``key``: swaps ``order[step]``
     with a later (or the same) entry of ``order``, in place, and returns that entry's
-    position. Every draw of features goes through it, so that the sparse growth
-    (:func:`jitree.kernels.sparse.draw_features`) meets the features in the same order."""
+    position. Every draw of features takes its picks from :func:`walk_pick` (this step, or
+    :func:`walk_picks` in :func:`jitree.kernels.sparse.draw_features`), so that the sparse
+    growth meets the features in the same order."""
     pick = walk_pick(key, step, order.shape[0])
     order[step], order[pick] = order[pick], order[step]
     return pick
