@@ -169,6 +169,38 @@ def test_voting_categorical_forest_predicts_as_its_table_rows():
     np.testing.assert_array_equal(forest.predict_proba(X), _mean_of_leaf_rows(forest, X))
 
 
+@pytest.mark.parametrize("n_outputs", [1, 3])
+def test_layout_computes_the_leaves_probabilities_alone(data, n_outputs):
+    """The flat layout asks each tree for its leaves' probability rows only: the same bits as
+    those rows of the whole table (single- and multi-output), and no table of every node's
+    probabilities is left cached on the trees (for many classes it is as large as
+    ``value``)."""
+    X, y = data[0], data[1]
+    Y = y if n_outputs == 1 else np.column_stack([y, (X[:, 0] > 0).astype(int), y % 2])
+    forest = jitree.RandomForestClassifier(n_estimators=3, min_samples_leaf=3,
+                                           random_state=0).fit(X, Y)
+    for model in forest.estimators_:
+        tree = model.tree_
+        nodes = np.flatnonzero(tree.children_left == -1)[::-1]  # any order, a subset
+        rows = tree.probability_table(nodes)
+        assert rows.shape == (nodes.shape[0], tree.value.shape[1])
+        np.testing.assert_array_equal(rows.view(np.uint64),
+                                      tree.probability_table()[nodes].view(np.uint64))
+    forest._layouts = {}
+    for model in forest.estimators_:
+        model.tree_.__dict__.pop("_cache", None)
+    proba = forest.predict_proba(X)
+    assert not any("proba" in model.tree_.__dict__.get("_cache", {})
+                   for model in forest.estimators_)
+    mean = _mean_of_leaf_rows(forest, X)
+    if n_outputs == 1:
+        np.testing.assert_array_equal(proba, mean)
+    else:  # the table's rows: each output's columns, as many as the most classes
+        mean = mean.reshape(X.shape[0], n_outputs, -1)
+        for j, classes in enumerate(forest.classes_):
+            np.testing.assert_array_equal(proba[j], mean[:, j, :len(classes)])
+
+
 def test_only_one_hot_rows_vote():
     """A tree votes when each of its leaf rows is a 1.0 among zeros, and no tree of the forest
     has a negative (or -0.0) value: a skipped 0.0 would leave a -0.0 sum where adding gives

@@ -173,7 +173,9 @@ def flat_trees(trees, dtype, tables=None):
     """The flat layouts (:meth:`Tree.flat`) of ``trees`` concatenated, one tree after the
     other, for X of ``dtype``: ``(FlatTrees, table)``.
 
-    ``tables``: each tree's prediction table, a row per Tree node. The returned table then has
+    ``tables``: each tree's prediction table, a row per Tree node (or a function that gives
+    the rows of an array of node ids: only the rows used are then computed). The returned
+    table then has
     a row per leaf, tree after tree, each tree's leaves in flat order from its ``leaf_base``,
     and each leaf's threshold becomes a NaN that holds the leaf's rank among them; a tree of
     more leaves than LEAF_RANK_BITS count keeps a row per flat node for every tree
@@ -193,7 +195,7 @@ def flat_trees(trees, dtype, tables=None):
     if tables is not None:
         by_leaf = all(tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
         leaves = [np.flatnonzero(part[2] == np.arange(part[2].shape[0])) for part in parts]
-        rows = [np.asarray(tree_table)[part[4][leaves[t]] if by_leaf else part[4]]
+        rows = [_table_rows(tree_table, part[4][leaves[t]] if by_leaf else part[4])
                 for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True))]
         # a vote skips adding 0.0, which would turn a -0.0 sum into +0.0
         signed = any(np.signbit(tree_rows).any() for tree_rows in rows)
@@ -220,6 +222,12 @@ def flat_trees(trees, dtype, tables=None):
         np.concatenate([tree.flat_missing_right() for tree in trees]), roots,
         np.array([part[3] for part in parts], dtype=np.int64), bits, leaf_base, votes))
     return flat, table
+
+
+def _table_rows(table, nodes):
+    """Rows ``nodes`` of a prediction table given as an array or as a function of the node
+    ids (see :func:`flat_trees`)."""
+    return table(nodes) if callable(table) else np.asarray(table)[nodes]
 
 
 def _one_hot_columns(rows):
@@ -567,15 +575,20 @@ class Tree:
                 + (f", n_outputs={self.n_outputs})" if self.n_outputs != 1 else ")"))
 
     # -- node tables ---------------------------------------------------------------------------
-    def probability_table(self):
+    def probability_table(self, nodes=None):
         """Class probabilities of every node (rows of ``value`` normalised to sum 1; each
-        output's columns of a multi-output tree)."""
+        output's columns of a multi-output tree), or of the nodes ``nodes`` only (an index
+        array: the same rows, computed for those nodes alone)."""
+        # the rows of ``nodes`` are a copy, divided in place
+        value = self.value if nodes is None else self.value[nodes]
+        out = None if nodes is None else value
         if self.n_outputs > 1:
-            value = self.value.reshape(self.node_count, self.n_outputs, -1)
-            totals = value.sum(axis=2, keepdims=True)
-            return (value / np.where(totals > 0.0, totals, 1.0)).reshape(self.value.shape)
-        totals = self.value.sum(axis=1, keepdims=True)
-        return self.value / np.where(totals > 0.0, totals, 1.0)
+            by_output = value.reshape(value.shape[0], self.n_outputs, -1)
+            totals = by_output.sum(axis=2, keepdims=True)
+            return np.divide(by_output, np.where(totals > 0.0, totals, 1.0),
+                             out=None if out is None else by_output).reshape(value.shape)
+        totals = value.sum(axis=1, keepdims=True)
+        return np.divide(value, np.where(totals > 0.0, totals, 1.0), out=out)
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease per feature (fractions of the root's weight times
