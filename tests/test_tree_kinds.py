@@ -248,6 +248,46 @@ def test_apply_matches_naive_walk_on_random_trees(seed, n_splits):
 
 
 
+@given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(1, 12))
+def test_fewer_rows_than_nodes_copy_their_leaves_rows(seed, n_splits):
+    """With fewer rows than nodes, the walk gives each row's node id and only those rows of
+    the node table are copied (not the whole table into flat order): the same rows, bit for
+    bit, as the rows of a batch larger than the tree, on every node kind and both dtypes."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n_splits)
+    X = random_rows(rng, 4 * tree.node_count)
+    table = rng.normal(size=(tree.node_count, 3))
+    for dtype in (np.float64, np.float32):
+        rows = X.astype(dtype)
+        batch = tree.predict_table(rows, table)
+        leaves = naive_leaves(tree, rows)
+        np.testing.assert_array_equal(batch, table[leaves])
+        for k in (1, 2):
+            assert k < tree.node_count
+            few = tree.predict_table(rows[:k], table)
+            assert few.flags.c_contiguous and few.shape == (k, 3)
+            np.testing.assert_array_equal(few.view(np.uint64), batch[:k].view(np.uint64))
+            np.testing.assert_array_equal(tree.apply(rows[:k]), leaves[:k])
+
+
+def test_few_rows_of_a_fitted_tree_dense_sparse_and_infinite():
+    """A served row (fewer rows than nodes) predicts as in a batch from dense and CSR X, and
+    an infinity in it is refused."""
+    sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(500, 4))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    model = jitree.DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert model.tree_.node_count > 2
+    proba, labels = model.predict_proba(X), model.predict(X)
+    for rows in (X[:2], sparse.csr_matrix(X[:2])):
+        np.testing.assert_array_equal(model.predict_proba(rows), proba[:2])
+        np.testing.assert_array_equal(model.predict(rows), labels[:2])
+    with pytest.raises(ValueError, match="infinity"):
+        model.tree_.apply(np.array([[np.inf, 0.0, 0.0, 0.0]]))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
     """Trees of threshold tests predict rows with NaN on the flat layout (chunks with and

@@ -804,26 +804,40 @@ class Tree:
                              f"has {self.node_count} nodes")
         if isinstance(X, CsrRows) or self.is_binary_threshold or self.has_flat_categories:
             flat, node_of_flat = self._flat_record(X.dtype)
-            table = np.ascontiguousarray(node_table[node_of_flat])
-            out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
-            if isinstance(X, CsrRows):
-                _predict.predict_flat_csr(X.arrays, X.missing, flat, table,
-                                          _predict.CHUNK_ROWS, out)
-                return out
-            if self.is_binary_threshold:
-                infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
-                                                 _predict.CHUNK_ROWS, out)
-            else:
-                infinite = _predict.predict_flat_categories(
-                    X, *infinity_bits(X), flat, self.flat_categories(), table,
-                    _predict.CHUNK_ROWS, out)
-            if infinite:
-                raise_infinite(X, "X")
-            return out
+            if X.shape[0] < node_of_flat.shape[0]:
+                # fewer rows than nodes (rows served a few at a time): the walk gives each
+                # row's node id, and only those rows of the table are copied, not the whole
+                # table into flat order (one row: a classifier of 15k nodes, predict 70 ->
+                # 44 us and predict_proba 200 -> 42 us; a regressor of 40k, 102 -> 41 us)
+                node_ids = self.cached(("flat_node_ids", np.dtype(X.dtype)), lambda: (
+                    np.ascontiguousarray(node_of_flat, dtype=np.int64)[:, None]
+                    .view(np.float64)))
+                leaf = self._walk_flat(X, flat, node_ids)[:, 0].view(np.int64)
+                return np.ascontiguousarray(node_table[leaf])
+            return self._walk_flat(X, flat, np.ascontiguousarray(node_table[node_of_flat]))
         table = np.ascontiguousarray(node_table)
         out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
         if _predict.predict_nodes(X, *infinity_bits(X), self.walk_arrays(), _ROOT, table,
                                   _predict.CHUNK_ROWS, out):
+            raise_infinite(X, "X")
+        return out
+
+    def _walk_flat(self, X, flat, table):
+        """table[flat leaf of each row] (``table``: a row per flat node, in flat order), by
+        the flat walk of :meth:`_predict_flat`."""
+        out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
+        if isinstance(X, CsrRows):
+            _predict.predict_flat_csr(X.arrays, X.missing, flat, table, _predict.CHUNK_ROWS,
+                                      out)
+            return out
+        if self.is_binary_threshold:
+            infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
+                                             _predict.CHUNK_ROWS, out)
+        else:
+            infinite = _predict.predict_flat_categories(
+                X, *infinity_bits(X), flat, self.flat_categories(), table,
+                _predict.CHUNK_ROWS, out)
+        if infinite:
             raise_infinite(X, "X")
         return out
 
