@@ -116,6 +116,15 @@ def test_bool_frame_column_is_numeric_unless_declared():
     assert encoder.value_kind_[0] == "bool"
     assert encoder.categories_[0].tolist() == [False, True]
     assert encoded[:, 0].tolist() == [1, 0, 1]
+    # beside int64 (large values too) and float32 columns: the float64 values the entries
+    # of pandas' object array take, converted column by column instead of entry by entry
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"flag": rng.random(200) < 0.5, "i": rng.integers(-2**62, 2**62, 200),
+                      "f": rng.normal(size=200).astype(np.float32)})
+    assert X.to_numpy().dtype == object
+    encoder, encoded = encode(X)
+    assert encoded.dtype == np.float64
+    np.testing.assert_array_equal(encoded, X.to_numpy().astype(np.float64))
 
 
 def test_nullable_pandas_dtypes_become_nan():
