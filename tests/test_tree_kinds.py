@@ -268,6 +268,11 @@ def test_fewer_rows_than_nodes_copy_their_leaves_rows(seed, n_splits):
             assert few.flags.c_contiguous and few.shape == (k, 3)
             np.testing.assert_array_equal(few.view(np.uint64), batch[:k].view(np.uint64))
             np.testing.assert_array_equal(tree.apply(rows[:k]), leaves[:k])
+    # the node ids' table is writeable like the batches' tables: no second compiled
+    # specialisation of the predict kernels for a read-only one
+    assert tree._cache["flat_node_ids"].flags.writeable
+    with pytest.raises(ValueError, match="2-D"):
+        tree.predict_table(X[:1], table[:, 0])
 
 
 def test_few_rows_of_a_fitted_tree_dense_sparse_and_infinite():

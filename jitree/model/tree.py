@@ -579,11 +579,12 @@ class Tree:
         """Class probabilities of every node (rows of ``value`` normalised to sum 1; each
         output's columns of a multi-output tree), or of the nodes ``nodes`` only (an index
         array: the same rows, computed for those nodes alone)."""
-        # the rows of ``nodes`` are a copy, divided in place
-        value = self.value if nodes is None else self.value[nodes]
+        # the rows of ``nodes`` are a copy (np.take, whatever ``nodes`` is), divided in place
+        value = self.value if nodes is None else np.take(self.value, nodes, axis=0)
         out = None if nodes is None else value
         if self.n_outputs > 1:
-            by_output = value.reshape(value.shape[0], self.n_outputs, -1)
+            by_output = value.reshape(value.shape[0], self.n_outputs,
+                                      self.value.shape[1] // self.n_outputs)
             totals = by_output.sum(axis=2, keepdims=True)
             return np.divide(by_output, np.where(totals > 0.0, totals, 1.0),
                              out=None if out is None else by_output).reshape(value.shape)
@@ -799,6 +800,9 @@ class Tree:
         is walked by its rows' stored values."""
         X = self._rows(X)
         node_table = np.asarray(node_table)
+        if node_table.ndim != 2:
+            raise ValueError(f"the node table must be 2-D (a row per node), got "
+                             f"{node_table.ndim} dimension(s)")
         if node_table.shape[0] != self.node_count:
             raise ValueError(f"the node table has {node_table.shape[0]} rows, but the tree "
                              f"has {self.node_count} nodes")
@@ -809,9 +813,9 @@ class Tree:
                 # row's node id, and only those rows of the table are copied, not the whole
                 # table into flat order (one row: a classifier of 15k nodes, predict 70 ->
                 # 44 us and predict_proba 200 -> 42 us; a regressor of 40k, 102 -> 41 us)
-                node_ids = self.cached(("flat_node_ids", np.dtype(X.dtype)), lambda: (
-                    np.ascontiguousarray(node_of_flat, dtype=np.int64)[:, None]
-                    .view(np.float64)))
+                # writeable, as the tables of the batches: one kernel specialisation
+                node_ids = self.cached("flat_node_ids", lambda: (
+                    np.array(node_of_flat, dtype=np.int64)[:, None].view(np.float64)))
                 leaf = self._walk_flat(X, flat, node_ids)[:, 0].view(np.int64)
                 return np.ascontiguousarray(node_table[leaf])
             return self._walk_flat(X, flat, np.ascontiguousarray(node_table[node_of_flat]))
