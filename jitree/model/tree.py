@@ -580,16 +580,17 @@ class Tree:
         output's columns of a multi-output tree), or of the nodes ``nodes`` only (an index
         array: the same rows, computed for those nodes alone)."""
         # the rows of ``nodes`` are a copy (np.take, whatever ``nodes`` is), divided in place
-        value = self.value if nodes is None else np.take(self.value, nodes, axis=0)
-        out = None if nodes is None else value
+        in_place = nodes is not None
+        value = np.take(self.value, nodes, axis=0) if in_place else self.value
         if self.n_outputs > 1:
-            by_output = value.reshape(value.shape[0], self.n_outputs,
-                                      self.value.shape[1] // self.n_outputs)
-            totals = by_output.sum(axis=2, keepdims=True)
-            return np.divide(by_output, np.where(totals > 0.0, totals, 1.0),
-                             out=None if out is None else by_output).reshape(value.shape)
-        totals = value.sum(axis=1, keepdims=True)
-        return np.divide(value, np.where(totals > 0.0, totals, 1.0), out=out)
+            value = value.reshape(value.shape[0], self.n_outputs,
+                                  self.value.shape[1] // self.n_outputs)
+            totals = value.sum(axis=2, keepdims=True)
+        else:
+            totals = value.sum(axis=1, keepdims=True)
+        rows = np.divide(value, np.where(totals > 0.0, totals, 1.0),
+                         out=value if in_place else None)
+        return rows.reshape(rows.shape[0], self.value.shape[1])
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease per feature (fractions of the root's weight times
@@ -811,9 +812,9 @@ class Tree:
             if X.shape[0] < node_of_flat.shape[0]:
                 # fewer rows than nodes (rows served a few at a time): the walk gives each
                 # row's node id, and only those rows of the table are copied, not the whole
-                # table into flat order (one row: a classifier of 15k nodes, predict 70 ->
-                # 44 us and predict_proba 200 -> 42 us; a regressor of 40k, 102 -> 41 us)
-                # writeable, as the tables of the batches: one kernel specialisation
+                # table into flat order (one row of a 45k-node classifier: predict_proba
+                # 487 -> 44 us). The ids' table is writeable, as the batches' tables are:
+                # one compiled specialisation of the kernels serves both
                 node_ids = self.cached("flat_node_ids", lambda: (
                     np.array(node_of_flat, dtype=np.int64)[:, None].view(np.float64)))
                 leaf = self._walk_flat(X, flat, node_ids)[:, 0].view(np.int64)
