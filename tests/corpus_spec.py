@@ -87,6 +87,27 @@ def tie_data(seed, n=300, d=4, levels=5, regression=False):
     return _split(X, y, n)
 
 
+def multi_output_data(seed, n=300, d=5, n_outputs=3, levels=0, positive=False):
+    """Several regression outputs of the same features: continuous, or with ``levels`` > 0
+    integer features and integer outputs (equal sums at many candidates, so ties between
+    thresholds and features); the last output repeats the first. ``positive``: counts for
+    poisson."""
+    rng = np.random.default_rng(seed)
+    if levels:
+        X = rng.integers(0, levels, size=(n + N_TEST, d)).astype(np.float64)
+    else:
+        X = rng.normal(size=(n + N_TEST, d))
+    columns = [X[:, j % d] + (j + 1) * X[:, (j + 1) % d] for j in range(n_outputs - 1)]
+    Y = np.column_stack(columns + [columns[0]])
+    if levels:
+        Y = np.round(Y + rng.integers(-1, 2, size=Y.shape))
+    else:
+        Y = Y + 0.3 * rng.normal(size=Y.shape)
+    if positive:
+        Y = rng.poisson(np.exp(0.3 * (Y - Y.mean(axis=0)) / Y.std(axis=0))).astype(np.float64)
+    return _split(X, Y, n)
+
+
 def with_nan(data, seed, fraction=0.12, columns=None):
     """``data`` with a ``fraction`` of the entries of ``columns`` (default all) set to NaN."""
     X, y, X_test = data
@@ -343,6 +364,21 @@ def cases():
     add("small_60_rows", _clf(), clf_data(68, n=60, d=3))
     add("threads_1", _clf(n_jobs=1), clf3_nan)
 
+    # multi-output regression (a scan of its own: every output's sums move per sample)
+    add("multi_output_reg", _reg(), multi_output_data(80))
+    add("multi_output_reg_12_outputs_depth6", _reg(max_depth=6),
+        multi_output_data(81, n=400, d=6, n_outputs=12))
+    add("multi_output_reg_ties_weighted", _reg(min_samples_leaf=2),
+        multi_output_data(82, levels=4), sample_weight=weights(83, 300))
+    add("multi_output_reg_ties_integer_weights", _reg(max_depth=7),
+        multi_output_data(84, d=4, n_outputs=5, levels=3),
+        sample_weight=np.random.default_rng(85).integers(1, 4, 300).astype(np.float64))
+    add("multi_output_reg_poisson", _reg(criterion="poisson", max_depth=6),
+        multi_output_data(86, positive=True))
+    add("multi_output_clf", _clf(criterion="entropy", max_depth=6),
+        (lambda X, Y, X_test: (X, (Y > np.median(Y, axis=0)).astype(np.int64), X_test))(
+            *multi_output_data(87, n_outputs=4)))
+
     # post-pruning
     add("ccp_alpha_clf", _clf(ccp_alpha=0.01), clf3)
     add("ccp_alpha_reg", _reg(ccp_alpha=0.02), reg)
@@ -376,6 +412,8 @@ def cases():
                                             ordinal_features=[2], min_samples_leaf=3,
                                             random_state=10),
         two_cat_data(72))
+    add("forest_rf_reg_multi_output", forest(RFR, max_features=0.6, random_state=12),
+        multi_output_data(88, n_outputs=6))
     add("forest_rf_reg_max_leaf_nodes_ccp", forest(RFR, max_leaf_nodes=20, ccp_alpha=0.05,
                                                    random_state=11), reg)
     return out
@@ -411,7 +449,9 @@ def fit_case(case):
     result = {"trees": [tree_arrays(t) for t in estimator_trees(model)],
               "predict": _labels(model.predict(case.X_test))}
     if hasattr(model, "predict_proba"):
-        result["proba"] = model.predict_proba(case.X_test)
+        proba = model.predict_proba(case.X_test)
+        # a multi-output classifier's list of (n, n_classes of output j): side by side
+        result["proba"] = np.hstack(proba) if isinstance(proba, list) else proba
     return result
 
 

@@ -199,6 +199,79 @@ def test_root_split_is_the_brute_force_best(seed, regression, weighted):
     assert tree.n_node_samples[1] == left.sum() or tree.n_node_samples[2] == left.sum()
 
 
+def _squared_error_root(X, Y, w):
+    """(score, (feature, n_left)) of the first best root split under multi-output squared
+    error, every score computed as the scan computes it (the same operations in the same
+    order, so the same bits): sums of w y added in each feature's stable sorted order, then
+    the sum over outputs of S_l**2 / W_l + S_r**2 / W_r; the first strictly larger score
+    wins, features in index order."""
+    n, n_outputs = Y.shape
+    totals = []
+    for j in range(n_outputs):
+        total = 0.0
+        for i in range(n):
+            total += float(w[i]) * float(Y[i, j])
+        totals.append(total)
+    weight = float(w.sum())
+    best = (-np.inf, None)
+    for f in range(X.shape[1]):
+        order = np.argsort(X[:, f], kind="stable")
+        values = X[order, f]
+        left = [0.0] * n_outputs
+        weight_left = 0.0
+        for p in range(n - 1):
+            i = order[p]
+            for j in range(n_outputs):
+                left[j] += float(w[i]) * float(Y[i, j])
+            weight_left += float(w[i])
+            if values[p + 1] <= values[p]:
+                continue
+            weight_right = weight - weight_left
+            score = 0.0
+            for j in range(n_outputs):
+                right = totals[j] - left[j]
+                score += left[j] * left[j] / weight_left + right * right / weight_right
+            if score > best[0]:
+                best = (score, (f, p + 1))
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 9), st.booleans(), st.booleans())
+def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, ties, weighted):
+    """The multi-output squared-error scan scores candidates by an estimate and computes the
+    exact score of those that may win only: its root split is the one of the exact scores,
+    to the bit, ties included (integer features, outputs and weights, mirrored rows and a
+    copied column: candidates of equal score)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 70))
+    if ties:
+        # rows and their mirror images (x -> 3 - x, the same y and weight) give pairs of
+        # candidates of equal score on every feature, and a copied column ties two features
+        half = n // 2
+        X = rng.integers(0, 4, size=(half, 3)).astype(np.float64)
+        X[:, 2] = X[:, 0]
+        X = np.vstack([X, 3.0 - X])
+        Y = rng.integers(-2, 3, size=(half, n_outputs)).astype(np.float64)
+        Y[:, -1] = Y[:, 0]
+        Y = np.vstack([Y, Y])
+        w = rng.integers(1, 3, half).astype(np.float64) if weighted else np.ones(half)
+        w = np.concatenate([w, w])
+    else:
+        X = rng.normal(size=(n, 3))
+        Y = rng.normal(size=(n, n_outputs)) * rng.uniform(0.01, 100.0, n_outputs)
+        w = rng.uniform(0.1, 3.0, n) if weighted else np.ones(n)
+    score, split = _squared_error_root(X, Y, w)
+    tree = jitree.DecisionTreeRegressor(max_depth=1).fit(X, Y, sample_weight=w).tree_
+    if split is None:
+        assert tree.node_count == 1
+        return
+    if tree.node_count == 1:  # no split improves on the node (the pure node's rule)
+        assert np.all(Y == Y[0])
+        return
+    assert (int(tree.feature[0]), int(tree.n_node_samples[tree.children_left[0]])) == split
+
+
 # -- invariants -----------------------------------------------------------------------------------
 
 def test_copies_of_one_output_grow_its_tree():
