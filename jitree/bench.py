@@ -1331,6 +1331,8 @@ def main(argv=None):
                                  "sparse-forest", "sparse-extra-trees", "sparse-text",
                                  "multi-output"])
     parser.add_argument("--trees", type=int, default=100, help="trees of the forest figure")
+    parser.add_argument("--outputs", type=int, nargs="+", default=[3],
+                        help="outputs of the multi-output figure (one figure each)")
     parser.add_argument("--dask-trees", type=int, default=40,
                         help="trees of the dask fit_forest figure")
     parser.add_argument("--batch-rows", type=int, default=20_000_000,
@@ -1370,7 +1372,8 @@ def main(argv=None):
     if "criterion" in only:
         bench_user_criterion(report, args.rows, args.repeat, threads)
     if "multi-output" in only:
-        bench_multi_output(report, args.rows, args.repeat, threads)
+        for n_outputs in args.outputs:
+            bench_multi_output(report, args.rows, args.repeat, threads, n_outputs)
     if "scaling" in only:
         bench_scaling(report, args.repeat, threads, args.rows, 10 * args.rows)
     if "memory" in only:

@@ -373,6 +373,8 @@ def cases():
     add("multi_output_reg_ties_integer_weights", _reg(max_depth=7),
         multi_output_data(84, d=4, n_outputs=5, levels=3),
         sample_weight=np.random.default_rng(85).integers(1, 4, 300).astype(np.float64))
+    add("multi_output_reg_nan", _reg(max_depth=8, min_samples_leaf=3),
+        with_nan(multi_output_data(89, n_outputs=6), 90))
     add("multi_output_reg_poisson", _reg(criterion="poisson", max_depth=6),
         multi_output_data(86, positive=True))
     add("multi_output_clf", _clf(criterion="entropy", max_depth=6),

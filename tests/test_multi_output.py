@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitree
+from jitree.model.builder import Scaling
 
 sklearn_tree = pytest.importorskip("sklearn.tree")
 
@@ -201,7 +202,8 @@ def test_root_split_is_the_brute_force_best(seed, regression, weighted):
 
 def _squared_error_root(X, Y, w):
     """(score, (feature, n_left)) of the first best root split under multi-output squared
-    error, every score computed as the scan computes it (the same operations in the same
+    error of the kernels' targets ``Y`` and weights ``w``, every score computed as the scan
+    computes it (the same operations in the same
     order, so the same bits): sums of w y added in each feature's stable sorted order, then
     the sum over outputs of S_l**2 / W_l + S_r**2 / W_r; the first strictly larger score
     wins, features in index order."""
@@ -261,7 +263,9 @@ def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, ties, weigh
         X = rng.normal(size=(n, 3))
         Y = rng.normal(size=(n, n_outputs)) * rng.uniform(0.01, 100.0, n_outputs)
         w = rng.uniform(0.1, 3.0, n) if weighted else np.ones(n)
-    score, split = _squared_error_root(X, Y, w)
+    # the kernels' targets and weights: each output centred, all on one power-of-two scale
+    scaling = Scaling.of(Y, w, True)
+    score, split = _squared_error_root(X, scaling.targets(Y), scaling.weights(w))
     tree = jitree.DecisionTreeRegressor(max_depth=1).fit(X, Y, sample_weight=w).tree_
     if split is None:
         assert tree.node_count == 1

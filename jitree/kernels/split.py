@@ -446,6 +446,143 @@ def _store_column(lefts, m, left, n_stats):
                     lefts[s, m] = left[s]
 
 
+# The slack of the squared-error estimate (:func:`squared_error_estimate`) around the exact
+# score: its relative part covers the rounding of both ((n_outputs + 4) units of 2**-53
+# each, first order), four times over; its absolute part covers the divisions' underflow
+# (2**-1075 a division).
+_ESTIMATE_RELATIVE = 2.0 ** -50
+_ESTIMATE_ABSOLUTE = 2.0 ** -1060
+# Fewest outputs whose squared-error trees use :func:`scan_squared_error_outputs`: below,
+# the exact scores cost no more than the estimates and the copies of the waiting
+# candidate's sums (50k x 20, depth 12, one thread, against the exact scan: 2 outputs 3%
+# slower, 3 even, 4 2-3% faster, 5 5-8% faster)
+ESTIMATE_MIN_OUTPUTS = 4
+
+
+@jit(inline="always")
+def squared_error_estimate(left, node_stats, n_outputs, weight_left, weight_right):
+    """An estimate of the multi-output squared-error score of a candidate, and its slack:
+    the exact score (:func:`squared_error_score`) lies within ``estimate +- slack``. The
+    outputs' squares are summed first, in two chains a side, then divided twice: a fraction
+    of the exact score's two divisions an output."""
+    left_even = 0.0
+    left_odd = 0.0
+    right_even = 0.0
+    right_odd = 0.0
+    j = 0
+    while j + 1 < n_outputs:
+        sum_left = left[2 * j]
+        sum_right = node_stats[2 * j] - sum_left
+        left_even += sum_left * sum_left
+        right_even += sum_right * sum_right
+        sum_left = left[2 * j + 2]
+        sum_right = node_stats[2 * j + 2] - sum_left
+        left_odd += sum_left * sum_left
+        right_odd += sum_right * sum_right
+        j += 2
+    if j < n_outputs:
+        sum_left = left[2 * j]
+        sum_right = node_stats[2 * j] - sum_left
+        left_even += sum_left * sum_left
+        right_even += sum_right * sum_right
+    estimate = (left_even + left_odd) / weight_left + (right_even + right_odd) / weight_right
+    return estimate, (estimate * ((n_outputs + 4) * _ESTIMATE_RELATIVE)
+                      + (n_outputs + 1) * _ESTIMATE_ABSOLUTE)
+
+
+@jit(inline="always")
+def squared_error_score(left, node_stats, n_outputs, weight_left, weight_right):
+    """The multi-output squared-error score of a candidate: the sum over outputs of
+    S_l**2 / W_l + S_r**2 / W_r, added output by output (the scores' bits)."""
+    score = 0.0
+    for j in range(n_outputs):
+        sum_left = left[2 * j]
+        sum_right = node_stats[2 * j] - sum_left
+        score += (sum_left * sum_left / weight_left
+                  + sum_right * sum_right / weight_right)
+    return score
+
+
+@borrowing
+def scan_squared_error_outputs(settings, data, rows, node, base, n_right0, right):
+    """:func:`scan_multi_output` for a squared-error tree of :data:`ESTIMATE_MIN_OUTPUTS`
+    outputs or more: the same (score, pos) to the bit, with few exact scores (two divisions
+    an output). Each candidate is estimated (:func:`squared_error_estimate`). One that may
+    still win (its estimate above the best score and not below the waiting candidate's, each
+    by more than both slacks) waits, its sums copied into ``right``; the waiting candidate's
+    exact score is computed when a later candidate's estimate overlaps its own, and at the
+    end. Regression only (``data.outputs``); no missing-value logic of its own (the caller's
+    sides, as for :func:`scan_multi_output`)."""
+    n_outputs = settings.criterion.blocks.shape[0] - 1
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    outputs = data.outputs
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_stats = node.stats
+    node_weight = node.weight
+    left = base.stats
+    n_left0 = base.count
+    best_score = -np.inf
+    best_pos = np.int64(-1)
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
+        return best_score, best_pos
+    weight_left = base.weight
+    w = 1.0
+    waiting = np.int64(-1)  # the candidate waiting for its exact score (-1: none)
+    waiting_weight = 0.0
+    waiting_estimate = 0.0
+    waiting_slack = 0.0
+    first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
+    for k in range(np.uint64(start), stop):  # unsigned: no wraparound fix-ups
+        i = np.uint64(index_row[k])
+        if weighted:
+            w = sample_weight[i]
+        for j in range(n_outputs):
+            left[2 * j] += w * outputs[i, 2 * j]
+        weight_left += w
+        if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        estimate, slack = squared_error_estimate(left, node_stats, n_outputs, weight_left,
+                                                 weight_right)
+        if estimate + slack < best_score:
+            continue
+        if waiting >= 0:
+            if estimate + slack < waiting_estimate - waiting_slack:
+                continue
+            if not estimate - slack > waiting_estimate + waiting_slack:  # NaN: overlaps
+                score = squared_error_score(right, node_stats, n_outputs, waiting_weight,
+                                            node_weight - waiting_weight)
+                if score > best_score:
+                    best_score = score
+                    best_pos = waiting
+                waiting = -1
+                if estimate + slack < best_score:
+                    continue
+        for j in range(n_outputs):
+            right[2 * j] = left[2 * j]
+        waiting = np.int64(k) + 1
+        waiting_weight = weight_left
+        waiting_estimate = estimate
+        waiting_slack = slack
+    if waiting >= 0:
+        score = squared_error_score(right, node_stats, n_outputs, waiting_weight,
+                                    node_weight - waiting_weight)
+        if score > best_score:
+            best_score = score
+            best_pos = waiting
+    return best_score, best_pos
+
+
 @borrowing
 def scan_multi_output(settings, data, rows, node, base, n_right0, right):
     """Best threshold of one node on one feature for a multi-output tree under a built-in
@@ -823,6 +960,9 @@ def scan_any_side(settings, data, rows, node, parent_entropy, base, n_right0, ri
     """One side's scan of :func:`_threshold_search`: the criterion's own."""
     if settings.criterion.code >= criteria.USER_IMPURITY:
         return scan_user(settings, data, rows, node, base, n_right0, batch)
+    if (data.outputs.shape[1] >= 2 * ESTIMATE_MIN_OUTPUTS
+            and settings.criterion.code == criteria.SQUARED_ERROR):
+        return scan_squared_error_outputs(settings, data, rows, node, base, n_right0, right)
     if data.outputs.shape[1] > 0 or data.output_columns.shape[1] > 0:
         return scan_multi_output(settings, data, rows, node, base, n_right0, right)
     return scan_single_side(settings, data, rows, node, parent_entropy, base, n_right0, right,
