@@ -238,19 +238,15 @@ def _squared_error_root(X, Y, w):
     return best
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 9), st.booleans(), st.booleans())
-def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, ties, weighted):
-    """The multi-output squared-error scan scores candidates by an estimate and computes the
-    exact score of those that may win only: its root split is the one of the exact scores,
-    to the bit, ties included (integer features, outputs and weights, mirrored rows and a
-    copied column: candidates of equal score)."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(8, 70))
-    if ties:
-        # rows and their mirror images (x -> 3 - x, the same y and weight) give pairs of
-        # candidates of equal score on every feature, and a copied column ties two features
-        half = n // 2
+def _tie_data(rng, n, n_outputs, weighted, kind):
+    """X, Y, w whose root candidates tie or nearly tie. ``ties``: rows and their mirror
+    images (x -> 3 - x, the same y and weight) give pairs of candidates of equal score on
+    every feature, and a copied column ties two features (integer features, outputs and
+    weights). ``near``: the rows of a sequence followed by the same rows in reverse order,
+    then nudged by about 1e-15, give pairs of candidates whose scores differ in their last
+    bits (the estimate's slack must cover them). ``continuous``: no ties."""
+    half = n // 2
+    if kind == "ties":
         X = rng.integers(0, 4, size=(half, 3)).astype(np.float64)
         X[:, 2] = X[:, 0]
         X = np.vstack([X, 3.0 - X])
@@ -258,11 +254,28 @@ def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, ties, weigh
         Y[:, -1] = Y[:, 0]
         Y = np.vstack([Y, Y])
         w = rng.integers(1, 3, half).astype(np.float64) if weighted else np.ones(half)
-        w = np.concatenate([w, w])
-    else:
-        X = rng.normal(size=(n, 3))
-        Y = rng.normal(size=(n, n_outputs)) * rng.uniform(0.01, 100.0, n_outputs)
-        w = rng.uniform(0.1, 3.0, n) if weighted else np.ones(n)
+        return X, Y, np.concatenate([w, w])
+    if kind == "near":
+        order = np.arange(2 * half, dtype=np.float64)
+        X = np.column_stack([order, order[::-1], rng.normal(size=2 * half)])
+        Y = rng.normal(size=(half, n_outputs))
+        Y = np.vstack([Y, Y[::-1]]) + 1e-15 * rng.normal(size=(2 * half, n_outputs))
+        w = rng.integers(1, 3, half).astype(np.float64) if weighted else np.ones(half)
+        return X, Y, np.concatenate([w, w[::-1]])
+    X = rng.normal(size=(n, 3))
+    Y = rng.normal(size=(n, n_outputs)) * rng.uniform(0.01, 100.0, n_outputs)
+    return X, Y, rng.uniform(0.1, 3.0, n) if weighted else np.ones(n)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 9),
+       st.sampled_from(["ties", "near", "continuous"]), st.booleans())
+def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, kind, weighted):
+    """The multi-output squared-error scan scores candidates by an estimate and computes the
+    exact score of those that may win only: its root split is the one of the exact scores,
+    to the bit, ties and near ties included (see :func:`_tie_data`)."""
+    rng = np.random.default_rng(seed)
+    X, Y, w = _tie_data(rng, int(rng.integers(8, 70)), n_outputs, weighted, kind)
     # the kernels' targets and weights: each output centred, all on one power-of-two scale
     scaling = Scaling.of(Y, w, True)
     score, split = _squared_error_root(X, scaling.targets(Y), scaling.weights(w))

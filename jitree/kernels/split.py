@@ -449,7 +449,8 @@ def _store_column(lefts, m, left, n_stats):
 # The slack of the squared-error estimate (:func:`squared_error_estimate`) around the exact
 # score: its relative part covers the rounding of both ((n_outputs + 4) units of 2**-53
 # each, first order), four times over; its absolute part covers the divisions' underflow
-# (2**-1075 a division).
+# (2**-1075 a division). Both start from the same rounded squares (the kernels are compiled
+# without fastmath, so no product is fused into an add), and their terms are nonnegative.
 _ESTIMATE_RELATIVE = 2.0 ** -50
 _ESTIMATE_ABSOLUTE = 2.0 ** -1060
 # Fewest outputs whose squared-error trees use :func:`scan_squared_error_outputs`: below,
@@ -507,12 +508,17 @@ def squared_error_score(left, node_stats, n_outputs, weight_left, weight_right):
 def scan_squared_error_outputs(settings, data, rows, node, base, n_right0, right):
     """:func:`scan_multi_output` for a squared-error tree of :data:`ESTIMATE_MIN_OUTPUTS`
     outputs or more: the same (score, pos) to the bit, with few exact scores (two divisions
-    an output). Each candidate is estimated (:func:`squared_error_estimate`). One that may
-    still win (its estimate above the best score and not below the waiting candidate's, each
-    by more than both slacks) waits, its sums copied into ``right``; the waiting candidate's
-    exact score is computed when a later candidate's estimate overlaps its own, and at the
-    end. Regression only (``data.outputs``); no missing-value logic of its own (the caller's
-    sides, as for :func:`scan_multi_output`)."""
+    an output). Each candidate is estimated (:func:`squared_error_estimate`: the exact score
+    lies within the estimate plus or minus its slack), and is dropped when its estimate plus
+    slack is below the best exact score so far, or below the waiting candidate's estimate
+    minus slack. Otherwise it becomes the waiting candidate, its sums copied into ``right``.
+    The candidate it replaces is dropped unscored if the new estimate minus slack is above
+    its estimate plus slack, and is given its exact score otherwise (the two overlap); the
+    last waiting candidate is scored at the end. Every drop rests on a strict inequality, so
+    the first candidate of the best exact score is never dropped, and the earlier of two
+    equal exact scores wins as in :func:`scan_multi_output`. Regression only
+    (``data.outputs``); no missing-value logic of its own (the caller's sides, as for
+    :func:`scan_multi_output`)."""
     n_outputs = settings.criterion.blocks.shape[0] - 1
     min_samples_leaf = settings.min_samples_leaf
     min_weight_leaf = settings.min_weight_leaf
