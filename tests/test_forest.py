@@ -201,6 +201,33 @@ def test_layout_computes_the_leaves_probabilities_alone(data, n_outputs):
             np.testing.assert_array_equal(proba[j], mean[:, j, :len(classes)])
 
 
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_oob_reads_the_leaves_probabilities_alone(data, n_outputs):
+    """The out-of-bag estimate takes each tree's probability rows of the leaves its
+    out-of-bag rows reach, and leaves no table of every node's probabilities cached on the
+    trees (for many classes as large as ``value``, on every tree of the forest): the same
+    bits as the mean of those rows of the whole table."""
+    X, y = data[0], data[1]
+    Y = y if n_outputs == 1 else np.column_stack([y, (X[:, 0] > 0).astype(int)])
+    forest = jitree.RandomForestClassifier(n_estimators=25, min_samples_leaf=2, oob_score=True,
+                                           random_state=0).fit(X, Y)
+    assert not any("proba" in model.tree_.__dict__.get("_cache", {})
+                   for model in forest.estimators_)
+    total = np.zeros((X.shape[0], forest.estimators_[0].tree_.value.shape[1]))
+    seen = np.zeros(X.shape[0])
+    for model, bag in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        out_of_bag = np.setdiff1d(np.arange(X.shape[0]), bag)
+        tree = model.tree_
+        total[out_of_bag] += tree.probability_table()[tree.apply(X[out_of_bag])]
+        seen[out_of_bag] += 1
+    has = seen > 0
+    mean = total[has] / seen[has, None]
+    got = forest.oob_decision_function_[has]
+    if n_outputs == 2:  # scikit-learn's (n_samples, n_classes, n_outputs)
+        got = got.transpose(0, 2, 1).reshape(got.shape[0], -1)
+    np.testing.assert_array_equal(got.view(np.uint64), mean.view(np.uint64))
+
+
 def test_only_one_hot_rows_vote():
     """A tree votes when each of its leaf rows is a 1.0 among zeros, and no tree of the forest
     has a negative (or -0.0) value: a skipped 0.0 would leave a -0.0 sum where adding gives

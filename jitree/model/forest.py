@@ -980,8 +980,14 @@ class BaseForest(ParamsMixin):
             rows = np.flatnonzero(self._bag_counts(self._seeds[t], probability) == 0)
             if not rows.shape[0]:
                 continue
-            values = walk_rows(model.tree_, X[rows], functools.partial(
-                model.tree_.predict_table, node_table=self._node_table(model)))
+            tree = model.tree_
+            table = self._leaf_table(model)
+            if callable(table):  # the rows of the leaves reached only (no table is kept)
+                def walk(block, tree=tree, table=table):
+                    return table(tree.apply(block))
+            else:
+                walk = functools.partial(tree.predict_table, node_table=table)
+            values = walk_rows(tree, X[rows], walk)
             if total is None:
                 total = np.zeros((n_samples, values.shape[1]))
             total[rows] += values
