@@ -980,14 +980,13 @@ class BaseForest(ParamsMixin):
             rows = np.flatnonzero(self._bag_counts(self._seeds[t], probability) == 0)
             if not rows.shape[0]:
                 continue
+            # the table's rows of the leaves reached, as the prediction layout takes them
+            # (a classifier's computed for those leaves alone: no table is kept)
             tree = model.tree_
             table = self._leaf_table(model)
-            if callable(table):  # the rows of the leaves reached only (no table is kept)
-                def walk(block, tree=tree, table=table):
-                    return table(tree.apply(block))
-            else:
-                walk = functools.partial(tree.predict_table, node_table=table)
-            values = walk_rows(tree, X[rows], walk)
+            rows_of = table if callable(table) else functools.partial(np.take, table, axis=0)
+            values = walk_rows(tree, X[rows], lambda block, tree=tree, rows_of=rows_of:
+                               rows_of(tree.apply(block)))
             if total is None:
                 total = np.zeros((n_samples, values.shape[1]))
             total[rows] += values
