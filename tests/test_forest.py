@@ -6,6 +6,7 @@ import pytest
 
 import jitree
 from jitree.datasets import make_classification_data
+from jitree.model import forest as forest_module
 from jitree.model.tree import _one_hot_columns, flat_trees
 
 FORESTS = [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier,
@@ -167,6 +168,44 @@ def test_voting_categorical_forest_predicts_as_its_table_rows():
                                            categorical_features=[0]).fit(X, y)
     assert forest._walk_kind() == "categories" and forest._layout(X.dtype)[0].votes.all()
     np.testing.assert_array_equal(forest.predict_proba(X), _mean_of_leaf_rows(forest, X))
+
+
+def test_tasks_hold_a_bounded_part_of_x():
+    """A prediction task's rows stay within FOREST_CHUNK_BYTES of X (more rows for narrow
+    X), within FOREST_CHUNK_ROWS, at 64 rows or more, and at least 4 tasks a thread on
+    small inputs."""
+    rows_of = forest_module.forest_chunk_rows
+    budget = forest_module.FOREST_CHUNK_BYTES
+    assert rows_of(10**7, 8 * 20, 2) == budget // 160
+    assert rows_of(10**7, 4 * 20, 2) == budget // 80 > rows_of(10**7, 8 * 20, 2)
+    assert rows_of(10**7, 8, 2) == forest_module.FOREST_CHUNK_ROWS
+    assert rows_of(10**7, 8 * 10**6, 2) == 64  # a row larger than the budget: 64 rows
+    assert rows_of(10**7, 0, 2) == forest_module.FOREST_CHUNK_ROWS  # sparse rows
+    assert rows_of(8000, 8, 2) == 1000 and rows_of(8000, 8, 1) == 2000
+    assert rows_of(100, 8, 2) == 64
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prediction_in_tasks_of_64_rows(monkeypatch, data, cls, dtype):
+    """A budget of 3 bytes cuts 1,000 rows into tasks of 64 rows, the last one shorter: the
+    same bits as the default tasks (at least 4 a thread), numeric and category walks."""
+    X = data[0].astype(dtype)
+    X[:, 0] = np.floor(np.abs(X[:, 0]) * 3) % 7  # a categorical column
+    X[::9, 1] = np.nan
+    y = _target(cls, data)
+    forests = [cls(n_estimators=4, random_state=0).fit(X, y),
+               cls(n_estimators=4, random_state=0, categorical_features=[0]).fit(X, y)]
+    assert [f._walk_kind() for f in forests] == ["threshold", "categories"]
+    X_test = X[:1000]
+    method = "predict_proba" if hasattr(forests[0], "predict_proba") else "predict"
+    whole = [getattr(forest, method)(X_test) for forest in forests]
+    monkeypatch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)
+    assert forest_module.forest_chunk_rows(1000, X.shape[1] * X.itemsize, 2) == 64
+    for forest, expected in zip(forests, whole, strict=True):
+        np.testing.assert_array_equal(getattr(forest, method)(X_test), expected)
+        if method == "predict_proba":
+            np.testing.assert_array_equal(expected, _mean_of_leaf_rows(forest, X_test))
 
 
 @pytest.mark.parametrize("n_outputs", [1, 3])
