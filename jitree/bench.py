@@ -495,7 +495,8 @@ def bench_forest_wide(report, n_estimators, repeat, threads,
     """Random forest classifiers and regressors on wide X (n x p float32; classifiers: 3
     classes; sqrt(p) features a node: the best splitter's sample-order growth, see
     :func:`jitree.model.builder.sorting_pays`) against scikit-learn's, same data, n_jobs
-    threads each: fit in alternating runs, and held-out accuracy or R^2."""
+    threads each: fit in alternating runs, held-out accuracy or R^2, and prediction of about
+    400 MB of rows in alternating runs."""
     ensemble = _peer("sklearn.ensemble")
     if ensemble is None:
         return
@@ -530,6 +531,17 @@ def _forest_wide(report, ensemble, task, n_samples, n_features, n_estimators, re
     report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
     print(f"  held-out {'accuracy' if classify else 'R^2'}: jitree "
           f"{ours.score(X_test, y_test):.4f}, scikit-learn {theirs.score(X_test, y_test):.4f}")
+    # prediction of about 400 MB of rows (the training rows repeated), at most 1M rows
+    n_rows = min(1_000_000, max(n_samples, (400 << 20) // X_train[0].nbytes))
+    X_predict = np.ascontiguousarray(np.resize(X_train, (n_rows, n_features)))
+    method = "predict_proba" if classify else "predict"
+    seconds, peer_seconds = _alternating_medians(
+        [lambda: getattr(ours, method)(X_predict), lambda: getattr(theirs, method)(X_predict)],
+        repeat)
+    figure = figure.replace("-fit", "-predict")
+    report.add(figure, f"jitree {method}", jobs, seconds, n_rows)
+    report.add(figure, f"scikit-learn {method}", jobs, peer_seconds, n_rows)
+    report.ratio(f"{method} speed-up over scikit-learn ({n_rows} rows)", peer_seconds, seconds)
 
 
 def _heteroscedastic_data(n_samples, seed=0):
