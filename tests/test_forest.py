@@ -9,6 +9,8 @@ from jitree.datasets import make_classification_data
 from jitree.model import forest as forest_module
 from jitree.model.tree import _one_hot_columns, flat_trees
 
+from naive import predict_walk
+
 FORESTS = [jitree.RandomForestClassifier, jitree.ExtraTreesClassifier,
            jitree.RandomForestRegressor, jitree.ExtraTreesRegressor]
 
@@ -206,6 +208,44 @@ def test_prediction_in_tasks_of_64_rows(monkeypatch, data, cls, dtype):
         np.testing.assert_array_equal(getattr(forest, method)(X_test), expected)
         if method == "predict_proba":
             np.testing.assert_array_equal(expected, _mean_of_leaf_rows(forest, X_test))
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_apply_walks_every_tree_at_once(monkeypatch, data, cls, dtype):
+    """A threshold forest's apply walks every tree in one parallel pass: each tree's leaf
+    ids as the tree's own apply gives them and as a row-by-row walk of the Tree arrays
+    finds them (rows without NaN), with NaN, in tasks of 64 rows (the last one shorter), in
+    one task of fewer rows than a block, and for multi-output y; infinity is refused as
+    predict refuses it."""
+    X = data[0].astype(dtype)
+    X[::11, 3] = np.nan
+    y = _target(cls, data)
+    forests = [cls(n_estimators=5, random_state=0).fit(X, y),
+               cls(n_estimators=3, max_depth=4, random_state=1).fit(
+                   X, np.column_stack([y, y[::-1]]))]
+    X_test = X[:1003]
+    for forest in forests:
+        assert forest._walk_kind() == "threshold"
+        expected = np.column_stack([t.tree_.apply(X_test) for t in forest.estimators_])
+        finite = ~np.isnan(X_test).any(axis=1)
+        for t, tree in enumerate(forest.estimators_):
+            np.testing.assert_array_equal(expected[finite, t],
+                                          predict_walk(tree.tree_, X_test[finite]))
+        leaves = forest.apply(X_test)
+        assert leaves.dtype == np.int64 and leaves.shape == expected.shape
+        np.testing.assert_array_equal(leaves, expected)
+        np.testing.assert_array_equal(forest.apply(X_test[:9]), expected[:9])
+        with monkeypatch.context() as patch:
+            patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
+            np.testing.assert_array_equal(forest.apply(X_test), expected)
+        bad = X_test.copy()
+        bad[500, 2] = np.inf
+        with pytest.raises(ValueError, match="infinity") as raised:
+            forest.apply(bad)
+        with pytest.raises(ValueError) as predicted:
+            forest.predict(bad)
+        assert str(raised.value) == str(predicted.value)
 
 
 @pytest.mark.parametrize("n_outputs", [1, 3])

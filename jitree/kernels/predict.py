@@ -363,6 +363,54 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     return infinite.any()
 
 
+@pjit
+def apply_flat(X, X_bits, magnitude_mask, infinity, flat, node_of_flat, chunk_rows, out):
+    """out[t, i] = node_of_flat[the flat node of the leaf that row i reaches in tree t]: a
+    forest's ``apply``, walked as :func:`predict_flat` walks (chunks of ``chunk_rows`` rows
+    in parallel, each through every tree in turn, BLOCK_ROWS rows at a time).
+    ``node_of_flat``: each flat node's id in its Tree (int64); ``out``: (n_trees, n_rows)
+    int64, one tree's leaves side by side. Returns whether X holds an infinity (the caller
+    discards ``out`` and raises)."""
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    tree_root = flat.root
+    tree_depth = flat.depth
+    n_rows = X.shape[0]
+    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+        first = chunk * chunk_rows
+        last = min(n_rows, first + chunk_rows)
+        missing = nonfinite_rows(X_bits, first, last, infinity)
+        if missing:
+            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
+        for t in range(tree_root.shape[0]):
+            root = tree_root[t]
+            leaves = out[t]
+            i = first
+            while i + BLOCK_ROWS <= last:
+                if missing:
+                    _walk_block_missing(X, i, feature, threshold, left, missing_right,
+                                        tree_depth[t], nodes, root)
+                else:
+                    _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
+                for r in range(BLOCK_ROWS):
+                    leaves[i + r] = node_of_flat[nodes[r]]
+                i += BLOCK_ROWS
+            while i < last:
+                if missing:
+                    leaf = _walk_row_missing(X, i, feature, threshold, left, missing_right,
+                                             root)
+                else:
+                    leaf = _walk_row(X, i, feature, threshold, left, root)
+                leaves[i] = node_of_flat[leaf]
+                i += 1
+    return infinite.any()
+
+
 @jit(inline="always")
 def _scatter_row(indptr, indices, data, i, buffer, stored, r, sign):
     """Row i of a CSR X into row r of the dense ``buffer`` (zeros elsewhere) and of the bit

@@ -880,8 +880,25 @@ class BaseForest(ParamsMixin):
         return self._apply_validated(self._validate_predict_X(X))
 
     def _apply_validated(self, X):
-        with n_threads(self.n_jobs):
-            return np.column_stack([model.tree_.apply(X) for model in self.estimators_])
+        """Leaf ids of dense X through every tree in one parallel walk (one pass of X
+        through the trees in tasks that stay in cache, :func:`forest_chunk_rows`), returned
+        as (n_samples, n_estimators) with each tree's column contiguous, as scikit-learn's;
+        per tree for CSR X and for trees whose tests the threshold walk cannot make."""
+        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        with n_threads(jobs) as threads:
+            if isinstance(X, CsrRows) or self._walk_kind() != "threshold":
+                return np.column_stack([model.tree_.apply(X) for model in self.estimators_])
+            flat, _ = self._layout(X.dtype)
+            key = ("node_of_flat", X.dtype)
+            if key not in self._layouts:
+                self._layouts[key] = np.concatenate(
+                    [model.tree_.flat(X.dtype)[4] for model in self.estimators_])
+            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
+            out = np.empty((len(self.estimators_), X.shape[0]), dtype=np.int64)
+            if _predict.apply_flat(X, *infinity_bits(X), flat, self._layouts[key],
+                                   chunk_rows, out):
+                raise_infinite(X, "X")
+        return out.T
 
     def decision_path(self, X):
         """The nodes each row of X passes through, in every tree.
