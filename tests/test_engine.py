@@ -236,8 +236,15 @@ def test_growth_loop_specialisations_stay_within_budget():
 
 def test_predict_kernels_take_float64_tables_only():
     # labels, node ids, probabilities and means share one table type: one predict
-    # specialisation per X type serves predict, predict_proba and apply of every model
-    from jitree.kernels.predict import predict_flat, predict_flat_categories, predict_nodes
+    # specialisation per X type serves predict, predict_proba and apply of every model (a
+    # threshold forest's apply has a kernel of its own, apply_flat: one per X dtype and
+    # order, C or Fortran, as predict_flat)
+    from jitree.kernels.predict import (
+        apply_flat,
+        predict_flat,
+        predict_flat_categories,
+        predict_nodes,
+    )
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 3))
     codes = np.column_stack([rng.integers(0, 4, 200).astype(float), X[:, 1]])
@@ -259,6 +266,11 @@ def test_predict_kernels_take_float64_tables_only():
         forest._layouts["walk"] = "nodes"
         forest.predict_proba(codes.astype(dtype))
         forest.apply(codes.astype(dtype))
+        numeric = jitree.RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0)
+        numeric.fit(X.astype(dtype), X[:, 0])
+        numeric.apply(X.astype(dtype))
+        numeric.apply(np.asfortranarray(X.astype(dtype)[::2]))
+    assert len(apply_flat.signatures) <= 4, apply_flat.signatures
     for kernel, table_argument in ((predict_flat, 5), (predict_flat_categories, 6),
                                    (predict_nodes, 6)):
         assert kernel.signatures
