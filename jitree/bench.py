@@ -1121,11 +1121,11 @@ def _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimator
     walk = categorical._walk_kind()
 
     def tree_arrays_walk():
-        categorical._layouts["walk"] = "nodes"
+        categorical._cached_layouts()["walk"] = "nodes"
         try:
             categorical._predict_mean_validated(encoded)
         finally:
-            categorical._layouts["walk"] = walk
+            categorical._cached_layouts()["walk"] = walk
 
     numeric_seconds, flat_seconds, nodes_seconds, encode_seconds = _alternating_medians(
         [lambda: numeric.predict_proba(X_new), lambda: categorical.predict_proba(X_new),

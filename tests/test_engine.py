@@ -263,7 +263,7 @@ def test_predict_kernels_take_float64_tables_only():
         forest = jitree.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0,
                                                categorical_features=[0])
         forest.fit(codes.astype(dtype), (X[:, 0] > 0).astype(int))
-        forest._layouts["walk"] = "nodes"
+        forest._cached_layouts()["walk"] = "nodes"
         forest.predict_proba(codes.astype(dtype))
         forest.apply(codes.astype(dtype))
         numeric = jitree.RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0)

@@ -77,7 +77,7 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
     assert forest._walk_kind() == "categories"
     proba = forest.predict_proba(rows)
     leaves = forest.apply(rows)
-    forest._layouts["walk"] = "nodes"
+    forest._cached_layouts()["walk"] = "nodes"
     np.testing.assert_array_equal(forest.predict_proba(rows), proba)
     np.testing.assert_array_equal(forest.apply(rows), leaves)
     for t, model in enumerate(forest.estimators_):

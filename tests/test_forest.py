@@ -1,11 +1,14 @@
 """Forests: equal to a single tree when reduced to one, deterministic, OOB against a naive
 twin, prediction against the mean of the trees, scikit-learn's protocol."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 
 import jitree
 from jitree.datasets import make_classification_data
+from jitree.kernels import predict as predict_kernels
 from jitree.model import forest as forest_module
 from jitree.model.tree import _one_hot_columns, flat_trees
 
@@ -118,7 +121,7 @@ def test_leaf_rows_predict_as_node_rows(monkeypatch, data, dtype):
 def _mean_of_leaf_rows(forest, X):
     """Twin of the forest kernels' sum: each tree's table row at the leaf its own walk
     (``apply``) reaches, the first tree's taken, the others added in turn, then divided."""
-    leaves = forest.apply(X)
+    leaves = np.column_stack([model.tree_.apply(X) for model in forest.estimators_])
     total = None
     for t, model in enumerate(forest.estimators_):
         rows = forest._node_table(model)[leaves[:, t]]
@@ -204,8 +207,12 @@ def test_prediction_in_tasks_of_64_rows(monkeypatch, data, cls, dtype):
     whole = [getattr(forest, method)(X_test) for forest in forests]
     monkeypatch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)
     assert forest_module.forest_chunk_rows(1000, X.shape[1] * X.itemsize, 2) == 64
-    for forest, expected in zip(forests, whole, strict=True):
-        np.testing.assert_array_equal(getattr(forest, method)(X_test), expected)
+    for forest, expected, name in zip(forests, whole,
+                                      ["predict_flat", "predict_flat_categories"], strict=True):
+        kernel = getattr(predict_kernels, name)
+        with mock.patch.object(predict_kernels, name, wraps=kernel) as walk:
+            np.testing.assert_array_equal(getattr(forest, method)(X_test), expected)
+        assert walk.call_count == 1 and walk.call_args.args[-2] == 64
         if method == "predict_proba":
             np.testing.assert_array_equal(expected, _mean_of_leaf_rows(forest, X_test))
 
@@ -232,13 +239,22 @@ def test_apply_walks_every_tree_at_once(monkeypatch, data, cls, dtype):
         for t, tree in enumerate(forest.estimators_):
             np.testing.assert_array_equal(expected[finite, t],
                                           predict_walk(tree.tree_, X_test[finite]))
-        leaves = forest.apply(X_test)
-        assert leaves.dtype == np.int64 and leaves.shape == expected.shape
-        np.testing.assert_array_equal(leaves, expected)
-        np.testing.assert_array_equal(forest.apply(X_test[:9]), expected[:9])
-        with monkeypatch.context() as patch:
-            patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
-            np.testing.assert_array_equal(forest.apply(X_test), expected)
+        walks = mock.patch.object(predict_kernels, "apply_flat", wraps=predict_kernels.apply_flat)
+        with walks as kernel:
+            leaves = forest.apply(X_test)
+            assert kernel.call_count == 1
+            assert leaves.dtype == np.int64 and leaves.shape == expected.shape
+            assert leaves.flags.f_contiguous  # each tree's column contiguous
+            np.testing.assert_array_equal(leaves, expected)
+            np.testing.assert_array_equal(forest.apply(X_test[:9]), expected[:9])
+            plain = np.nan_to_num(X_test)  # the walk without missing values
+            np.testing.assert_array_equal(
+                forest.apply(plain),
+                np.column_stack([t.tree_.apply(plain) for t in forest.estimators_]))
+            with monkeypatch.context() as patch:
+                patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
+                np.testing.assert_array_equal(forest.apply(X_test), expected)
+            assert kernel.call_count == 4 and kernel.call_args.args[-2] == 64
         bad = X_test.copy()
         bad[500, 2] = np.inf
         with pytest.raises(ValueError, match="infinity") as raised:
@@ -246,6 +262,22 @@ def test_apply_walks_every_tree_at_once(monkeypatch, data, cls, dtype):
         with pytest.raises(ValueError) as predicted:
             forest.predict(bad)
         assert str(raised.value) == str(predicted.value)
+
+
+def test_layouts_follow_a_changed_list_of_trees(data):
+    """A user who slices estimators_ or adds another forest's trees to it (after a first
+    prediction built the layouts) gets the predictions and leaves of the trees it now holds:
+    the layouts are rebuilt, not read past their end or short of it."""
+    X, y, _ = data
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    other = jitree.RandomForestClassifier(n_estimators=3, random_state=1).fit(X, y)
+    forest.predict_proba(X)
+    forest.apply(X)
+    for trees in (forest.estimators_[:2], forest.estimators_ + other.estimators_):
+        forest.estimators_ = trees
+        np.testing.assert_array_equal(forest.predict_proba(X), _mean_of_leaf_rows(forest, X))
+        np.testing.assert_array_equal(
+            forest.apply(X), np.column_stack([t.tree_.apply(X) for t in trees]))
 
 
 @pytest.mark.parametrize("n_outputs", [1, 3])

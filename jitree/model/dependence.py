@@ -338,10 +338,11 @@ class _Layout:
 
     @classmethod
     def of(cls, model, is_forest, is_classifier):
-        if is_forest:  # the forest's layouts are reset by a fit
-            layout = model._layouts.get("dependence")
+        if is_forest:  # the forest's layouts are reset by a fit and follow its estimators_
+            layouts = model._cached_layouts()
+            layout = layouts.get("dependence")
             if layout is None:
-                layout = model._layouts["dependence"] = cls(model, True, is_classifier)
+                layout = layouts["dependence"] = cls(model, True, is_classifier)
             return layout
         return model.tree_.cached(("dependence", is_classifier),
                                   lambda: cls(model, False, is_classifier))

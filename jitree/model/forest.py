@@ -105,9 +105,9 @@ from .validation import (
 # ~1.6x faster than 1k rows). But its rows must stay in cache from one tree to the next: a
 # task holds at most FOREST_CHUNK_BYTES of X (with a categorical walk's codes) and at most
 # FOREST_CHUNK_ROWS rows. Measured with 2 threads, 1M rows, against tasks of 128k rows
-# (L3 of 32 MB, L2 of 1 MB a core): 100 trees on 20 float64 columns 2.51 -> 1.72 s, on 20
-# float32 columns 1.61 -> 1.53 s; 50 trees on 100 float64 columns 4.98 -> 1.26 s; 20 trees on
-# 1,000 float32 columns (200k rows) 0.62 -> 0.14 s; budgets of 2 and 6 MB did about as well.
+# (L3 of 32 MB, L2 of 1 MB a core): 100 trees on 20 float64 columns 2.74 -> 1.90 s, on 20
+# float32 columns 1.72 -> 1.70 s; 50 trees on 100 float64 columns 5.16 -> 1.43 s; 20 trees on
+# 1,000 float32 columns (200k rows) 0.65 -> 0.22 s; budgets of 2 and 6 MB did about as well.
 FOREST_CHUNK_BYTES = 4 << 20
 FOREST_CHUNK_ROWS = 1 << 17
 
@@ -668,15 +668,27 @@ class BaseForest(ParamsMixin):
         self.leaf_samples_, self._leaf_roots = leaf_samples.assemble(blocks, target)
 
     # -- prediction --------------------------------------------------------------------------
+    def _cached_layouts(self):
+        """``self._layouts``, the prediction layouts built from ``estimators_``, emptied first
+        when ``estimators_`` is no longer the list of trees they were built from (a user
+        sliced it or added another forest's trees): the kernels read as many trees as a
+        layout holds, and numba checks no bounds."""
+        trees = list(self.estimators_)
+        if self._layouts.get("trees") != trees:
+            self._layouts.clear()
+            self._layouts["trees"] = trees
+        return self._layouts
+
     def _layout(self, dtype):
         """The trees' flat layouts concatenated and their leaves' table (:func:`flat_trees`),
         built once per X dtype."""
         dtype = np.dtype(dtype)
-        if dtype not in self._layouts:
-            self._layouts[dtype] = flat_trees(
+        layouts = self._cached_layouts()
+        if dtype not in layouts:
+            layouts[dtype] = flat_trees(
                 [model.tree_ for model in self.estimators_], dtype,
                 [self._leaf_table(model) for model in self.estimators_])
-        return self._layouts[dtype]
+        return layouts[dtype]
 
     def _leaf_table(self, model):
         """The prediction table :meth:`_layout` gives :func:`flat_trees` for ``model``: its
@@ -689,7 +701,8 @@ class BaseForest(ParamsMixin):
         "categories" (subset, one-vs-rest and multiway tests too, of features of at most
         65,535 categories: predict_flat_categories) or "nodes" (predict_nodes on the Tree
         arrays: larger categorical features)."""
-        kind = self._layouts.get("walk")
+        layouts = self._cached_layouts()
+        kind = layouts.get("walk")
         if kind is None:
             trees = [model.tree_ for model in self.estimators_]
             if all(tree.is_binary_threshold for tree in trees):
@@ -698,7 +711,7 @@ class BaseForest(ParamsMixin):
                 kind = "categories"
             else:
                 kind = "nodes"
-            self._layouts["walk"] = kind
+            layouts["walk"] = kind
         return kind
 
     def _flat_categories(self, raw=False):
@@ -706,21 +719,23 @@ class BaseForest(ParamsMixin):
         for encoded X, or (``raw``) for X holding the category values themselves (None when
         the encoder cannot look them up: see :meth:`_predict_mean`)."""
         key = ("flat_categories", raw)
-        if key not in self._layouts:
+        layouts = self._cached_layouts()
+        if key not in layouts:
             tree = self.estimators_[0].tree_
             tables = None
             if raw:
                 tables = self._feature_encoder().value_tables()
-            self._layouts[key] = None if raw and tables is None else flat_categories(
+            layouts[key] = None if raw and tables is None else flat_categories(
                 concatenate_flat_tests([model.tree_.flat_tests()
                                         for model in self.estimators_], tree.n_categories),
                 tree.feature_kind, tree.n_categories, tables)
-        return self._layouts[key]
+        return layouts[key]
 
     def _node_layout(self):
         """The trees' own arrays concatenated, for :func:`predict_nodes` (forests with
         categorical tests)."""
-        if "nodes" not in self._layouts:
+        layouts = self._cached_layouts()
+        if "nodes" not in layouts:
             parts = {name: [] for name in ("feature", "threshold", "children_left",
                                            "children_right", "split_kind", "missing_left",
                                            "category_offset", "category_bits",
@@ -748,13 +763,13 @@ class BaseForest(ParamsMixin):
                       for name, values in parts.items()}
             arrays["category_offset"] = read_only(
                 arrays["category_offset"].astype(np.int64))[0]
-            self._layouts["nodes"] = (
+            layouts["nodes"] = (
                 TreeWalk(arrays["feature"], arrays["threshold"], arrays["children_left"],
                          arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
                          arrays["category_offset"], arrays["category_bits"],
                          arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
                 np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
-        return self._layouts["nodes"]
+        return layouts["nodes"]
 
     def _validate_predict_X(self, X, by_position=False):
         """X checked against the fitted features, as the trees check it (the trees share the
@@ -883,20 +898,22 @@ class BaseForest(ParamsMixin):
         """Leaf ids of dense X through every tree in one parallel walk (one pass of X
         through the trees in tasks that stay in cache, :func:`forest_chunk_rows`), returned
         as (n_samples, n_estimators) with each tree's column contiguous, as scikit-learn's;
-        per tree for CSR X and for trees whose tests the threshold walk cannot make."""
+        tree by tree for CSR X and for trees whose tests the threshold walk cannot make.
+        The layouts it reads are those of the current ``estimators_``
+        (:meth:`_cached_layouts`)."""
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
             if isinstance(X, CsrRows) or self._walk_kind() != "threshold":
-                return np.column_stack([model.tree_.apply(X) for model in self.estimators_])
+                return np.stack([model.tree_.apply(X) for model in self.estimators_]).T
             flat, _ = self._layout(X.dtype)
-            key = ("node_of_flat", X.dtype)
-            if key not in self._layouts:
-                self._layouts[key] = np.concatenate(
-                    [model.tree_.flat(X.dtype)[4] for model in self.estimators_])
+            layouts = self._cached_layouts()
+            if "node_of_flat" not in layouts:  # the same for every dtype
+                layouts["node_of_flat"] = read_only(np.concatenate(
+                    [model.tree_.flat(X.dtype)[4] for model in self.estimators_]))[0]
+            node_of_flat = layouts["node_of_flat"]
             chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
-            out = np.empty((len(self.estimators_), X.shape[0]), dtype=np.int64)
-            if _predict.apply_flat(X, *infinity_bits(X), flat, self._layouts[key],
-                                   chunk_rows, out):
+            out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
+            if _predict.apply_flat(X, *infinity_bits(X), flat, node_of_flat, chunk_rows, out):
                 raise_infinite(X, "X")
         return out.T
 
