@@ -298,6 +298,41 @@ def _walk_row_missing(X, i, feature, threshold, left, missing_right, root):
     return node
 
 
+@jit(inline="always")
+def _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite):
+    """``(first, last, missing)`` of task ``chunk`` of :func:`predict_flat` and
+    :func:`apply_flat`: its rows first:last, and whether they hold a value that is not
+    finite; ``infinite[chunk]`` set when one is an infinity."""
+    first = chunk * chunk_rows
+    last = min(X_bits.shape[0], first + chunk_rows)
+    missing = nonfinite_rows(X_bits, first, last, infinity)
+    if missing:
+        infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
+    return first, last, missing
+
+
+@jit(inline="always")
+def _block_leaves(X, first, flat, t, missing, nodes):
+    """nodes[r] = the flat leaf that row first + r reaches in tree t of ``flat`` (a
+    :class:`~jitree.kernels.records.FlatTrees`), r < BLOCK_ROWS; the missing-value walk when
+    the rows may hold a NaN (``missing``)."""
+    if missing:
+        _walk_block_missing(X, first, flat.feature, flat.threshold, flat.left,
+                            flat.missing_right, flat.depth[t], nodes, flat.root[t])
+    else:
+        _walk_block(X, first, flat.feature, flat.threshold, flat.left, flat.depth[t], nodes,
+                    flat.root[t])
+
+
+@jit(inline="always")
+def _row_leaf(X, i, flat, t, missing):
+    """The flat leaf that row i reaches in tree t of ``flat`` (see :func:`_block_leaves`)."""
+    if missing:
+        return _walk_row_missing(X, i, flat.feature, flat.threshold, flat.left,
+                                 flat.missing_right, flat.root[t])
+    return _walk_row(X, i, flat.feature, flat.threshold, flat.left, flat.root[t])
+
+
 @pjit
 def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, out):
     """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
@@ -322,43 +357,25 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
     may carry int64 bit patterns for a single tree (labels, node ids).
     """
-    feature = flat.feature
-    threshold = flat.threshold
-    left = flat.left
-    missing_right = flat.missing_right
-    tree_root = flat.root
-    tree_depth = flat.depth
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
-        first = chunk * chunk_rows
-        last = min(n_rows, first + chunk_rows)
-        missing = nonfinite_rows(X_bits, first, last, infinity)
-        if missing:
-            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
-        for t in range(tree_root.shape[0]):
-            root = tree_root[t]
+        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
+                                            chunk_rows, infinite)
+        for t in range(flat.root.shape[0]):
             base = flat.leaf_base[t]
             votes = flat.votes[t] != 0
             i = first
             while i + BLOCK_ROWS <= last:
-                if missing:
-                    _walk_block_missing(X, i, feature, threshold, left, missing_right,
-                                        tree_depth[t], nodes, root)
-                else:
-                    _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
+                _block_leaves(X, i, flat, t, missing, nodes)
                 for r in range(BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
                 i += BLOCK_ROWS
             while i < last:
-                if missing:
-                    leaf = _walk_row_missing(X, i, feature, threshold, left, missing_right,
-                                             root)
-                else:
-                    leaf = _walk_row(X, i, feature, threshold, left, root)
-                add_leaf(flat, votes, base, leaf, table, out, i, t == 0)
+                add_leaf(flat, votes, base, _row_leaf(X, i, flat, t, missing), table, out, i,
+                         t == 0)
                 i += 1
     return infinite.any()
 
@@ -371,42 +388,23 @@ def apply_flat(X, X_bits, magnitude_mask, infinity, flat, node_of_flat, chunk_ro
     ``node_of_flat``: each flat node's id in its Tree (int64); ``out``: (n_trees, n_rows)
     int64, one tree's leaves side by side. Returns whether X holds an infinity (the caller
     discards ``out`` and raises)."""
-    feature = flat.feature
-    threshold = flat.threshold
-    left = flat.left
-    missing_right = flat.missing_right
-    tree_root = flat.root
-    tree_depth = flat.depth
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
-        first = chunk * chunk_rows
-        last = min(n_rows, first + chunk_rows)
-        missing = nonfinite_rows(X_bits, first, last, infinity)
-        if missing:
-            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
-        for t in range(tree_root.shape[0]):
-            root = tree_root[t]
+        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
+                                            chunk_rows, infinite)
+        for t in range(flat.root.shape[0]):
             leaves = out[t]
             i = first
             while i + BLOCK_ROWS <= last:
-                if missing:
-                    _walk_block_missing(X, i, feature, threshold, left, missing_right,
-                                        tree_depth[t], nodes, root)
-                else:
-                    _walk_block(X, i, feature, threshold, left, tree_depth[t], nodes, root)
+                _block_leaves(X, i, flat, t, missing, nodes)
                 for r in range(BLOCK_ROWS):
                     leaves[i + r] = node_of_flat[nodes[r]]
                 i += BLOCK_ROWS
             while i < last:
-                if missing:
-                    leaf = _walk_row_missing(X, i, feature, threshold, left, missing_right,
-                                             root)
-                else:
-                    leaf = _walk_row(X, i, feature, threshold, left, root)
-                leaves[i] = node_of_flat[leaf]
+                leaves[i] = node_of_flat[_row_leaf(X, i, flat, t, missing)]
                 i += 1
     return infinite.any()
 
