@@ -20,12 +20,13 @@ from jitree.kernels.sample_order import (
     argsort_keys,
     column_range,
     columns_range,
+    flat_x,
     node_ranges,
     node_sides,
     split_samples,
 )
 from jitree.kernels.select import permutation_step, undo_walk
-from jitree.model.builder import ByRow, GrowParams, exact_sums, sample_order_growth
+from jitree.model.builder import GrowParams, SampleX, exact_sums, sample_order_growth
 
 _MODULES = (builder, base_module, forest_module)
 TREE_ARRAYS = ("feature", "threshold", "children_left", "children_right", "missing_left",
@@ -90,24 +91,31 @@ def segments(draw):
     return X, samples, start, end, rng
 
 
+def _held(X, by_column):
+    """X as SampleOrder holds it: by row, or its transpose (by column)."""
+    return np.ascontiguousarray(X.T) if by_column else X
+
+
 @settings(deadline=None, max_examples=60)
-@given(segments())
-def test_node_ranges_and_column_range_are_numpy_min_max(segment):
+@given(segments(), st.booleans())
+def test_node_ranges_and_column_range_are_numpy_min_max(segment, by_column):
     X, samples, start, end, rng = segment
     # distinct values, so that every block's range counts
     X = np.where(np.isnan(X), X, rng.normal(size=X.shape)).astype(X.dtype)
     d = X.shape[1]
+    held = _held(X, by_column)
     low, high, present = np.empty(d), np.empty(d), np.empty(d, dtype=np.int64)
-    node_ranges(X, samples, start, end, low, high, present)
+    node_ranges(held, by_column, samples, start, end, low, high, present)
     # the passes of the draws that visit few features: some features, in walk order, in
     # blocks of samples; the features not visited keep what they held
     visit = rng.permutation(d)[:rng.integers(0, d + 1)].astype(np.int64)
     some = np.full((3, d), 7.0), np.full(d, 7, dtype=np.int64)
-    columns_range(X, np.concatenate([visit, [-1]]), visit.shape[0], samples, start, end,
+    flat = flat_x(held, by_column)
+    columns_range(flat, np.concatenate([visit, [-1]]), visit.shape[0], samples, start, end,
                   some[0][0], some[0][1], some[1])
     for f in range(d):
         # the one-feature pass of the draws that visit few features agrees
-        assert column_range(X, f, samples, start, end) == (low[f], high[f], present[f])
+        assert column_range(flat, f, samples, start, end) == (low[f], high[f], present[f])
         got = (some[0][0, f], some[0][1, f], some[1][f])
         assert got == ((low[f], high[f], present[f]) if f in visit else (7.0, 7.0, 7))
         values = X[samples[start:end], f].astype(np.float64)
@@ -137,8 +145,8 @@ def _targets(rng, n, regression, weighted):
 
 
 @settings(deadline=None, max_examples=60)
-@given(segments(), st.booleans(), st.booleans(), st.booleans())
-def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
+@given(segments(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_node_sides_are_numpy_sums(segment, regression, weighted, full, by_column):
     X, samples, start, end, rng = segment
     n, d = X.shape
     chosen = rng.permutation(d)[:rng.integers(1, d + 1)].astype(np.int64)
@@ -149,8 +157,9 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
     present = (~np.isnan(X[node])).sum(axis=0).astype(np.int64)
     side_stats = np.full((2, d, n_stats), np.nan)
     side_totals = np.full((2, 2, d), np.nan)
-    node_sides(_tree_data(n, d, label, target, weight), X, samples, start, end, chosen, count,
-               threshold.astype(np.float64), present, full, side_stats, side_totals)
+    node_sides(_tree_data(n, d, label, target, weight), flat_x(_held(X, by_column), by_column),
+               samples, start, end, chosen, count, threshold.astype(np.float64), present,
+               full, side_stats, side_totals)
     for t, f in enumerate(chosen):
         values = X[node, f]
         for side, members in enumerate([node[values <= threshold[t]], node[np.isnan(values)]]):
@@ -171,9 +180,10 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full):
 
 
 @settings(deadline=None, max_examples=60)
-@given(segments(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+@given(segments(), st.booleans(), st.booleans(), st.booleans(), st.booleans(),
+       st.booleans())
 def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan_left,
-                                              searched):
+                                              searched, by_column):
     X, samples, start, end, rng = segment
     n, d = X.shape
     f = int(rng.integers(d))
@@ -183,7 +193,8 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     stats, weights = np.full((2, n_stats), np.nan), np.full(2, np.nan)
     counts = np.full(2, -1, dtype=np.int64)
     split_samples(_tree_data(n, d, label, target, weight),
-                  SampleOrder(X, samples, np.full(n, -1, dtype=np.int32)),
+                  SampleOrder(_held(X, by_column), by_column, samples,
+                              np.full(n, -1, dtype=np.int32)),
                   np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
                   np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
                   stats, weights, counts, regression and not searched, 1)
@@ -463,15 +474,15 @@ def test_exact_sums():
 
 @pytest.fixture
 def taken(monkeypatch):
-    """The shapes of the X every fit takes in sample order (a :class:`ByRow`), in order."""
+    """The shapes of the X every fit takes in sample order (a :class:`SampleX`), in order."""
     shapes = []
-    of = ByRow.of.__func__
+    of = SampleX.of.__func__
 
-    def spy(cls, X):
+    def spy(cls, X, params):
         shapes.append(X.shape)
-        return of(cls, X)
+        return of(cls, X, params)
 
-    monkeypatch.setattr(ByRow, "of", classmethod(spy))
+    monkeypatch.setattr(SampleX, "of", classmethod(spy))
     return shapes
 
 
@@ -489,6 +500,87 @@ def test_extra_trees_classifier_grows_in_sample_order(taken):
     jitree.DecisionTreeClassifier(splitter="random", max_features="sqrt").fit(
         X, y, sample_weight=np.r_[np.zeros(10), np.ones(290)])
     assert taken[2:] == [(290, 9)]  # the zero-weight rows left out
+
+
+def _fit_by(by_column, make):
+    """``make()`` with the sample-order growth holding X by column (or by row) whatever
+    the draw, and the layouts the fit's trees took."""
+    layouts = []
+    of = SampleX.of.__func__
+
+    def spy(cls, X, params):
+        held = of(cls, X, params)
+        layouts.append(held.by_column)
+        return held
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builder, "reads_by_column", lambda params, n_features: by_column)
+        patch.setattr(SampleX, "of", classmethod(spy))
+        return make(), layouts
+
+
+@pytest.mark.parametrize("forest, extra", [
+    (jitree.ExtraTreesClassifier, {}),
+    (jitree.ExtraTreesClassifier, {"bootstrap": True, "max_features": 0.5}),
+    (jitree.ExtraTreesRegressor, {"max_features": "sqrt"}),
+    (jitree.ExtraTreesRegressor, {"bootstrap": True, "criterion": "poisson"}),
+    (jitree.RandomForestClassifier, {"max_features": 1}),  # the best splitter's growth
+])
+def test_trees_are_the_same_by_column_and_by_row(forest, extra):
+    X, y = make_classification_data(1500, 30, 3, seed=6)
+    rng = np.random.default_rng(1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 3] = np.round(X[:, 3])  # ties
+    weight = rng.integers(1, 3, X.shape[0]).astype(np.float64)
+    if forest in (jitree.ExtraTreesRegressor,):
+        y = np.exp(np.nan_to_num(X[:, 0]) / 2) + rng.random(X.shape[0]) / 3
+    for X_given in (X, np.asfortranarray(X.astype(np.float32))):
+        def make(X_given=X_given):
+            return forest(n_estimators=3, random_state=2, n_jobs=2, **extra).fit(
+                X_given, y, sample_weight=weight)
+        by_row, row_layouts = _fit_by(False, make)
+        by_column, column_layouts = _fit_by(True, make)
+        assert row_layouts == [False] and column_layouts == [True]
+        assert_same_trees(by_row, by_column)
+    # a single tree, and rows left out for their zero weight
+    weight[:7] = 0.0
+    model = (jitree.ExtraTreeRegressor if forest is jitree.ExtraTreesRegressor
+             else jitree.ExtraTreeClassifier)
+    by_row, _ = _fit_by(False, lambda: model(random_state=0, max_features=3).fit(
+        X, y, sample_weight=weight))
+    by_column, layouts = _fit_by(True, lambda: model(random_state=0, max_features=3).fit(
+        X, y, sample_weight=weight))
+    assert layouts == [True]
+    assert_same_trees(by_row, by_column)
+
+
+def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():
+    # sqrt(64) = 8 features a node, 1/8 of them: by column; every feature: by row
+    X, y = make_classification_data(300, 64, 3, seed=1)
+    layouts = []
+    of = SampleX.of.__func__
+
+    def spy(cls, X, params):
+        held = of(cls, X, params)
+        layouts.append((held.by_column, held.shape, held.X.flags.c_contiguous))
+        return held
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SampleX, "of", classmethod(spy))
+        jitree.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+        jitree.ExtraTreesRegressor(n_estimators=2, random_state=0).fit(X, y.astype(float))
+        jitree.ExtraTreesClassifier(n_estimators=2, random_state=0, max_features=16).fit(X, y)
+        jitree.ExtraTreesClassifier(n_estimators=2, random_state=0, max_features=17).fit(X, y)
+        jitree.RandomForestClassifier(n_estimators=2, random_state=0, max_features=4).fit(X, y)
+    assert layouts == [(True, (300, 64), True), (False, (300, 64), True),
+                       (True, (300, 64), True), (False, (300, 64), True),
+                       (False, (300, 64), True)]
+    # a forest's bag of rows, held by column too
+    held = SampleX(np.ascontiguousarray(X.T), True)
+    keep = np.random.default_rng(0).random(300) < 0.6
+    bag = held.subset(keep)
+    assert bag.by_column and bag.shape == (keep.sum(), 64) and bag.X.flags.c_contiguous
+    np.testing.assert_array_equal(bag.X.T, X[keep])
 
 
 @st.composite

@@ -67,7 +67,9 @@ TreeData = namedtuple("TreeData", [
 SampleOrder = namedtuple("SampleOrder", [
     # the samples in node order of the sample-order growth (see kernels.sample_order), in
     # place of TreeData's sorted arrays
-    "X",              # (n_samples, n_features) X, C-contiguous
+    "X",              # (n_samples, n_features) X, C-contiguous; or, by_column, its
+                      # transpose (n_features, n_samples), C-contiguous
+    "by_column",      # bool: X holds each feature's values in a row (see kernels.sample_order)
     "samples",        # (n_rows,) int32: the samples grouped by node, each node's segment in
                       # increasing sample index
     "spill",          # (n_rows,) int32: scratch of the partition (the right children's

@@ -5,9 +5,12 @@ A random threshold needs, at each node and drawn feature, only the node's smalle
 largest non-missing value and the statistics of the samples at or below the draw: no sorted
 order. This path keeps one list of the tree's samples grouped by node
 (:class:`~jitree.kernels.records.SampleOrder`: each node's samples a segment, in increasing
-sample index) and reads X (C-contiguous, as given) at the node's samples. A level
-partitions that one list (:func:`split_samples`), where the presorted path
-(:func:`jitree.kernels.grow.partition`) moves every feature's sorted segment.
+sample index) and reads X at the node's samples: by row (X C-contiguous), or by column
+(``SampleOrder.by_column``: X's transpose, C-contiguous) when the nodes draw few of the
+features (:data:`FEW_FEATURES`; see :class:`jitree.model.builder.SampleX`), every read
+through :func:`value_at`. A level partitions that one list (:func:`split_samples`), where
+the presorted path (:func:`jitree.kernels.grow.partition`) moves every feature's sorted
+segment.
 
 The search goes node by node (:func:`find_node_splits`), in two passes over the node's
 samples: every feature's range (:func:`node_ranges`, reading each sample's row once; or
@@ -62,16 +65,48 @@ from .split import (
     with_measure,
 )
 
+# a node draws few features when it draws at most one in this many: it then reads only the
+# features its walk visits (search_nodes), and X is held by column for it
+# (jitree.model.builder.SampleX)
+FEW_FEATURES = 4
+
 
 @jit(inline="always")
-def column_range(X, f, samples, start, end):
-    """(smallest, largest, number) of the non-missing values of ``X[:, f]`` at the samples
+def flat_x(X, by_column):
+    """X as :class:`SampleOrder` holds it (by row, or by column: its transpose) as ``(values,
+    sample_step, feature_step)``: its values in one array, sample i's value on feature f at
+    ``i * sample_step + f * feature_step`` (:func:`value_at`). One multiply-add either way,
+    as indexing X by row costs: a branch on the layout at each read cost the by-row growth
+    15% (Extra-Trees regressors, every feature a node)."""
+    values = X.reshape(-1)
+    width = np.uint64(X.shape[1])
+    if by_column:
+        return values, np.uint64(1), width
+    return values, width, np.uint64(1)
+
+
+@jit(inline="always")
+def value_at(flat, i, f):
+    """Sample ``i``'s value on feature ``f`` of the :func:`flat_x` ``flat``."""
+    values, sample_step, feature_step = flat
+    return values[np.uint64(i) * sample_step + np.uint64(f) * feature_step]
+
+
+@jit(inline="always")
+def n_columns(X, by_column):
+    """The number of features of X as :class:`SampleOrder` holds it."""
+    return X.shape[0] if by_column else X.shape[1]
+
+
+@jit(inline="always")
+def column_range(flat, f, samples, start, end):
+    """(smallest, largest, number) of the non-missing values of feature ``f`` at the samples
     ``samples[start:end]``; (inf, -inf, 0) when all are missing."""
     low = np.inf
     high = -np.inf
     count = 0
     for k in range(np.uint64(start), np.uint64(end)):  # unsigned: no wraparound fix-ups
-        x = np.float64(X[np.uint64(samples[k]), f])
+        x = np.float64(value_at(flat, samples[k], f))
         # NaN fails both tests and the count's
         low = x if x < low else low
         high = x if x > high else high
@@ -85,7 +120,7 @@ SIDE_BLOCK = 256
 
 
 @borrowing(inline="always")
-def columns_range(X, features, n_features, samples, start, end, low, high, present):
+def columns_range(flat, features, n_features, samples, start, end, low, high, present):
     """:func:`column_range` of each of ``features[:n_features]`` into ``low[f]``,
     ``high[f]``, ``present[f]``, in one pass over the samples' rows: blocks of
     :data:`SIDE_BLOCK` samples, each read by every feature in turn with its running range in
@@ -99,7 +134,7 @@ def columns_range(X, features, n_features, samples, start, end, low, high, prese
         last = min(end, first + SIDE_BLOCK)
         for v in range(n_features):
             f = features[v]
-            block_low, block_high, block_count = column_range(X, f, samples, first, last)
+            block_low, block_high, block_count = column_range(flat, f, samples, first, last)
             low[f] = min(low[f], block_low)
             high[f] = max(high[f], block_high)
             present[f] += block_count
@@ -129,7 +164,7 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     :func:`jitree.kernels.split.best_pair_per_node`. The best splitter's blocks hold the sorted
     rows of their largest node (:func:`sorted_rows`)."""
     m = nodes.id.shape[0]
-    n_features = order.X.shape[1]
+    n_features = n_columns(order.X, order.by_column)
     n_stats = nodes.stats.shape[1]
     n_blocks = max(1, min(m, settings.n_blocks))
     exact = not settings.random_splitter
@@ -189,8 +224,10 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     children = out_children.shape[0] > 0
     X = order.X
+    by_column = order.by_column
+    flat = flat_x(X, by_column)
     samples = order.samples
-    n_features = X.shape[1]
+    n_features = n_columns(X, by_column)
     walk = ints[0]
     chosen = ints[1]
     present = ints[2]
@@ -207,7 +244,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     # a node that draws a quarter of the features or fewer measures the ranges of the
     # features its walk visits (:func:`columns_range`); the others measure every feature's
     # in one pass over the rows
-    lazy = 4 * max_features <= n_features
+    lazy = FEW_FEATURES * max_features <= n_features
     for j in range(first, last):
         start = nodes.start[j]
         end = nodes.end[j]
@@ -217,7 +254,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         node = Side(stats, weight, n)
         parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
         if not lazy:
-            node_ranges(X, samples, start, end, low, high, present)
+            node_ranges(X, by_column, samples, start, end, low, high, present)
         # the features drawn: the walk of select_features over those that vary, or every
         # allowed one that varies
         count = 0
@@ -238,7 +275,8 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
                         visit[visits] = f
                         visits += 1
                 if lazy:
-                    columns_range(X, visit, visits, samples, start, end, low, high, present)
+                    columns_range(flat, visit, visits, samples, start, end, low, high,
+                                  present)
                 for v in range(visits):
                     f = visit[v]
                     if not varies(low[f], high[f], present[f], n):
@@ -259,7 +297,7 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
             f = chosen[t]
             threshold[t] = cut_between(low[f], high[f], stream_key(seed, nodes.id[j], f)) \
                 if low[f] < high[f] else ALL_VALUES
-        node_sides(data, X, samples, start, end, chosen, count, threshold, present, full,
+        node_sides(data, flat, samples, start, end, chosen, count, threshold, present, full,
                    side_stats, side_totals)
         best_feature = -1
         best_score = -np.inf
@@ -396,13 +434,13 @@ def search_sorted_nodes(data, order, settings, nodes, allowed, first, last, work
         stats = nodes.stats[j]
         weight = nodes.weight[j]
         parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
-        best_sorted(data, order.X, order.samples, settings, nodes, j, allowed, walk,
+        best_sorted(data, order, settings, nodes, j, allowed, walk,
                     Side(stats, weight, nodes.end[j] - nodes.start[j]), parent_entropy,
                     scratch, sort_work, out)
 
 
 @borrowing(inline="always")
-def sorted_rows(data, X, samples, start, end, f, sort_work, slot):
+def sorted_rows(data, order, start, end, f, sort_work, slot):
     """Whether feature ``f`` can split the samples ``samples[start:end]``
     (:func:`varies`), and if so those samples by increasing value on it (NaN last, equal
     values in increasing sample index, as a presorted feature's segment holds them), with
@@ -411,13 +449,15 @@ def sorted_rows(data, X, samples, start, end, f, sort_work, slot):
     sort's keys and scratch, see :func:`argsort_keys`). X is read once, at each sample:
     its values wait in the raw row."""
     keys, index_rows, value_row, raw, label_rows = sort_work
+    flat = flat_x(order.X, order.by_column)
+    samples = order.samples
     key = keys[0]
     n = end - start
     low = np.inf
     high = -np.inf
     count = 0
     for k in range(n):
-        x = X[np.uint64(samples[start + k]), f]
+        x = value_at(flat, samples[start + k], f)
         raw[k] = x
         v = np.float64(x)
         key[k] = v
@@ -444,7 +484,7 @@ def sorted_rows(data, X, samples, start, end, f, sort_work, slot):
 
 
 @borrowing(inline="always")
-def best_sorted(data, X, samples, settings, nodes, j, allowed, walk, node, parent_entropy,
+def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_entropy,
                 scratch, sort_work, out):
     """The best splitter's search of node ``j`` in sample order. The features are drawn by
     the walk of :func:`jitree.kernels.select.select_features` (``walk``: its scratch;
@@ -471,7 +511,7 @@ def best_sorted(data, X, samples, settings, nodes, j, allowed, walk, node, paren
     out_feature, out_pos, out_missing, out_threshold, out_children = out
     monotonic = settings.monotonic
     max_features = settings.max_features
-    n_features = X.shape[1]
+    n_features = n_columns(order.X, order.by_column)
     start = nodes.start[j]
     end = nodes.end[j]
     n = end - start
@@ -495,7 +535,7 @@ def best_sorted(data, X, samples, settings, nodes, j, allowed, walk, node, paren
         else:
             f = step if allowed.shape[1] == 0 or allowed[j, step] else -1
         step += 1
-        if f < 0 or not sorted_rows(data, X, samples, start, end, f, sort_work, slot):
+        if f < 0 or not sorted_rows(data, order, start, end, f, sort_work, slot):
             continue
         count += 1
         index_row = index_rows[slot]
@@ -549,11 +589,17 @@ def best_sorted(data, X, samples, settings, nodes, j, allowed, walk, node, paren
 
 
 @borrowing(inline="always")
-def node_ranges(X, samples, start, end, low, high, present):
+def node_ranges(X, by_column, samples, start, end, low, high, present):
     """Every feature's smallest and largest non-missing value and their number at the
     samples ``samples[start:end]`` (into ``low``, ``high``, ``present``; inf, -inf and 0 for
-    a feature missing everywhere): one pass reading each sample's row once."""
-    n_features = X.shape[1]
+    a feature missing everywhere): one pass reading each sample's row once (by column: a
+    pass per feature)."""
+    n_features = n_columns(X, by_column)
+    if by_column:
+        flat = flat_x(X, by_column)
+        for f in range(n_features):
+            low[f], high[f], present[f] = column_range(flat, f, samples, start, end)
+        return
     for f in range(n_features):
         low[f] = np.inf
         high[f] = -np.inf
@@ -569,7 +615,7 @@ def node_ranges(X, samples, start, end, low, high, present):
 
 
 @borrowing(inline="always")
-def node_sides(data, X, samples, start, end, chosen, count, threshold, present, full,
+def node_sides(data, flat, samples, start, end, chosen, count, threshold, present, full,
                side_stats, side_totals):
     """The statistics of the samples ``samples[start:end]`` at or below ``threshold[t]``
     on feature ``chosen[t]`` (``side_stats[0, t]``, their weight and number in
@@ -619,7 +665,7 @@ def node_sides(data, X, samples, start, end, chosen, count, threshold, present, 
             term_missing = side_stats[1, t, 1] if is_regression else 0.0
             for k in range(np.uint64(first), np.uint64(last)):
                 i = np.uint64(samples[k])
-                x = X[i, f]
+                x = value_at(flat, i, f)
                 to_left = 1.0 if x <= cut else 0.0
                 count_left += to_left
                 if weighted:
@@ -686,7 +732,7 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
     counting (see :func:`search_nodes`). One pass per node partitions its samples and, with
     ``sums``, adds each to its child's statistics, in sample order (as
     :func:`jitree.kernels.criteria.accumulate` adds a segment's)."""
-    X = order.X
+    flat = flat_x(order.X, order.by_column)
     samples = order.samples
     spill = order.spill
     target = data.target
@@ -713,7 +759,7 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
         # branch-free (see kernels.grow.partition): left in place, right to the spill
         for k in range(np.uint64(start), np.uint64(end)):
             i = np.uint64(samples[k])
-            x = X[i, f]
+            x = value_at(flat, i, f)
             to_left = np.uint64(x <= threshold or (nan_left and x != x))
             samples[write] = i
             spill[np.uint64(start) + n_right] = i

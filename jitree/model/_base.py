@@ -12,7 +12,7 @@ from ..kernels import criteria
 from ..kernels.categorical import CATEGORICAL_SPLITS, MULTIWAY, SUBSET
 from . import leaf_samples, pruning
 from ._params import ParamsMixin
-from .builder import ByRow, GrowParams, Presorted, TreeBuilder, sample_order_growth
+from .builder import GrowParams, Presorted, SampleX, TreeBuilder, sample_order_growth
 from .categories import FeatureEncoder
 from .criterion import criterion_of
 from .honest import reestimate, split_rows
@@ -452,7 +452,7 @@ class BaseDecisionTree(ParamsMixin):
             if dropped and is_sparse(X):
                 X = X[keep]
             elif dropped and sample_order_growth(params, sample_weight, n_features):
-                presorted = ByRow.of(X[keep])
+                presorted = SampleX.of(X[keep], params)
             elif dropped:
                 presorted = Presorted.of(X, all_targets, not params.has_labels,
                                          n_classes).subset(keep)

@@ -60,9 +60,9 @@ from ._base import (
 )
 from ._params import ParamsMixin
 from .builder import (
-    ByRow,
     GrowParams,
     Presorted,
+    SampleX,
     SortedColumns,
     TreeBuilder,
     sample_order_growth,
@@ -314,7 +314,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     if columns is None and (plan.class_factors is None or not params.random_splitter) \
             and sample_order_growth(params, None if plan.bootstrap else sample_weight,
                                     X.shape[1]):
-        columns = ByRow.of(X)  # each tree takes its bag's rows in sample order
+        columns = SampleX.of(X, params)  # each tree takes its bag's rows in sample order
     elif columns is None:
         with n_threads(n_jobs):
             presorted = Presorted.of(X, target, not params.has_labels, plan.n_classes)
