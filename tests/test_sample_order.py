@@ -16,6 +16,7 @@ from jitree.kernels import criteria
 from jitree.kernels.categorical import MISSING_LEFT, MISSING_RIGHT
 from jitree.kernels.records import SampleOrder, TreeData
 from jitree.kernels.sample_order import (
+    PACKED_CLASSES,
     RADIX_MIN,
     argsort_keys,
     column_range,
@@ -136,12 +137,14 @@ def _tree_data(n, d, label, target, weight):
 
 
 def _targets(rng, n, regression, weighted):
-    """Whole-number weights (or ones), and a regression target or three classes, with the
+    """Whole-number weights (or ones), and a regression target or 2-6 classes (up to
+    PACKED_CLASSES, node_sides counts them in one register when unweighted), with the
     number of statistics of a node: (weight, label, target, n_stats)."""
     weight = rng.integers(1, 4, n).astype(np.float64) if weighted else np.ones(n)
     if regression:
         return weight, np.empty(0, dtype=np.uint8), rng.normal(size=n), 2
-    return weight, rng.integers(0, 3, n).astype(np.uint8), np.empty(0), 3
+    n_classes = int(rng.integers(2, PACKED_CLASSES + 3))
+    return weight, rng.integers(0, n_classes, n).astype(np.uint8), np.empty(0), n_classes
 
 
 @settings(deadline=None, max_examples=60)
@@ -173,7 +176,7 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full, by_colum
                     if full:
                         want[1] += weight[i] * target[i] * target[i]
             else:
-                want = np.bincount(label[members], weights=w, minlength=3)
+                want = np.bincount(label[members], weights=w, minlength=n_stats)
             np.testing.assert_array_equal(side_stats[side, t], want)
             assert side_totals[side, 0, t] == w.sum()
             assert side_totals[side, 1, t] == members.size
