@@ -504,7 +504,7 @@ class SampleX:
       Extra-Trees classifier's tree of 150k x 20, every feature a node: 666 against 786 ms
       by column; 20k x 500: 2.31 against 5.88 s);
     - by column (``by_column``: ``X`` holds the transpose, C-contiguous, which is X in
-      Fortran order; copied once unless X is Fortran-ordered) when the random splitter's
+      Fortran order; copied unless X is Fortran-ordered) when the random splitter's
       nodes draw few of the features (:func:`reads_by_column`): a node then reads a few
       features at its samples, and a large node's samples, in increasing index, share each
       column's cache lines where by row every value is a line of its own. Extra-Trees
