@@ -2,6 +2,8 @@
 best splitter on wide X: its passes and its sort against NumPy twins, its trees against the
 presorted growth's (identical, under Hypothesis), and when a fit takes it."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -481,9 +483,10 @@ def taken(monkeypatch):
     shapes = []
     of = SampleX.of.__func__
 
-    def spy(cls, X, params):
-        shapes.append(X.shape)
-        return of(cls, X, params)
+    def spy(cls, X, params, keep=None):
+        held = of(cls, X, params, keep)
+        shapes.append(held.shape)
+        return held
 
     monkeypatch.setattr(SampleX, "of", classmethod(spy))
     return shapes
@@ -511,8 +514,8 @@ def _fit_by(by_column, make):
     layouts = []
     of = SampleX.of.__func__
 
-    def spy(cls, X, params):
-        held = of(cls, X, params)
+    def spy(cls, X, params, keep=None):
+        held = of(cls, X, params, keep)
         layouts.append(held.by_column)
         return held
 
@@ -563,8 +566,8 @@ def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():
     layouts = []
     of = SampleX.of.__func__
 
-    def spy(cls, X, params):
-        held = of(cls, X, params)
+    def spy(cls, X, params, keep=None):
+        held = of(cls, X, params, keep)
         layouts.append((held.by_column, held.shape, held.X.flags.c_contiguous))
         return held
 
@@ -584,6 +587,55 @@ def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():
     bag = held.subset(keep)
     assert bag.by_column and bag.shape == (keep.sum(), 64) and bag.X.flags.c_contiguous
     np.testing.assert_array_equal(bag.X.T, X[keep])
+    with pytest.raises(AssertionError):
+        held.subset(keep[:-1])
+
+
+@pytest.mark.parametrize("by_column", [False, True])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_x_is_taken_in_one_copy(by_column, order):
+    rng = np.random.default_rng(4)
+    X = np.asarray(rng.normal(size=(2500, 200)), order=order)
+    keep = rng.random(X.shape[0]) < 0.7
+    params = _params(max_features=50 if by_column else 200)
+    tracemalloc.start()
+    held = SampleX.of(X, params, keep)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert held.by_column == by_column and held.X.flags.c_contiguous
+    np.testing.assert_array_equal(held.X.T if by_column else held.X, X[keep])
+    # the held copy and at most a block of the rows or the columns (not a second copy)
+    assert peak < 1.25 * held.X.nbytes
+    # Fortran-ordered X, held by column, is not copied; a forest's sparse X made dense is
+    # made in that order
+    whole = SampleX.of(X, params)
+    assert np.shares_memory(whole.X, X) == (by_column == (order == "F"))
+    np.testing.assert_array_equal(whole.X.T if by_column else whole.X, X)
+    # a strided view of F-ordered X stays F-ordered
+    assert jitree.model.validation.check_X(X[::2]).flags.f_contiguous == (order == "F")
+
+
+def test_forest_makes_sparse_x_dense_in_the_order_it_reads():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    X, y = make_classification_data(300, 64, 3, seed=1)
+    X[X < 0.5] = 0.0
+    given = []
+    of = SampleX.of.__func__
+
+    def spy(cls, X, params, keep=None):
+        given.append(X.flags.f_contiguous)
+        return of(cls, X, params, keep)
+
+    # a budget of leaves: the dense growth, not the sparse one
+    def forest():
+        return jitree.ExtraTreesClassifier(n_estimators=2, random_state=0, max_leaf_nodes=40)
+
+    expected = forest().fit(X, y)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SampleX, "of", classmethod(spy))
+        model = forest().fit(scipy_sparse.csr_matrix(X), y)
+    assert given == [True]
+    assert_same_trees(expected, model)
 
 
 @st.composite

@@ -452,7 +452,7 @@ class BaseDecisionTree(ParamsMixin):
             if dropped and is_sparse(X):
                 X = X[keep]
             elif dropped and sample_order_growth(params, sample_weight, n_features):
-                presorted = SampleX.of(X[keep], params)
+                presorted = SampleX.of(X, params, keep)
             elif dropped:
                 presorted = Presorted.of(X, all_targets, not params.has_labels,
                                          n_classes).subset(keep)

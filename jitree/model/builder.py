@@ -520,11 +520,13 @@ class SampleX:
         self.by_column = by_column
 
     @classmethod
-    def of(cls, X, params):
-        """X held as the growth of ``params`` reads it."""
-        if reads_by_column(params, X.shape[1]):
-            return cls(np.ascontiguousarray(X.T), True)
-        return cls(np.ascontiguousarray(X))
+    def of(cls, X, params, keep=None):
+        """X held as the growth of ``params`` reads it; ``keep``: only the rows with
+        ``keep[i]`` true, renumbered in their order (taken in the same one copy)."""
+        by_column = reads_by_column(params, X.shape[1])
+        if keep is None:
+            return cls(np.ascontiguousarray(X.T if by_column else X), by_column)
+        return cls(_rows_of(X, np.flatnonzero(keep), by_column), by_column)
 
     @property
     def shape(self):
@@ -536,9 +538,36 @@ class SampleX:
         keep = np.asarray(keep, dtype=bool)
         if keep.all():
             return self
+        assert keep.shape == (self.shape[0],), "one flag per row of X"
+        rows = np.flatnonzero(keep)
         if self.by_column:
-            return SampleX(np.take(self.X, np.flatnonzero(keep), axis=1), True)
-        return SampleX(self.X[keep])
+            return SampleX(np.take(self.X, rows, axis=1), True)
+        return SampleX(np.take(self.X, rows, axis=0))
+
+
+def _rows_of(X, rows, by_column):
+    """X's ``rows`` (C- or Fortran-contiguous X) in one C-contiguous copy, of X's transpose
+    when ``by_column``. Across X's order the copy goes a block of rows at a time (at most an
+    eighth of them), each gathered then transposed into place: 20,000 x 500 float32, 70% of
+    the rows, by column from C-ordered X, 10 ms, where the transpose of ``X[keep]`` took
+    18 ms and a second copy."""
+    if by_column and X.flags.f_contiguous:
+        return np.take(X.T, rows, axis=1)
+    if not by_column and X.flags.c_contiguous:
+        return np.take(X, rows, axis=0)
+    n_rows, n_features = rows.size, X.shape[1]
+    out = np.empty((n_features, n_rows) if by_column else (n_rows, n_features), dtype=X.dtype)
+    step = max(1, min(_COPY_ROWS, n_rows // 8))
+    for first in range(0, n_rows, step):
+        block = slice(first, first + step)
+        if by_column:
+            out[:, block] = X[rows[block]].T
+        else:
+            out[block] = X[rows[block]]
+    return out
+
+
+_COPY_ROWS = 1024  # the most rows of a block of _rows_of's copy across X's order
 
 
 def reads_by_column(params, n_features):

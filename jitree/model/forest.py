@@ -65,6 +65,7 @@ from .builder import (
     SampleX,
     SortedColumns,
     TreeBuilder,
+    reads_by_column,
     sample_order_growth,
     sparse_growth,
 )
@@ -308,7 +309,9 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
             with n_threads(n_jobs):
                 columns = SortedColumns.of(X)
         else:
-            X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
+            # in the order the sample-order growth reads it (F: X's transpose, not copied)
+            X = sparse_to_dense(X, "X", FIT_DENSE_COPIES,
+                                "F" if reads_by_column(params, X.shape[1]) else "C")
     # with no class weights, a tree's weights are its bootstrap counts (whole numbers) or
     # sample_weight (the best splitter's sample-order growth takes any weights)
     if columns is None and (plan.class_factors is None or not params.random_splitter) \

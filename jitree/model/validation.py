@@ -149,12 +149,12 @@ def check_shape(shape, name):
         check_X(np.broadcast_to(np.float64(0.0), shape), name=name)
 
 
-def sparse_to_dense(X, name="X", copies=1):
-    """A sparse X as a dense C-ordered array: stored values as they are (a stored NaN is a
-    missing value, duplicated entries are summed, as ``X.toarray()`` does), every other
-    entry 0. ``copies``: how many arrays of X's dense size the caller goes on to hold (a
-    fit: the presorted indices and values besides X); a ValueError when they would not fit
-    in this machine's memory."""
+def sparse_to_dense(X, name="X", copies=1, order="C"):
+    """A sparse X as a dense array in ``order`` ("C" or "F"): stored values as they are (a
+    stored NaN is a missing value, duplicated entries are summed, as ``X.toarray()`` does),
+    every other entry 0. ``copies``: how many arrays of X's dense size the caller goes on to
+    hold (a fit: the presorted indices and values besides X); a ValueError when they would
+    not fit in this machine's memory."""
     check_shape(X.shape, name)
     dtype = _sparse_dtype(X, name)
     n_samples, n_features = X.shape
@@ -167,7 +167,7 @@ def sparse_to_dense(X, name="X", copies=1):
             f"machine's {memory / 2**30:,.1f} GiB: select or hash fewer features, or use a "
             "sample of the rows (trees and random forests with the best splitter, numeric "
             "features and no missing value grow on the stored values alone)")
-    return X.toarray().astype(dtype, copy=False)
+    return X.toarray(order=order).astype(dtype, order=order, copy=False)
 
 
 def summed_as_dense(X):
@@ -368,7 +368,7 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies
         raise ValueError(f"Found array with 0 feature(s) (shape={array.shape}) while a "
                          "minimum of 1 is required.")
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
-        array = np.ascontiguousarray(array)
+        array = array.copy(order="K")  # a strided view of Fortran-ordered X stays so
     # the one-pass bit scan stays the fast path; telling NaN from infinity costs a second
     # pass, paid only when the scan found something
     if finite and has_nonfinite(array):
