@@ -4,6 +4,7 @@ presorted growth's (identical, under Hypothesis), and when a fit takes it."""
 
 import tracemalloc
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ import jitree.model.builder as builder
 import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
 from jitree.kernels import criteria
+from jitree.kernels._jit import prefetch
 from jitree.kernels.categorical import MISSING_LEFT, MISSING_RIGHT
 from jitree.kernels.records import SampleOrder, TreeData
 from jitree.kernels.sample_order import (
@@ -160,8 +162,8 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full, by_colum
     weight, label, target, n_stats = _targets(rng, n, regression, weighted)
     node = samples[start:end]
     present = (~np.isnan(X[node])).sum(axis=0).astype(np.int64)
-    side_stats = np.full((2, d, n_stats), np.nan)
-    side_totals = np.full((2, 2, d), np.nan)
+    side_stats = np.full((2, d + 1, n_stats), np.nan)  # and the spare slot of an odd count
+    side_totals = np.full((2, 2, d + 1), np.nan)
     node_sides(_tree_data(n, d, label, target, weight), flat_x(_held(X, by_column), by_column),
                samples, start, end, chosen, count, threshold.astype(np.float64), present,
                full, side_stats, side_totals)
@@ -589,6 +591,19 @@ def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():
     np.testing.assert_array_equal(bag.X.T, X[keep])
     with pytest.raises(AssertionError):
         held.subset(keep[:-1])
+
+
+def test_prefetch_is_a_hint_that_reads_nothing():
+    @numba.njit
+    def read(values, i):
+        prefetch(values, i)
+        prefetch(values, np.uint64(i))
+        return values[i]
+
+    for dtype in (np.float32, np.float64, np.int32):
+        assert read(np.arange(5, dtype=dtype), 3) == 3
+    with pytest.raises(numba.TypingError):
+        numba.njit(lambda values: prefetch(values, 0))(np.zeros((2, 2)))
 
 
 @pytest.mark.parametrize("by_column", [False, True])

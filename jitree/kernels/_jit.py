@@ -17,7 +17,9 @@ import hashlib
 import os
 
 import numba
-from numba.core import caching
+from llvmlite import ir
+from numba.core import caching, cgutils, types
+from numba.extending import intrinsic
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -28,6 +30,36 @@ pjit = functools.partial(numba.njit, parallel=True, **_OPTIONS)
 # from a record is otherwise counted up on entry and down on exit, two atomic operations
 # each; a threshold scan reads a dozen, and the scans run once per (node, feature) pair
 borrowing = functools.partial(numba.njit, _nrt=False, **_OPTIONS)
+
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the processor to bring ``array[index]`` (a 1-D array, an index within it) into
+    its caches ahead of a read: a hint, with no effect on any result. For passes that
+    read scattered rows of an X larger than the caches, a few samples ahead."""
+    if not isinstance(array, types.Array) or array.ndim != 1 \
+            or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        values = context.make_array(array_type)(context, builder, args[0])
+        position = context.cast(builder, args[1], signature.args[1], types.intp)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, values, [position],
+                                           wraparound=False)
+        byte_pointer = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        function = builder.module.declare_intrinsic(
+            "llvm.prefetch", [byte_pointer],
+            ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]))
+        # a read (0), kept in every cache level (3), of data (1)
+        builder.call(function, [builder.bitcast(pointer, byte_pointer), i32(0), i32(3),
+                                i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
 
 # -- the on-disk cache: one set of files per version of the kernels ----------------------------
 # numba names a function's cache files by module, name and line, and reads an index file
