@@ -491,41 +491,47 @@ def _forest_kind(report, kind, ensemble, n_samples, n_estimators, predict_rows, 
 
 
 def bench_forest_wide(report, n_estimators, repeat, threads,
-                      shapes=((500, 10_000), (2_000, 2_000), (20_000, 500))):
-    """Random forest classifiers and regressors on wide X (n x p float32; classifiers: 3
-    classes; sqrt(p) features a node: the best splitter's sample-order growth, see
-    :func:`jitree.model.builder.sorting_pays`) against scikit-learn's, same data, n_jobs
-    threads each: fit in alternating runs, held-out accuracy or R^2, and prediction of about
-    400 MB of rows in alternating runs."""
+                      shapes=((500, 10_000), (2_000, 2_000), (20_000, 500), (100_000, 100))):
+    """Random forests and Extra-Trees, classifiers and regressors, on wide X (n x p float32;
+    classifiers: 3 classes) against scikit-learn's, same data, n_jobs threads each: fit in
+    alternating runs, held-out accuracy or R^2, and prediction of about 400 MB of rows in
+    alternating runs. Random forests draw sqrt(p) features a node (the regressor too: the
+    best splitter's sample-order growth, see :func:`jitree.model.builder.sorting_pays`);
+    Extra-Trees keep the defaults of both libraries (the classifier sqrt(p), which holds X
+    by column, see :class:`jitree.model.builder.SampleX`; the regressor every feature)."""
     ensemble = _peer("sklearn.ensemble")
     if ensemble is None:
         return
-    for task in ("classification", "regression"):
-        for n_samples, n_features in shapes:
-            _forest_wide(report, ensemble, task, n_samples, n_features, n_estimators, repeat,
-                         threads[-1])
+    for kind in ("RandomForest", "ExtraTrees"):
+        for task in ("classification", "regression"):
+            for n_samples, n_features in shapes:
+                _forest_wide(report, ensemble, kind, task, n_samples, n_features,
+                             n_estimators, repeat, threads[-1])
 
 
-def _forest_wide(report, ensemble, task, n_samples, n_features, n_estimators, repeat, jobs):
+def _forest_wide(report, ensemble, kind, task, n_samples, n_features, n_estimators, repeat,
+                 jobs):
     n_test = max(1, n_samples // 4)
     classify = task == "classification"
     make = make_classification_data if classify else make_regression_data
     X, y = make(n_samples + n_test, n_features, seed=0)
     X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
         y[n_samples:]
-    name = "RandomForestClassifier" if classify else "RandomForestRegressor"
-    print(f"\n[forest-wide] {name}, {n_estimators} trees, {n_samples} x {n_features} "
-          f"float32, {'3 classes' if classify else 'max_features=sqrt'}, n_jobs={jobs}; "
-          f"{'accuracy' if classify else 'R^2'} on {n_test} held-out rows")
+    name = kind + ("Classifier" if classify else "Regressor")
     params = dict(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
-    if not classify:
+    if not classify and kind == "RandomForest":
         params["max_features"] = "sqrt"  # scikit-learn's regressor default is every feature
+    features = params.get("max_features", "sqrt" if classify else "every feature")
+    print(f"\n[forest-wide] {name}, {n_estimators} trees, {n_samples} x {n_features} "
+          f"float32{', 3 classes' if classify else ''}, max_features={features}, "
+          f"n_jobs={jobs}; {'accuracy' if classify else 'R^2'} on {n_test} held-out rows")
     ours = getattr(jitree, name)(**params)
     theirs = getattr(ensemble, name)(**params)
     ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
     seconds, peer_seconds = _alternating_medians(
         [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)], repeat)
-    figure = f"forest-wide-{'' if classify else 'regressor-'}{n_samples}x{n_features}-fit"
+    figure = (f"forest-wide-{'' if kind == 'RandomForest' else 'extra-trees-'}"
+              f"{'' if classify else 'regressor-'}{n_samples}x{n_features}-fit")
     report.add(figure, "jitree", jobs, seconds)
     report.add(figure, "scikit-learn", jobs, peer_seconds)
     report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)

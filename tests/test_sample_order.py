@@ -626,6 +626,13 @@ def test_x_is_taken_in_one_copy(by_column, order):
     whole = SampleX.of(X, params)
     assert np.shares_memory(whole.X, X) == (by_column == (order == "F"))
     np.testing.assert_array_equal(whole.X.T if by_column else whole.X, X)
+    # read-only X is copied (a writeable array: the growth's one compiled type)
+    X.flags.writeable = False
+    for rows in (None, keep):
+        held = SampleX.of(X, params, rows)
+        assert held.X.flags.writeable and not np.shares_memory(held.X, X)
+        np.testing.assert_array_equal(held.X.T if by_column else held.X,
+                                      X if rows is None else X[keep])
     # a strided view of F-ordered X stays F-ordered
     assert jitree.model.validation.check_X(X[::2]).flags.f_contiguous == (order == "F")
 

@@ -525,7 +525,10 @@ class SampleX:
         ``keep[i]`` true, renumbered in their order (taken in the same one copy)."""
         by_column = reads_by_column(params, X.shape[1])
         if keep is None:
-            return cls(np.ascontiguousarray(X.T if by_column else X), by_column)
+            held = np.ascontiguousarray(X.T if by_column else X)
+            # the growth is compiled for writeable arrays: a read-only X (memory-mapped,
+            # as joblib passes large arrays to its workers) would compile it once more
+            return cls(held if held.flags.writeable else held.copy(), by_column)
         return cls(_rows_of(X, np.flatnonzero(keep), by_column), by_column)
 
     @property
