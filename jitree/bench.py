@@ -1404,7 +1404,7 @@ def main(argv=None):
     if "forest-kinds" in only:  # Extra-Trees and the regression forests, scikit-learn only
         bench_forest_kinds(report, args.rows, args.trees, args.predict_rows // 2,
                            max(1, args.repeat // 2), threads)
-    if "forest-wide" in only:  # random forests on wide X, scikit-learn only
+    if "forest-wide" in only:  # random forests and Extra-Trees on wide X, scikit-learn only
         bench_forest_wide(report, min(args.trees, 20), args.repeat, threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)

@@ -602,6 +602,9 @@ def test_prefetch_is_a_hint_that_reads_nothing():
 
     for dtype in (np.float32, np.float64, np.int32):
         assert read(np.arange(5, dtype=dtype), 3) == 3
+    # the hint is emitted, not left out
+    assert all("llvm.prefetch" in read.inspect_llvm(signature)
+               for signature in read.signatures)
     with pytest.raises(numba.TypingError):
         numba.njit(lambda values: prefetch(values, 0))(np.zeros((2, 2)))
 
@@ -658,6 +661,13 @@ def test_forest_makes_sparse_x_dense_in_the_order_it_reads():
         model = forest().fit(scipy_sparse.csr_matrix(X), y)
     assert given == [True]
     assert_same_trees(expected, model)
+    # class weights take the presorted growth, which reads the Fortran-ordered dense X
+    balanced = dict(n_estimators=2, random_state=0, max_leaf_nodes=40, class_weight="balanced")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SampleX, "of", classmethod(spy))
+        model = jitree.ExtraTreesClassifier(**balanced).fit(scipy_sparse.csr_matrix(X), y)
+    assert given == [True]  # no sample-order growth
+    assert_same_trees(jitree.ExtraTreesClassifier(**balanced).fit(X, y), model)
 
 
 @st.composite

@@ -32,7 +32,6 @@ pjit = functools.partial(numba.njit, parallel=True, **_OPTIONS)
 borrowing = functools.partial(numba.njit, _nrt=False, **_OPTIONS)
 
 
-
 @intrinsic
 def prefetch(typingctx, array, index):
     """Ask the processor to bring ``array[index]`` (a 1-D array, an index within it) into

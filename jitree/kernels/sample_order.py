@@ -606,8 +606,9 @@ def node_ranges(X, by_column, samples, start, end, low, high, present):
     """Every feature's smallest and largest non-missing value and their number at the
     samples ``samples[start:end]`` (into ``low``, ``high``, ``present``; inf, -inf and 0 for
     a feature missing everywhere): one pass reading each sample's row once (by column: a
-    pass per feature). The pass asks for the row :data:`AHEAD` samples on (:func:`prefetch`):
-    a large node's rows are scattered through X, and without it the pass waited on each
+    pass per feature). The pass asks for the first cache line of the row :data:`AHEAD`
+    samples on (:func:`prefetch`; a wide row's others are not asked for): a large node's
+    rows are scattered through X, and without it the pass waited on each
     (Extra-Trees regressor, 150k x 20, 1 thread: nodes of more than 256 samples 85 against
     33 cycles a sample, of 17-256 samples 157 against 80). Keeping four features' ranges
     in registers over blocks of samples was slower (38 against 31 cycles a sample with X
@@ -682,7 +683,8 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
     :func:`jitree.kernels.criteria.accumulate` adds them (the same numbers in the same
     order). A regressor's second statistic (sum of w y**2, or poisson's term) only when
     ``full`` (a user's criterion): the built-in scores read the first one only. The side
-    arrays hold a spare slot, ``count``, when ``count`` is odd.
+    arrays must hold ``count + count % 2`` slots: an odd count's last pass fills slot
+    ``count`` too (callers size them ``n_features + 1``).
 
     Blocks of :data:`SIDE_BLOCK` samples, each read by two drawn features at a time, with
     their running sums in registers across the block (and so still in sample order): sums
@@ -716,6 +718,10 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
     a = 0.0
     b = 0.0
     packed = not is_regression and not weighted and n_stats <= PACKED_CLASSES
+    # by row, each pass asks for its feature's value AHEAD samples on, across blocks (by
+    # column, asking ahead slowed the passes of column_range and packed_sides)
+    by_row = flat[2] == 1
+    final = np.uint64(end - 1)
     for first in range(start, end, SIDE_BLOCK):
         last = min(end, first + SIDE_BLOCK)
         if packed:
@@ -732,7 +738,8 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
             g = chosen[u] if u < count else f
             cut_f = threshold[t]
             cut_g = threshold[u] if u < count else cut_f
-            with_missing = present[f] < n or present[g] < n
+            missing_f = present[f] < n
+            missing_g = present[g] < n
             count_left = side_totals[0, 1, t]
             weight_left = side_totals[0, 0, t]
             sum_left = side_stats[0, t, 0]
@@ -749,9 +756,9 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
             weight_missing_g = side_totals[1, 0, u]
             sum_missing_g = side_stats[1, u, 0]
             term_missing_g = side_stats[1, u, 1] if is_regression else 0.0
-            final = np.uint64(last - 1)
             for k in range(np.uint64(first), np.uint64(last)):
-                prefetch(flat[0], index_of(flat, samples[min(k + AHEAD, final)], f))
+                if by_row:
+                    prefetch(flat[0], index_of(flat, samples[min(k + AHEAD, final)], f))
                 i = np.uint64(samples[k])
                 x = value_at(flat, i, f)
                 z = value_at(flat, i, g)
@@ -775,22 +782,27 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
                 else:
                     side_stats[0, t, label[i]] += to_left * w
                     side_stats[0, u, label[i]] += to_left_g * w
-                if with_missing:
+                if missing_f:
                     to_missing = 1.0 if x != x else 0.0
-                    to_missing_g = 1.0 if z != z else 0.0
                     count_missing += to_missing
-                    count_missing_g += to_missing_g
                     if weighted:
                         weight_missing += to_missing * w
-                        weight_missing_g += to_missing_g * w
                     if is_regression:
                         sum_missing += to_missing * a
-                        sum_missing_g += to_missing_g * a
                         if full:
                             term_missing += to_missing * b
-                            term_missing_g += to_missing_g * b
                     else:
                         side_stats[1, t, label[i]] += to_missing * w
+                if missing_g:
+                    to_missing_g = 1.0 if z != z else 0.0
+                    count_missing_g += to_missing_g
+                    if weighted:
+                        weight_missing_g += to_missing_g * w
+                    if is_regression:
+                        sum_missing_g += to_missing_g * a
+                        if full:
+                            term_missing_g += to_missing_g * b
+                    else:
                         side_stats[1, u, label[i]] += to_missing_g * w
             side_totals[0, 1, t] = count_left
             side_totals[1, 1, t] = count_missing

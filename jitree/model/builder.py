@@ -529,6 +529,7 @@ class SampleX:
             # the growth is compiled for writeable arrays: a read-only X (memory-mapped,
             # as joblib passes large arrays to its workers) would compile it once more
             return cls(held if held.flags.writeable else held.copy(), by_column)
+        assert np.shape(keep) == (X.shape[0],), "one flag per row of X"
         return cls(_rows_of(X, np.flatnonzero(keep), by_column), by_column)
 
     @property
@@ -539,9 +540,9 @@ class SampleX:
     def subset(self, keep):
         """The rows with ``keep[i]`` true, renumbered in their order."""
         keep = np.asarray(keep, dtype=bool)
+        assert keep.shape == (self.shape[0],), "one flag per row of X"
         if keep.all():
             return self
-        assert keep.shape == (self.shape[0],), "one flag per row of X"
         rows = np.flatnonzero(keep)
         if self.by_column:
             return SampleX(np.take(self.X, rows, axis=1), True)
@@ -550,10 +551,10 @@ class SampleX:
 
 def _rows_of(X, rows, by_column):
     """X's ``rows`` (C- or Fortran-contiguous X) in one C-contiguous copy, of X's transpose
-    when ``by_column``. Across X's order the copy goes a block of rows at a time (at most an
-    eighth of them), each gathered then transposed into place: 20,000 x 500 float32, 70% of
-    the rows, by column from C-ordered X, 10 ms, where the transpose of ``X[keep]`` took
-    18 ms and a second copy."""
+    when ``by_column``. Across X's order the copy goes a block of rows at a time (an eighth
+    of them, at least 1 and at most 1,024), each gathered then transposed into place:
+    20,000 x 500 float32, 70% of the rows, by column from C-ordered X, 10 ms, where the
+    transpose of ``X[keep]`` took 18 ms and a second copy."""
     if by_column and X.flags.f_contiguous:
         return np.take(X.T, rows, axis=1)
     if not by_column and X.flags.c_contiguous:

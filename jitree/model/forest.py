@@ -309,7 +309,8 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
             with n_threads(n_jobs):
                 columns = SortedColumns.of(X)
         else:
-            # in the order the sample-order growth reads it (F: X's transpose, not copied)
+            # in the order the sample-order growth reads it (F: X's transpose, which that
+            # growth then holds without a copy; the presorted growth reads either order)
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES,
                                 "F" if reads_by_column(params, X.shape[1]) else "C")
     # with no class weights, a tree's weights are its bootstrap counts (whole numbers) or
