@@ -730,8 +730,10 @@ def node_sides(data, flat, samples, start, end, chosen, count, threshold, presen
                 packed_sides(flat, label, samples, first, last, f, threshold[t],
                              present[f] < n, t, side_stats, side_totals)
             continue
-        # two features a pass, t and u: two independent chains of adds. An odd count's
-        # last pass repeats feature t into the spare slot u = count
+        # two features a pass, t and u: two independent chains of adds, written out side
+        # by side (a helper adding one lane's sums as a tuple took 1.83-2.19 s against
+        # 1.48-1.99 s: Extra-Trees regressor, 150k x 20, 4 trees, 1 thread). An odd
+        # count's last pass repeats feature t into the spare slot u = count
         for t in range(0, count, 2):
             u = t + 1
             f = chosen[t]
