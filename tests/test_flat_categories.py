@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import jitree
 from jitree.kernels.predict import CODE_LIMIT, NARROW_CATEGORIES, child_of, leaf_of_row_any
+from jitree.model import tree as tree_module
 from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
 
 
@@ -100,6 +101,52 @@ def test_wide_subset_nodes_take_their_words_from_the_table():
     assert not bit_base[~wide].any() and not bits[:bit_base[wide].min()].any()
     rows = np.vstack([X, unseen_rows(X, [NARROW_CATEGORIES + 7, 5], 2)])
     np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
+
+
+def test_trees_with_wide_nodes_read_every_subset_test_from_the_table(monkeypatch):
+    """When a subset node is wide, the FlatCategories hold no words: every subset node's bits
+    are a block of the table (a narrow node's a one-word block after the wide ones), the
+    bases uint32, and the walk reaches the same leaves; a table beyond TABLE_BASE_LIMIT
+    entries has int64 bases."""
+    sizes = [NARROW_CATEGORIES + 7, 5, 40]
+    X, y = categorical_data(4, 3000, sizes)
+    model = jitree.DecisionTreeClassifier(categorical_features=[0, 1, 2], subset_penalty=0.0,
+                                          min_samples_category=0, random_state=0).fit(X, y)
+    tree = model.tree_
+    node_of_flat = tree.flat(np.float64)[4]
+    subset = tree.split_kind[node_of_flat] == SPLIT_SUBSET
+    wide = subset & (tree.feature[node_of_flat] == 0)
+    assert wide.any() and (subset & ~wide).any()
+    word, bit_base, bits = tree.flat_tests()[:3]
+    categories = tree.flat_categories()
+    assert categories.word.shape == (0,) and categories.bit_base.dtype == np.uint32
+    assert categories.slot_base.dtype == np.uint32
+    assert (categories.bit_base[subset] > 0).all() and not categories.bit_base[~subset].any()
+    np.testing.assert_array_equal(categories.bit_base[wide], bit_base[wide])
+    np.testing.assert_array_equal(categories.bits[:bits.shape[0]], bits)
+    np.testing.assert_array_equal(categories.bits[categories.bit_base[subset & ~wide]],
+                                  word[subset & ~wide])
+    rows = np.vstack([X, unseen_rows(X, sizes, 4)])
+    leaves = tree_leaves(model, rows)
+    np.testing.assert_array_equal(model.apply(rows), leaves)
+
+    # a table beyond the limit keeps int64 bases (the same kernel code, compiled for them
+    # only when a model needs it: not walked here)
+    monkeypatch.setattr(tree_module, "TABLE_BASE_LIMIT", bits.shape[0] - 1)
+    large = tree_module.flat_categories(tree.flat_tests(), tree.feature_kind,
+                                        tree.n_categories)
+    assert large.bit_base.dtype == np.int64 and large.slot_base.dtype == np.uint32
+    np.testing.assert_array_equal(large.bit_base, categories.bit_base)
+
+
+def test_trees_without_wide_nodes_keep_the_words():
+    X, y = categorical_data(5, 2000, [9, 30])
+    model = jitree.DecisionTreeClassifier(categorical_features=[0, 1], subset_penalty=0.0,
+                                          min_samples_category=0, random_state=0).fit(X, y)
+    categories = model.tree_.flat_categories()
+    assert categories.bits.shape == (0,) and categories.bit_base.shape == (0,)
+    np.testing.assert_array_equal(categories.word, model.tree_.flat_tests()[0])
+    assert categories.word.any()
 
 
 def test_features_beyond_the_code_limit_keep_the_node_walk():

@@ -507,23 +507,32 @@ def predict_flat_csr(rows, missing, flat, table, chunk_rows, out):
 # encoded X and the fitted category values for raw X), once for every tree: code c < m for the
 # feature's c-th category, m for a missing value (NaN, or a category unseen in training). A
 # subset (or one-vs-rest) node keeps its test as bits, bit c set when code c goes right (bit m:
-# missing values): in one 64-bit word beside the flat arrays when the feature has at most
-# NARROW_CATEGORIES categories, else in a block of words of a table (``bits``) that the node's
-# ``bit_base`` points to; a node then goes right when
-#     (x > threshold) | (x is NaN & missing_right) | (((word | bits[bit_base + code // 64])
-#                                                      >> (code % 64)) & 1)
-# where a category node has an infinite threshold and missing_right 0, and a threshold node a
-# word of 0 and the table's first block, all zeros: one expression for every kind, no branch on
-# the kind. A multiway node (word 0, infinite threshold) moves on by its slot instead: its
+# missing values). When every subset node's feature has at most NARROW_CATEGORIES categories,
+# the bits are one 64-bit word beside the flat arrays (``word``, 0 at other nodes), and a node
+# goes right when
+#     (x > threshold) | (x is NaN & missing_right) | ((word >> (code % 64)) & 1)
+# Trees with a wider subset node keep every subset node's bits in a table (``bits``) instead,
+# a block of m // 64 + 1 words a node (one word for the narrow ones), at the node's
+# ``bit_base`` (uint32: the walk reads it at every node), and ``word`` is empty: the last term
+# is then ((bits[bit_base + code // 64] >> (code % 64)) & 1). Reading a word and an int64 base
+# at every node was slower: predict_proba of 1M rows through 20 trees of columns of 4 to
+# 1,000 categories, 1 thread, 16 rows a block, 2.0-2.1 s against 1.6-1.7 s. Trees without
+# wide nodes keep the word: read through the table (a dependent load), a walk of 20 trees of
+# columns of 4 to 60 categories was about 1.2x slower. A category node has an infinite
+# threshold and missing_right 0, and a threshold node a
+# word of 0 and the table's first block, all zeros: one expression for every kind, no branch
+# on the kind. A multiway node (word 0, infinite threshold) moves on by its slot instead: its
 # children are adjacent in the flat layout, and the node owns a block of m + 1 entries in a
 # table of slots (entry c: the child of code c, counted from the first); every other node reads
 # the table's first block, all zeros, so the child is
 #     left + ((x > threshold) | ...) + slots[slot_base + code]
-# for every kind. Trees without wide subset nodes skip the bits table, trees without multiway
-# nodes the slots table.
+# for every kind. Trees without multiway nodes skip the slots table.
 # The codes of a chunk are uint8 when every categorical feature has at most 255 categories
 # (FlatCategories.code_type; twice as many codes stay in the first-level cache), else uint16.
 NARROW_CATEGORIES = 63
+CATEGORY_BLOCK_ROWS = 8  # rows walked together by one thread in these walks (16: the walks
+                         # of 20 trees of columns of 4-60 and 4-1,000 categories 1.2-1.25x
+                         # slower, 1 thread)
 CODE_LIMIT = np.iinfo(np.uint16).max  # features of at most this many categories take the
                                       # flat layout
 
@@ -571,21 +580,22 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
     ``missing``: whether the rows may hold a NaN in a numeric column."""
     feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots = \
         flat_arrays
-    wide = bits.shape[0] > 0
+    wide = bits.shape[0] > 0  # then every subset node's words are in the table, none in word
     multiway = slots.shape[0] > 0
-    for r in range(BLOCK_ROWS):
+    for r in range(CATEGORY_BLOCK_ROWS):
         nodes[r] = root
     depth = 0
     while depth < max_depth:
         for _ in range(CHECK_EVERY):
-            for r in range(BLOCK_ROWS):
+            for r in range(CATEGORY_BLOCK_ROWS):
                 node = nodes[r]
                 f = np.uint64(feature[node])
                 x = X[np.uint64(first + r), f]
                 code = np.uint64(codes[np.uint64(code_row + r), f])
-                test = word[node]
                 if wide:
-                    test |= bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+                    test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+                else:
+                    test = word[node]
                 right = ((x > threshold[node])
                          | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
                 if missing:
@@ -596,7 +606,7 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
                 nodes[r] = np.uint64(left[node]) + step
         depth += CHECK_EVERY
         done = True
-        for r in range(BLOCK_ROWS):
+        for r in range(CATEGORY_BLOCK_ROWS):
             if np.uint64(left[nodes[r]]) != nodes[r]:
                 done = False
         if done:
@@ -614,9 +624,10 @@ def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
         f = np.uint64(feature[node])
         x = X[np.uint64(i), f]
         code = np.uint64(codes[np.uint64(code_row), f])
-        test = word[node]
         if wide:
-            test |= bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+            test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+        else:
+            test = word[node]
         right = ((x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
                  | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
         step = np.uint64(right)
@@ -645,7 +656,7 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
-        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+        nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
         first = chunk * chunk_rows
         last = min(n_rows, first + chunk_rows)
         missing = nonfinite_rows(X_bits, first, last, infinity)
@@ -660,12 +671,12 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
             base = flat.leaf_base[t]
             votes = flat.votes[t] != 0
             i = first
-            while i + BLOCK_ROWS <= last:
+            while i + CATEGORY_BLOCK_ROWS <= last:
                 _walk_block_categories(X, i, codes, i - first, flat_arrays, tree_depth[t],
                                        nodes, root, missing)
-                for r in range(BLOCK_ROWS):
+                for r in range(CATEGORY_BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
-                i += BLOCK_ROWS
+                i += CATEGORY_BLOCK_ROWS
             while i < last:
                 leaf = _walk_row_categories(X, i, codes, i - first, flat_arrays, root)
                 add_leaf(flat, votes, base, leaf, table, out, i, t == 0)

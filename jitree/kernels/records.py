@@ -231,7 +231,8 @@ FlatCategories = namedtuple("FlatCategories", [
     # the category tests of FlatTrees (jitree.kernels.predict.predict_flat_categories, see the
     # comment above its NARROW_CATEGORIES)
     "word",          # (n_flat,) uint64: a narrow subset node's test (bit c: code c goes
-                     # right; code m of a feature of m categories: missing values), else 0
+                     # right; code m of a feature of m categories: missing values), else 0;
+                     # empty when some subset node is wide (its test is then in bits)
     "columns",       # (k,) int64: the categorical features
     "n_categories",  # (n_features,) int32: categories of each feature (0: numeric)
     "values",        # (n_values,) float64: each categorical feature's values in X,
@@ -239,12 +240,14 @@ FlatCategories = namedtuple("FlatCategories", [
     "codes",         # (n_values,) int64: the category code of each value
     "offsets",       # (n_features + 1,) int64: feature f's values are values[offsets[f]:
                      # offsets[f + 1]]
-    "bit_base",      # (n_flat,) int64: a wide subset node's block of bits (0 at other
-                     # nodes); empty when no node is a wide subset node
-    "bits",          # uint64: a block of m // 64 + 1 words per wide subset node, bits as in
-                     # word; the first block, all 0, serves the other nodes
-    "slot_base",     # (n_flat,) int64: a multiway node's block of slots (0 at other nodes);
-                     # empty when no node is multiway
+    "bit_base",      # (n_flat,) uint32 (int64 for a table beyond 2**32 - 1 words): a subset
+                     # node's block of bits (0 at other nodes); empty when no node is a wide
+                     # subset node
+    "bits",          # uint64: a block of m // 64 + 1 words per subset node, bits as in word;
+                     # the first block, all 0, serves the other nodes; empty when no subset
+                     # node is wide
+    "slot_base",     # (n_flat,) uint32 (int64 beyond 2**32 - 1 entries): a multiway node's
+                     # block of slots (0 at other nodes); empty when no node is multiway
     "slots",         # uint16: a block of m + 1 entries per multiway node, entry c the slot
                      # (child - left) of code c; the first block, all 0, serves the others
     "code_type",     # empty uint8 or uint16 array: the dtype of a chunk's codes

@@ -97,6 +97,30 @@ def concatenate_flat_tests(tests, n_categories):
     return np.concatenate([t[0] for t in tests]), bit_base, bits, slot_base, slots
 
 
+TABLE_BASE_LIMIT = np.iinfo(np.uint32).max  # tables of more entries keep int64 bases
+
+
+def _table_base(base, table):
+    """A table's node bases as uint32 (the walk reads one per node: half the bytes of
+    int64), int64 for a table beyond TABLE_BASE_LIMIT entries."""
+    if table.shape[0] > TABLE_BASE_LIMIT:
+        return base.astype(np.int64)
+    return base.astype(np.uint32)
+
+
+def _words_in_table(word, bit_base, bits):
+    """``(word, bit_base, bits)`` of flat tests with wide subset nodes, the narrow nodes'
+    words moved into the bits table (one-word blocks after the wide nodes' blocks) and
+    ``word`` left empty: the walk then reads one base per node and one word of the table,
+    not a word and a base (see the comment above
+    :data:`jitree.kernels.predict.NARROW_CATEGORIES`)."""
+    narrow = np.flatnonzero(word)
+    bit_base = bit_base.copy()
+    bit_base[narrow] = bits.shape[0] + np.arange(narrow.shape[0])
+    return (np.zeros(0, dtype=np.uint64), bit_base,
+            np.concatenate([bits, word[narrow]]))
+
+
 def flat_categories(tests, feature_kind, n_categories, tables=None):
     """The :class:`~jitree.kernels.records.FlatCategories` of the flat nodes' tests
     (:meth:`Tree.flat_tests`) for the categorical features of
@@ -113,10 +137,13 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
             else np.zeros(0, dtype=np.int64)
         tables = (codes.astype(np.float64), codes.astype(np.int64), offsets)
     word, bit_base, bits, slot_base, slots = tests
+    if bits.shape[0]:
+        word, bit_base, bits = _words_in_table(word, bit_base, bits)
     code_type = np.uint8 if n_categories[columns].max(initial=0) <= np.iinfo(np.uint8).max \
         else np.uint16
     return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
-                                     bit_base, bits, slot_base, slots,
+                                     _table_base(bit_base, bits), bits,
+                                     _table_base(slot_base, slots), slots,
                                      np.zeros(0, dtype=code_type)))
 
 
