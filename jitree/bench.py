@@ -1152,6 +1152,14 @@ def _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimator
     general = nodes_seconds + encode_seconds
     print(f"    same forest, the Tree arrays' walk (after the same encoding) "
           f"{general:7.3f} s: the flat walk is {general / flat_seconds:.2f}x faster")
+    numeric_tree, categorical_tree = numeric.estimators_[0], categorical.estimators_[0]
+    numeric_tree_seconds, tree_seconds = _alternating_medians(
+        [lambda: numeric_tree.predict_proba(X_new),
+         lambda: categorical_tree.predict_proba(X_new)], repeat)
+    report.rows.append(("categorical-predict", f"categorical tree ({label})", 0, tree_seconds))
+    print(f"    their first trees: numeric ({numeric_tree.tree_.node_count} nodes) "
+          f"{numeric_tree_seconds:7.3f} s, categorical ({categorical_tree.tree_.node_count} "
+          f"nodes) {tree_seconds:7.3f} s = {tree_seconds / numeric_tree_seconds:.2f}x")
 
 
 def bench_sparse(report, n_rows, n_features, density, repeat, max_depth=12):

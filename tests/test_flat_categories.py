@@ -282,6 +282,45 @@ def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
         forest.predict_proba(bad)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_tree_on_raw_x_equals_the_encoded_walk(dtype, order, monkeypatch):
+    """A single tree walks a float X as given too (CategoryValueRows): predict,
+    predict_proba and apply of classifiers and regressors equal the walk of the encoded X,
+    without encoding it; an infinity gives the encoder's error."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    values = np.array([-2.5, 0.0, 7.0, 1e6, 3.25])
+    X = np.column_stack([rng.choice(values, n), rng.integers(0, 90, n).astype(float),
+                         rng.normal(size=(n, 3))])
+    y = ((X[:, 0] > 1) ^ (X[:, 1] % 3 == 0) ^ (X[:, 2] > 0)).astype(int)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    rows = np.vstack([X, unseen_rows(X, [5, 90], 7)])
+    rows[:30, 0] = rng.choice([1.0, -0.0, 1e7, np.nan], 30)  # unseen, -0.0 (a category)
+    rows = np.asarray(rows, dtype=dtype, order=order)
+    for model in (jitree.DecisionTreeClassifier(categorical_features=[0, 1], random_state=0),
+                  jitree.DecisionTreeRegressor(categorical_features=[0, 1], random_state=0)):
+        model.fit(X.astype(dtype), y)
+        assert not model.tree_.is_binary_threshold and model.tree_.has_flat_categories
+        encoded = model._validate_predict_X(rows)
+        expected = {"apply": model._apply_validated(encoded),
+                    "predict": model._predict_validated(encoded)}
+        if hasattr(model, "predict_proba"):
+            expected["predict_proba"] = model._predict_proba_validated(encoded)
+        np.testing.assert_array_equal(expected["apply"], tree_leaves(model, rows))
+        with monkeypatch.context() as patch:  # the walk reads X as given
+            patch.setattr(type(model._feature_encoder()), "transform", None)
+            for method, values in expected.items():
+                np.testing.assert_array_equal(getattr(model, method)(rows), values)
+            np.testing.assert_array_equal(model.apply(rows[:3]), expected["apply"][:3])
+        bad = rows[:20].copy()
+        for column in (0, 3):
+            bad[7, column] = np.inf
+            with pytest.raises(ValueError, match=f"infinity.*column {column}"):
+                model.predict(bad)
+            bad[7, column] = 0.0
+
+
 def test_forest_with_an_ordinal_feature_reads_encoded_x():
     """Ordinal features are tested on their level codes: such a forest encodes X first."""
     X, y = categorical_data(6, 1500, [6, 5])

@@ -19,6 +19,7 @@ from .honest import reestimate, split_rows
 from .tree import FEATURE_CATEGORICAL
 from .validation import (
     FIT_DENSE_COPIES,
+    CategoryValueRows,
     CsrRows,
     check_encodable_names,
     check_is_fitted,
@@ -619,6 +620,24 @@ class BaseDecisionTree(ParamsMixin):
                              f"expecting {self.n_features_in_} features as input.")
         return X
 
+    def _validate_walk_X(self, X):
+        """X for the walks of predict, predict_proba and apply: a float NumPy X of a tree
+        with flat category tests is walked as given, its categories looked up by value in
+        the walk (:class:`CategoryValueRows`: no encoded copy of X, as for a forest; 1M rows
+        x 20 columns, 5 categorical: the encoding took longer than the walk); anything else
+        is validated (:meth:`_validate_predict_X`)."""
+        check_is_fitted(self)
+        tree = self.tree_
+        if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) and X.ndim == 2
+                and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
+                and not tree.is_binary_threshold and tree.has_flat_categories):
+            categories = tree.value_categories(self._feature_encoder())
+            if categories is not None:
+                match_feature_names(self, getattr(self, "feature_names_in_", None), None)
+                return CategoryValueRows(np.ascontiguousarray(X), categories,
+                                         lambda: self._validate_predict_X(X))
+        return self._validate_predict_X(X)
+
     def _chunked(self, X, rows=False):
         """``(model, chunks)``: X's chunks to predict one at a time with ``model``'s
         validated methods (``chunks`` None: X is predicted whole, by this model).
@@ -680,7 +699,7 @@ class BaseDecisionTree(ParamsMixin):
         model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._apply_validated)
-        return self._apply_validated(self._validate_predict_X(X))
+        return self._apply_validated(self._validate_walk_X(X))
 
     def _apply_validated(self, X):
         with n_threads(self.n_jobs):

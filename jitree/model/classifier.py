@@ -408,7 +408,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_proba_validated)
-        return self._predict_proba_validated(self._validate_predict_X(X))
+        return self._predict_proba_validated(self._validate_walk_X(X))
 
     def _predict_proba_validated(self, X):
         with n_threads(self.n_jobs):
@@ -435,7 +435,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
-        return self._predict_validated(self._validate_predict_X(X))
+        return self._predict_validated(self._validate_walk_X(X))
 
     def _predict_validated(self, X):
         if self.tree_.n_outputs > 1:

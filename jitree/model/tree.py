@@ -1,13 +1,14 @@
 """The fitted tree: one NumPy array per node attribute."""
 
 import numbers
+import weakref
 
 import numba
 import numpy as np
 
 from ..kernels import predict as _predict
 from ..kernels.records import FlatCategories, FlatTrees, TreeWalk
-from .validation import CsrRows, check_X, is_sparse, prediction_chunks
+from .validation import CategoryValueRows, CsrRows, check_X, is_sparse, prediction_chunks
 
 TREE_LEAF = _predict.TREE_LEAF
 TREE_UNDEFINED = _predict.TREE_UNDEFINED
@@ -812,6 +813,21 @@ class Tree:
         return self.cached("flat_categories", lambda: flat_categories(
             self.flat_tests(), self.feature_kind, self.n_categories))
 
+    def value_categories(self, encoder):
+        """The :class:`~jitree.kernels.records.FlatCategories` of this tree for X holding the
+        category values themselves, looked up with the value tables of ``encoder`` (a
+        :class:`~jitree.model.categories.FeatureEncoder`); None when its values cannot be
+        looked up so (:meth:`FeatureEncoder.value_tables`). Kept for the last encoder asked
+        (an estimator keeps its own)."""
+        slot = self.cached("value_categories", lambda: [None])
+        held = slot[0]  # (the encoder's weak reference, its categories): one assignment
+        if held is None or held[0]() is not encoder:
+            tables = encoder.value_tables()
+            held = (weakref.ref(encoder), None if tables is None else flat_categories(
+                self.flat_tests(), self.feature_kind, self.n_categories, tables))
+            slot[0] = held
+        return held[1]
+
     def walk_arrays(self):
         """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
         :func:`jitree.kernels.predict.leaf_of_row_any` and
@@ -820,12 +836,18 @@ class Tree:
                         self.split_kind, self.missing_left, self.category_offset,
                         self.category_bits, self.multiway_slot, self.n_categories)
 
-    def _predict_flat(self, X, node_table):
+    def _predict_flat(self, X, node_table, categories=None):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
         missing values too), and so do trees with subset, one-vs-rest and multiway tests of
         features of at most 65,535 categories (:attr:`has_flat_categories`); the others walk
         the Tree arrays. A :class:`~jitree.model.validation.CsrRows` X (a tree of threshold tests)
-        is walked by its rows' stored values."""
+        is walked by its rows' stored values, a
+        :class:`~jitree.model.validation.CategoryValueRows` X by its category values (encoded
+        first when it holds an infinity; ``categories``: its FlatCategories, given by this
+        method to itself, whose walk gives None for X holding an infinity)."""
+        if isinstance(X, CategoryValueRows):
+            out = self._predict_flat(X.X, node_table, X.categories)
+            return self._predict_flat(X.encode(), node_table) if out is None else out
         X = self._rows(X)
         node_table = np.asarray(node_table)
         if node_table.ndim != 2:
@@ -844,9 +866,11 @@ class Tree:
                 # one compiled specialisation of the kernels serves both
                 node_ids = self.cached("flat_node_ids", lambda: (
                     np.array(node_of_flat, dtype=np.int64)[:, None].view(np.float64)))
-                leaf = self._walk_flat(X, flat, node_ids)[:, 0].view(np.int64)
-                return np.ascontiguousarray(node_table[leaf])
-            return self._walk_flat(X, flat, np.ascontiguousarray(node_table[node_of_flat]))
+                leaf = self._walk_flat(X, flat, node_ids, categories)
+                return None if leaf is None else np.ascontiguousarray(
+                    node_table[leaf[:, 0].view(np.int64)])
+            return self._walk_flat(X, flat, np.ascontiguousarray(node_table[node_of_flat]),
+                                   categories)
         table = np.ascontiguousarray(node_table)
         out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
         if _predict.predict_nodes(X, *infinity_bits(X), self.walk_arrays(), _ROOT, table,
@@ -854,9 +878,11 @@ class Tree:
             raise_infinite(X, "X")
         return out
 
-    def _walk_flat(self, X, flat, table):
+    def _walk_flat(self, X, flat, table, categories=None):
         """table[flat leaf of each row] (``table``: a row per flat node, in flat order), by
-        the flat walk of :meth:`_predict_flat`."""
+        the flat walk of :meth:`_predict_flat`; ``categories``: the FlatCategories of a
+        :class:`~jitree.model.validation.CategoryValueRows` X (None: X is encoded), whose
+        infinity gives None instead of an error."""
         out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
         if isinstance(X, CsrRows):
             _predict.predict_flat_csr(X.arrays, X.missing, flat, table, _predict.CHUNK_ROWS,
@@ -867,9 +893,12 @@ class Tree:
                                              _predict.CHUNK_ROWS, out)
         else:
             infinite = _predict.predict_flat_categories(
-                X, *infinity_bits(X), flat, self.flat_categories(), table,
+                X, *infinity_bits(X), flat,
+                self.flat_categories() if categories is None else categories, table,
                 _predict.CHUNK_ROWS, out)
         if infinite:
+            if categories is not None:
+                return None
             raise_infinite(X, "X")
         return out
 

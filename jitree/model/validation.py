@@ -235,6 +235,22 @@ class CsrRows:
         return self.indptr, self.indices, self.data, self.shape[1]
 
 
+class CategoryValueRows:
+    """A float X of categorical columns that hold the category values themselves, for the
+    flat category walk of one tree (:func:`jitree.kernels.predict.predict_flat_categories`
+    looks each value up among the fitted ones: no encoded copy of X). ``categories``: the
+    tree's :class:`~jitree.kernels.records.FlatCategories` with the value tables of the
+    estimator's encoder; ``encode()``: X through the estimator's validation, which the walk
+    takes instead when X holds an infinity (it also gives the error)."""
+
+    def __init__(self, X, categories, encode):
+        self.X = X
+        self.categories = categories
+        self.encode = encode
+        self.shape = X.shape
+        self.dtype = X.dtype
+
+
 def sparse_row_blocks(X, name="X", columns=None):
     """The rows of a sparse X as dense blocks of at most :data:`SPARSE_BLOCK_VALUES` values
     (at least 64 rows), in order: an iterator of chunks for prediction. ``columns``: only
