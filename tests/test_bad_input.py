@@ -331,9 +331,13 @@ def test_np_matrix_is_refused():
         DecisionTreeClassifier().fit(matrix, Y)
     with pytest.raises(TypeError, match="np.matrix"):
         DecisionTreeRegressor(categorical_features=[0]).fit(matrix, X[:, 1])
-    model = DecisionTreeClassifier().fit(X, Y)
-    with pytest.raises(TypeError, match="np.matrix"):
-        model.predict(matrix)
+    for model in (DecisionTreeClassifier().fit(X, Y),
+                  DecisionTreeClassifier(categorical_features=[0]).fit(X, Y),
+                  jitree.RandomForestClassifier(n_estimators=2,
+                                                categorical_features=[0]).fit(X, Y)):
+        for method in ("predict", "predict_proba", "apply"):
+            with pytest.raises(TypeError, match="np.matrix"):
+                getattr(model, method)(matrix)
 
 
 def test_number_too_large_for_float64():

@@ -241,8 +241,8 @@ FlatCategories = namedtuple("FlatCategories", [
     "offsets",       # (n_features + 1,) int64: feature f's values are values[offsets[f]:
                      # offsets[f + 1]]
     "bit_base",      # (n_flat,) uint32 (int64 for a table beyond 2**32 - 1 words): a subset
-                     # node's block of bits (0 at other nodes); empty when no node is a wide
-                     # subset node
+                     # node's block of bits (0 at other nodes, and at a subset node whose
+                     # word is 0: the zero block); empty when no node is a wide subset node
     "bits",          # uint64: a block of m // 64 + 1 words per subset node, bits as in word;
                      # the first block, all 0, serves the other nodes; empty when no subset
                      # node is wide

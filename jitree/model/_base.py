@@ -625,17 +625,19 @@ class BaseDecisionTree(ParamsMixin):
         with flat category tests is walked as given, its categories looked up by value in
         the walk (:class:`CategoryValueRows`: no encoded copy of X, as for a forest; 1M rows
         x 20 columns, 5 categorical: the encoding took longer than the walk); anything else
-        is validated (:meth:`_validate_predict_X`)."""
+        is validated (:meth:`_validate_predict_X`): an ndarray subclass (np.matrix is
+        refused there) too. The names were matched here: X's encoding, taken when it holds an
+        infinity, goes by position."""
         check_is_fitted(self)
         tree = self.tree_
-        if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) and X.ndim == 2
+        if (type(X) is np.ndarray and X.dtype in (np.float32, np.float64) and X.ndim == 2
                 and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
                 and not tree.is_binary_threshold and tree.has_flat_categories):
             categories = tree.value_categories(self._feature_encoder())
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)
                 return CategoryValueRows(np.ascontiguousarray(X), categories,
-                                         lambda: self._validate_predict_X(X))
+                                         lambda: self._validate_predict_X(X, by_position=True))
         return self._validate_predict_X(X)
 
     def _chunked(self, X, rows=False):

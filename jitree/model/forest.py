@@ -830,7 +830,7 @@ class BaseForest(ParamsMixin):
         cannot be made that way, and X holding an infinity, go through the encoder, which
         also gives the errors."""
         check_is_fitted(self, "estimators_")
-        if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64)
+        if (type(X) is np.ndarray and X.dtype in (np.float32, np.float64)
                 and X.ndim == 2 and X.shape[0] > 0
                 and X.shape[1] == self.n_features_in_ and self._walk_kind() == "categories"):
             categories = self._flat_categories(raw=True)

@@ -748,8 +748,10 @@ class Tree:
 
     def flat_tests(self):
         """``(word, bit_base, bits, slot_base, slots)``: the category tests of the flat
-        layout (see :meth:`flat`) of a tree with :attr:`has_flat_categories`, as the
-        fields of :class:`~jitree.kernels.records.FlatCategories` (see the comment above
+        layout (see :meth:`flat`) of a tree with :attr:`has_flat_categories`, from which
+        :func:`flat_categories` makes the fields of
+        :class:`~jitree.kernels.records.FlatCategories` (moving the narrow words into the
+        table when a node is wide, and the bases to uint32; see the comment above
         :data:`jitree.kernels.predict.NARROW_CATEGORIES`). Code c < m of a feature of m
         categories is its c-th category, code m a missing value or an unseen category. Per
         flat node: a narrow subset node's word (bit c set when code c goes right), a wide
