@@ -321,6 +321,24 @@ def test_tree_on_raw_x_equals_the_encoded_walk(dtype, order, monkeypatch):
             bad[7, column] = 0.0
 
 
+def test_infinity_in_x_as_given_warns_once_then_raises():
+    """A model fitted with names, given an array holding an infinity: one warning about the
+    names (the walk of X as given matched them), then the encoder's error."""
+    pd = pytest.importorskip("pandas")
+    X, y = categorical_data(8, 800, [6])
+    frame = pd.DataFrame(X, columns=["c", "a", "b", "d"])
+    bad = X[:10].copy()
+    bad[3, 1] = np.inf
+    for model in (jitree.DecisionTreeClassifier(categorical_features=["c"], random_state=0),
+                  jitree.RandomForestClassifier(n_estimators=2, random_state=0,
+                                                categorical_features=["c"])):
+        model.fit(frame, y)
+        with pytest.warns(UserWarning, match="feature names") as caught:
+            with pytest.raises(ValueError, match="infinity.*column 1"):
+                model.predict_proba(bad)
+        assert len(caught) == 1, [str(w.message) for w in caught]
+
+
 def test_forest_with_an_ordinal_feature_reads_encoded_x():
     """Ordinal features are tested on their level codes: such a forest encodes X first."""
     X, y = categorical_data(6, 1500, [6, 5])

@@ -839,6 +839,9 @@ class BaseForest(ParamsMixin):
                 out = self._predict_flat_categories(np.ascontiguousarray(X), categories)
                 if out is not None:
                     return out
+                # X holds an infinity: the encoder gives the error (the names were matched)
+                return self._predict_mean_validated(
+                    self._validate_predict_X(X, by_position=True))
         return self._predict_mean_validated(self._validate_predict_X(X))
 
     def _predict_flat_categories(self, X, categories):
