@@ -255,24 +255,31 @@ def test_compiled_encoder_refuses_infinity_with_the_general_message():
             model.predict(bad)
 
 
-# -- forests walking raw float X (categories looked up by value in the walk) --------------------
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
-    rng = np.random.default_rng(5)
+# -- trees and forests walking raw float X (categories looked up by value in the walk) ----------
+def value_data(seed, m, dtype, order):
+    """``(X, y, rows)``: column 0 of five category values (0.0 among them), column 1 of
+    ``m`` integral ones, three numeric columns, NaN in every column; ``rows`` to predict
+    (``dtype``, ``order``) also hold unseen values and -0.0 (category 0.0)."""
+    rng = np.random.default_rng(seed)
     n = 3000
     values = np.array([-2.5, 0.0, 7.0, 1e6, 3.25])
-    X = np.column_stack([rng.choice(values, n), rng.integers(0, 40, n).astype(float),
+    X = np.column_stack([rng.choice(values, n), rng.integers(0, m, n).astype(float),
                          rng.normal(size=(n, 3))])
     y = ((X[:, 0] > 1) ^ (X[:, 1] % 3 == 0) ^ (X[:, 2] > 0)).astype(int)
     X[rng.random(X.shape) < 0.05] = np.nan
+    rows = np.vstack([X, unseen_rows(X, [5, m], seed)])
+    rows[:30, 0] = rng.choice([1.0, -0.0, 1e7, np.nan], 30)
+    return X, y, np.asarray(rows, dtype=dtype, order=order)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
+    X, y, rows = value_data(5, 40, dtype, order)
     forest = jitree.RandomForestClassifier(n_estimators=6, random_state=0,
                                            categorical_features=[0, 1]).fit(X, y)
     assert forest._walk_kind() == "categories"
     assert forest._flat_categories(raw=True) is not None
-    rows = np.vstack([X, unseen_rows(X, [5, 40], 5)])
-    rows[:30, 0] = rng.choice([1.0, -0.0, 1e7, np.nan], 30)  # unseen, -0.0 (a category)
-    rows = np.asarray(rows, dtype=dtype, order=order)
     raw = forest.predict_proba(rows)
     encoded = forest._predict_mean_validated(forest._validate_predict_X(rows))
     np.testing.assert_array_equal(raw, encoded)
@@ -288,16 +295,7 @@ def test_tree_on_raw_x_equals_the_encoded_walk(dtype, order, monkeypatch):
     """A single tree walks a float X as given too (CategoryValueRows): predict,
     predict_proba and apply of classifiers and regressors equal the walk of the encoded X,
     without encoding it; an infinity gives the encoder's error."""
-    rng = np.random.default_rng(7)
-    n = 3000
-    values = np.array([-2.5, 0.0, 7.0, 1e6, 3.25])
-    X = np.column_stack([rng.choice(values, n), rng.integers(0, 90, n).astype(float),
-                         rng.normal(size=(n, 3))])
-    y = ((X[:, 0] > 1) ^ (X[:, 1] % 3 == 0) ^ (X[:, 2] > 0)).astype(int)
-    X[rng.random(X.shape) < 0.05] = np.nan
-    rows = np.vstack([X, unseen_rows(X, [5, 90], 7)])
-    rows[:30, 0] = rng.choice([1.0, -0.0, 1e7, np.nan], 30)  # unseen, -0.0 (a category)
-    rows = np.asarray(rows, dtype=dtype, order=order)
+    X, y, rows = value_data(7, 90, dtype, order)
     for model in (jitree.DecisionTreeClassifier(categorical_features=[0, 1], random_state=0),
                   jitree.DecisionTreeRegressor(categorical_features=[0, 1], random_state=0)):
         model.fit(X.astype(dtype), y)
