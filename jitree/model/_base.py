@@ -33,6 +33,7 @@ from .validation import (
     prediction_chunks,
     sparse_row_blocks,
     sparse_to_dense,
+    walks_as_given,
 )
 
 _MAX_DEPTH_UNLIMITED = np.iinfo(np.int32).max
@@ -630,9 +631,8 @@ class BaseDecisionTree(ParamsMixin):
         infinity, goes by position."""
         check_is_fitted(self)
         tree = self.tree_
-        if (type(X) is np.ndarray and X.dtype in (np.float32, np.float64) and X.ndim == 2
-                and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
-                and not tree.is_binary_threshold and tree.has_flat_categories):
+        if (walks_as_given(X, self.n_features_in_) and not tree.is_binary_threshold
+                and tree.has_flat_categories):
             categories = tree.value_categories(self._feature_encoder())
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)

@@ -99,6 +99,7 @@ from .validation import (
     is_sparse,
     match_feature_names,
     sparse_to_dense,
+    walks_as_given,
 )
 
 # A parallel task of forest prediction walks its rows through every tree in turn, so every
@@ -830,9 +831,7 @@ class BaseForest(ParamsMixin):
         cannot be made that way, and X holding an infinity, go through the encoder, which
         also gives the errors."""
         check_is_fitted(self, "estimators_")
-        if (type(X) is np.ndarray and X.dtype in (np.float32, np.float64)
-                and X.ndim == 2 and X.shape[0] > 0
-                and X.shape[1] == self.n_features_in_ and self._walk_kind() == "categories"):
+        if walks_as_given(X, self.n_features_in_) and self._walk_kind() == "categories":
             categories = self._flat_categories(raw=True)
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)

@@ -235,6 +235,14 @@ class CsrRows:
         return self.indptr, self.indices, self.data, self.shape[1]
 
 
+def walks_as_given(X, n_features):
+    """Whether X is a plain float32 or float64 NumPy array of rows of ``n_features`` columns,
+    which the category walks of trees and forests read as given (an ndarray subclass such as
+    np.matrix goes through the validation, which refuses it)."""
+    return (type(X) is np.ndarray and X.dtype in (np.float32, np.float64) and X.ndim == 2
+            and X.shape[0] > 0 and X.shape[1] == n_features)
+
+
 class CategoryValueRows:
     """A float X of categorical columns that hold the category values themselves, for the
     flat category walk of one tree (:func:`jitree.kernels.predict.predict_flat_categories`
