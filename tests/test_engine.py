@@ -145,10 +145,9 @@ def test_mark_and_count_and_partition_are_the_naive_split(data, cut):
     before = presorted.sorted_index.copy()
     bits = np.zeros((n + 63) // 64, dtype=np.uint64)
     pack_bits(goes_left, bits)
-    # the left side's size as the grower passes it: the left child's count
     partition(presorted.sorted_index, presorted.sorted_value, presorted.sorted_label, bits,
               np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64),
-              np.full(1, -1, dtype=np.int64), children.count[:1].copy())
+              np.full(1, -1, dtype=np.int64))
     for g in range(d):
         row = before[g]
         want = np.concatenate([row[left[row]], row[~left[row]]])
@@ -156,6 +155,63 @@ def test_mark_and_count_and_partition_are_the_naive_split(data, cut):
         np.testing.assert_array_equal(presorted.sorted_value[g], X[want, g])
         if not regression:
             np.testing.assert_array_equal(presorted.sorted_label[g], y[want])
+
+
+def _side_by_side(presorted, n_nodes, rng):
+    """Regroup ``presorted`` (in place) into up to ``n_nodes`` nodes side by side, each owning
+    a contiguous segment of every feature's sorted order (the same samples in each, still in
+    increasing value): node j owns the samples at positions ``bounds[j]:bounds[j + 1]`` of
+    feature 0. Returns ``bounds``."""
+    n = presorted.sorted_index.shape[1]
+    cuts = np.sort(rng.choice(np.arange(1, n), size=min(n_nodes - 1, n - 1), replace=False))
+    bounds = np.concatenate([[0], cuts, [n]]).astype(np.int64)
+    owner = np.empty(n, dtype=np.int64)
+    for j in range(len(bounds) - 1):
+        owner[presorted.sorted_index[0, bounds[j]:bounds[j + 1]]] = j
+    for g in range(presorted.sorted_index.shape[0]):
+        order = np.argsort(owner[presorted.sorted_index[g]], kind="stable")
+        presorted.sorted_index[g] = presorted.sorted_index[g][order]
+        presorted.sorted_value[g] = presorted.sorted_value[g][order]
+        if presorted.sorted_label.shape[1]:
+            presorted.sorted_label[g] = presorted.sorted_label[g][order]
+    return bounds
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=samples(), n_nodes=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_partition_of_nodes_side_by_side_is_the_naive_stable_partition(data, n_nodes, seed):
+    # several binary nodes side by side, each sample sent left or right at random; one node
+    # names a feature as its own, whose segment is left as it is (the split's own order)
+    X, y, w, regression, _ = data
+    presorted, _ = _tree_data(X, y, w, regression)
+    n, d = X.shape
+    rng = np.random.default_rng(seed)
+    bounds = _side_by_side(presorted, n_nodes, rng)
+    n_split = len(bounds) - 1
+    goes_left = rng.integers(0, 2, n).astype(np.uint8)
+    bits = np.zeros((n + 63) // 64, dtype=np.uint64)
+    pack_bits(goes_left, bits)
+    own = np.full(n_split, -1, dtype=np.int64)
+    own[rng.integers(n_split)] = rng.integers(d)
+    before_index = presorted.sorted_index.copy()
+    before_value = presorted.sorted_value.copy()
+    partition(presorted.sorted_index, presorted.sorted_value, presorted.sorted_label, bits,
+              bounds[:-1].copy(), bounds[1:].copy(), own)
+    for g in range(d):
+        for j in range(n_split):
+            segment = slice(bounds[j], bounds[j + 1])
+            row = before_index[g, segment]
+            if own[j] == g:
+                want = row
+                np.testing.assert_array_equal(presorted.sorted_value[g, segment],
+                                              before_value[g, segment])
+            else:
+                want = np.concatenate([row[goes_left[row] == 1], row[goes_left[row] == 0]])
+            np.testing.assert_array_equal(presorted.sorted_index[g, segment], want)
+            if own[j] != g:
+                np.testing.assert_array_equal(presorted.sorted_value[g, segment], X[want, g])
+            if not regression:
+                np.testing.assert_array_equal(presorted.sorted_label[g, segment], y[want])
 
 
 @settings(deadline=None, max_examples=60)
@@ -168,19 +224,7 @@ def test_partition_multiway_is_the_naive_stable_partition(data, n_nodes, n_slots
     presorted, _ = _tree_data(X, y, w, regression)
     n, d = X.shape
     rng = np.random.default_rng(seed)
-    cuts = np.sort(rng.choice(np.arange(1, n), size=min(n_nodes - 1, n - 1), replace=False))
-    bounds = np.concatenate([[0], cuts, [n]]).astype(np.int64)
-    # a node's segment holds the same samples in every feature: regroup the presort so
-    # that node j owns the samples at positions bounds[j]:bounds[j + 1] of feature 0
-    owner = np.empty(n, dtype=np.int64)
-    for j in range(len(bounds) - 1):
-        owner[presorted.sorted_index[0, bounds[j]:bounds[j + 1]]] = j
-    for g in range(d):
-        order = np.argsort(owner[presorted.sorted_index[g]], kind="stable")
-        presorted.sorted_index[g] = presorted.sorted_index[g][order]
-        presorted.sorted_value[g] = presorted.sorted_value[g][order]
-        if presorted.sorted_label.shape[1]:
-            presorted.sorted_label[g] = presorted.sorted_label[g][order]
+    bounds = _side_by_side(presorted, n_nodes, rng)
     child_slot = rng.integers(0, n_slots, n).astype(np.int32)
     n_split = len(bounds) - 1
     child_offset = (np.arange(n_split + 1) * n_slots).astype(np.int64)

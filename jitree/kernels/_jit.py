@@ -17,6 +17,7 @@ import hashlib
 import os
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba.core import caching, cgutils, types
 from numba.extending import intrinsic
@@ -58,6 +59,12 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return types.void(array, index), codegen
+
+
+# the passes that read rows scattered through an array ask for the row this many positions
+# ahead (prefetch): the sample-order growth's passes over X, the presorted threshold scans'
+# weights and targets
+AHEAD = np.uint64(16)
 
 
 # -- the on-disk cache: one set of files per version of the kernels ----------------------------

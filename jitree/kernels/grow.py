@@ -130,13 +130,13 @@ def pack_bits(flags, bits):
 
 @pjit
 def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_start,
-              split_end, split_feature, split_left):
+              split_end, split_feature):
     """Stable partition of every feature's segment of every split node, parallel over features.
 
     Invariant after the call, for node j and every feature: positions
-    ``split_start[j]:split_start[j] + split_left[j]`` hold its left samples (``split_left[j]``
-    of them) and the rest its right samples, each group in increasing feature value. Labels
-    move with their samples.
+    ``split_start[j]:split_start[j] + n_left`` hold its left samples (``n_left`` of them: the
+    set bits of ``goes_left_bits`` among its samples) and the rest its right samples, each
+    group in increasing feature value. Labels move with their samples.
     """
     n_features = sorted_index.shape[0]
     n_split = split_start.shape[0]
@@ -158,26 +158,33 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
             # to the loads and stores (a third of this loop's time when it did)
             start = np.uint64(split_start[j])
             n = np.uint64(split_end[j]) - start
-            n_left = np.uint64(split_left[j])
-            # branch-free: each sample is written once, into the spill at its place in its
-            # side (the left side's size is known), and the spill is copied back
+            # branch-free: every sample is written both in place at the left side's end
+            # (never past the position being read) and into the spill at the right side's
+            # end; only its own side's count moves on, so a right sample's place in the
+            # segment is taken by the next left one, and the spill (the right side) is
+            # copied after the left side in one loop. Against the whole segment written to
+            # the spill and copied back in a loop per array: 1.84 against 2.11 ns a move in
+            # segments of about 12 samples (the deep levels of a forest tree), 1.50 against
+            # 1.59 at 32, the same for long segments.
             left = np.uint64(0)
             for k in range(n):
                 i = np.uint64(index_row[start + k])
+                value = value_row[start + k]
                 to_left = (goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE
-                to = left if to_left else n_left + k - left
-                spill_index[to] = i
-                spill_value[to] = value_row[start + k]
+                index_row[start + left] = i
+                value_row[start + left] = value
+                spill_index[k - left] = i
+                spill_value[k - left] = value
                 if with_labels:
-                    spill_label[to] = label_row[start + k]
+                    label = label_row[start + k]
+                    label_row[start + left] = label
+                    spill_label[k - left] = label
                 left += to_left
-            for k in range(n):
-                index_row[start + k] = spill_index[k]
-            for k in range(n):
-                value_row[start + k] = spill_value[k]
-            if with_labels:
-                for k in range(n):
-                    label_row[start + k] = spill_label[k]
+            for k in range(n - left):
+                index_row[start + left + k] = spill_index[k]
+                value_row[start + left + k] = spill_value[k]
+                if with_labels:
+                    label_row[start + left + k] = spill_label[k]
 
 
 @pjit

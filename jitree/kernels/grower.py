@@ -754,18 +754,16 @@ def split_candidates(data, settings, categories, order, nodes, count, table, row
         start = np.empty(n_binary, dtype=np.int64)
         end = np.empty(n_binary, dtype=np.int64)
         own = np.empty(n_binary, dtype=np.int64)
-        n_left = np.empty(n_binary, dtype=np.int64)
         for t in range(n_binary):
             c = binary[t]
             start[t] = ints[C_START, c]
             end[t] = ints[C_END, c]
-            n_left[t] = table.child_count[ints[C_CHILD_FIRST, c]]
             # the split feature's own segment is already left | right unless categorical or
             # with its missing values sent left: -1 makes the kernel partition it too
             keep_own = ints[C_CATEGORICAL, c] == 0 and ints[C_MISSING, c] != MISSING_LEFT
             own[t] = ints[C_FEATURE, c] if keep_own else -1
         partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
-                  start, end, own, n_left)
+                  start, end, own)
     # only category splits are multiway
     if categories is not None and n_multi and order is None:
         start = np.empty(n_multi, dtype=np.int64)

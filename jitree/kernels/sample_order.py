@@ -44,7 +44,7 @@ import numpy as np
 from numba import prange
 
 from . import criteria
-from ._jit import borrowing, jit, pjit, prefetch
+from ._jit import AHEAD, borrowing, jit, pjit, prefetch
 from .categorical import (
     MISSING_LEFT,
     MISSING_RIGHT,
@@ -97,11 +97,6 @@ def index_of(flat, i, f):
 def value_at(flat, i, f):
     """Sample ``i``'s value on feature ``f`` of the :func:`flat_x` ``flat``."""
     return flat[0][index_of(flat, i, f)]
-
-
-# the passes over a large node's scattered rows ask for the row this many samples ahead
-# (prefetch)
-AHEAD = np.uint64(16)
 
 
 @jit(inline="always")
