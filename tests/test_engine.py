@@ -177,22 +177,20 @@ def _side_by_side(presorted, n_nodes, rng):
     return bounds
 
 
-@settings(deadline=None, max_examples=60)
-@given(data=samples(), n_nodes=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
-def test_partition_of_nodes_side_by_side_is_the_naive_stable_partition(data, n_nodes, seed):
-    # several binary nodes side by side, each sample sent left or right at random; one node
-    # names a feature as its own, whose segment is left as it is (the split's own order)
-    X, y, w, regression, _ = data
+def _check_binary_partition(X, y, w, regression, n_nodes, rng):
+    """Several binary nodes side by side, each sample sent left or right at random, one
+    node naming a feature as its own (its segment is left as it is: the split's own order),
+    partitioned by the kernel and by NumPy."""
     presorted, _ = _tree_data(X, y, w, regression)
     n, d = X.shape
-    rng = np.random.default_rng(seed)
     bounds = _side_by_side(presorted, n_nodes, rng)
     n_split = len(bounds) - 1
     goes_left = rng.integers(0, 2, n).astype(np.uint8)
     bits = np.zeros((n + 63) // 64, dtype=np.uint64)
     pack_bits(goes_left, bits)
     own = np.full(n_split, -1, dtype=np.int64)
-    own[rng.integers(n_split)] = rng.integers(d)
+    if d > 1 or n_split > 1:  # else the only segment would be skipped
+        own[rng.integers(n_split)] = rng.integers(d)
     before_index = presorted.sorted_index.copy()
     before_value = presorted.sorted_value.copy()
     partition(presorted.sorted_index, presorted.sorted_value, presorted.sorted_label, bits,
@@ -207,11 +205,28 @@ def test_partition_of_nodes_side_by_side_is_the_naive_stable_partition(data, n_n
                                               before_value[g, segment])
             else:
                 want = np.concatenate([row[goes_left[row] == 1], row[goes_left[row] == 0]])
-            np.testing.assert_array_equal(presorted.sorted_index[g, segment], want)
-            if own[j] != g:
                 np.testing.assert_array_equal(presorted.sorted_value[g, segment], X[want, g])
+            np.testing.assert_array_equal(presorted.sorted_index[g, segment], want)
             if not regression:
                 np.testing.assert_array_equal(presorted.sorted_label[g, segment], y[want])
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=samples(), n_nodes=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_partition_of_nodes_side_by_side_is_the_naive_stable_partition(data, n_nodes, seed):
+    X, y, w, regression, _ = data
+    _check_binary_partition(X, y, w, regression, n_nodes, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_partition_of_many_samples_is_the_naive_stable_partition(regression):
+    # samples past the first word of the side bits, nodes of a few to a few hundred samples
+    rng = np.random.default_rng(11)
+    n = 1500
+    X = rng.integers(0, 40, (n, 4)).astype(np.float64)
+    y = np.round(rng.normal(size=n), 2) if regression else rng.integers(0, 3, n)
+    w = rng.integers(1, 4, n).astype(np.float64)
+    _check_binary_partition(X, y, w, regression, 12, rng)
 
 
 @settings(deadline=None, max_examples=60)

@@ -133,10 +133,12 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
               split_end, split_feature):
     """Stable partition of every feature's segment of every split node, parallel over features.
 
-    Invariant after the call, for node j and every feature: positions
-    ``split_start[j]:split_start[j] + n_left`` hold its left samples (``n_left`` of them: the
-    set bits of ``goes_left_bits`` among its samples) and the rest its right samples, each
-    group in increasing feature value. Labels move with their samples.
+    Invariant after the call, for node j and every feature but ``split_feature[j]`` (whose
+    segment is left as it is: the caller passes the split's own feature when its segment is
+    already left | right, else -1): positions ``split_start[j]:split_start[j] + n_left`` hold
+    its left samples (``n_left`` of them: the set bits of ``goes_left_bits`` among its
+    samples) and the rest its right samples, each group in increasing feature value. Labels
+    move with their samples.
     """
     n_features = sorted_index.shape[0]
     n_split = split_start.shape[0]
