@@ -181,108 +181,91 @@ def pair_rows(data, criterion, f, start, end, node_stats, node_weight, scratch, 
     return parent_entropy, index_row, value_row, label_row, end_nm, missing_weight
 
 
-def _classification_scan(gini):
-    """The threshold scan of one (node, feature) pair for classification, compiled for gini
-    (``gini`` True) or for the other built-in criteria. Two loops rather than a test of the
-    criterion inside one: the other criteria's call to :func:`criteria.builtin_score` made
-    the compiled loop keep ``left_sq`` and ``right_sq`` on the stack around every candidate,
-    which put a store and a load into both chains of adds (gini's scan of a forest tree's
-    root, 95k samples: 6.0-7.4 ns a sample against 5.2-5.8 ns in its own loop)."""
-
-    @borrowing(inline="always")
-    def scan(settings, data, rows, node, parent_entropy, base, n_right0, right):
-        """Best threshold of one node on one feature, classification. Returns (score, pos);
-        pos == -1 when no split satisfies the leaf constraints.
-
-        ``rows`` (a :class:`Rows`) are the node's non-missing samples on the feature, ``node``
-        the whole node. ``base`` (a :class:`Side`) holds the samples that are on the left before
-        the scan (the missing ones when they go left; zeros otherwise); its ``stats`` vector is
-        the running left side of the scan. ``n_right0`` missing samples are on the right
-        otherwise. Candidates keep non-missing samples on both sides.
-
-        Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
-        ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
-        classes; the other (built-in) criteria call :func:`criteria.builtin_score`.
-        """
-        code = settings.criterion.code
-        min_samples_leaf = settings.min_samples_leaf
-        min_weight_leaf = settings.min_weight_leaf
-        label_row = rows.label
-        value_row = rows.value
-        index_row = rows.index
-        start = rows.start
-        end = rows.end
-        sample_weight = data.sample_weight
-        weighted = data.weighted
-        node_stats = node.stats
-        node_weight = node.weight
-        left = base.stats
-        n_left0 = base.count
-        limits = rows.limits
-        constrained = limits.monotonic != 0
-        best_score = -np.inf
-        best_pos = -1
-        if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
-            return best_score, best_pos
-        right_sq = 0.0
-        left_sq = 0.0
-        for c in range(node_stats.shape[0]):
-            right[c] = node_stats[c] - left[c]
-            right_sq += right[c] * right[c]
-            left_sq += left[c] * left[c]
-        weight_left = base.weight
-        w = 1.0
-        first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
-        last = np.uint64(end - 1)
-        for k in range(np.uint64(start), stop):  # unsigned indices: no wraparound fix-ups
-            c = label_row[k]
-            if weighted:
-                prefetch(sample_weight, np.uint64(index_row[min(k + AHEAD, last)]))
-                w = sample_weight[np.uint64(index_row[k])]
-            count_left = left[c]
-            count_right = right[c]
-            left_sq += w * (2.0 * count_left + w)
-            right_sq += w * (w - 2.0 * count_right)
-            left[c] = count_left + w
-            right[c] = count_right - w
-            weight_left += w
-            if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
-                continue
-            weight_right = node_weight - weight_left
-            if weight_left <= 0.0 or weight_right <= 0.0:
-                continue
-            if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
-                continue
-            if constrained and not monotone(limits, left[0] / weight_left,
-                                            right[0] / weight_right):
-                continue
-            if gini:
-                # = left_sq / weight_left + right_sq / weight_right, with one division
-                score = ((left_sq * weight_right + right_sq * weight_left)
-                         / (weight_left * weight_right))
-            else:
-                score = criteria.builtin_score(code, left, right, weight_left, weight_right,
-                                               parent_entropy)
-            if score > best_score:
-                best_score = score
-                best_pos = np.int64(k) + 1
-        return best_score, best_pos
-
-    return scan
-
-
-_scan_gini = _classification_scan(True)
-_scan_other_criteria = _classification_scan(False)
-
-
 @borrowing(inline="always")
 def scan_classification(settings, data, rows, node, parent_entropy, base, n_right0, right):
-    """Best threshold of one node on one feature, classification: ``(score, pos)`` (see
-    :func:`_classification_scan`)."""
-    if settings.criterion.code == criteria.GINI:
-        return _scan_gini(settings, data, rows, node, parent_entropy, base, n_right0, right)
-    return _scan_other_criteria(settings, data, rows, node, parent_entropy, base, n_right0,
-                                right)
+    """Best threshold of one node on one feature, classification. Returns (score, pos);
+    pos == -1 when no split satisfies the leaf constraints.
+
+    ``rows`` (a :class:`Rows`) are the node's non-missing samples on the feature, ``node``
+    the whole node. ``base`` (a :class:`Side`) holds the samples that are on the left before
+    the scan (the missing ones when they go left; zeros otherwise); its ``stats`` vector is
+    the running left side of the scan. ``n_right0`` missing samples are on the right
+    otherwise. Candidates keep non-missing samples on both sides.
+
+    Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
+    ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
+    classes; the other (built-in) criteria call :func:`criteria.builtin_score`.
+
+    One loop for every criterion: with that call in it, the compiled loop keeps ``left_sq``
+    and ``right_sq`` on the stack around each candidate (a store and a load in both chains
+    of adds). A loop of gini's own scanned a forest tree's root (95k samples, 3 classes)
+    in 5.2-5.8 ns a sample against 6.0-7.4 ns, but fits of random forest classifiers moved
+    within noise and a classifier's first fit compiled 54.0-60.7 s against 46.9-53.9 s.
+    """
+    code = settings.criterion.code
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    label_row = rows.label
+    value_row = rows.value
+    index_row = rows.index
+    start = rows.start
+    end = rows.end
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_stats = node.stats
+    node_weight = node.weight
+    left = base.stats
+    n_left0 = base.count
+    limits = rows.limits
+    constrained = limits.monotonic != 0
+    best_score = -np.inf
+    best_pos = -1
+    if end - start + n_left0 + n_right0 < 2 * min_samples_leaf or end - start < 2:
+        return best_score, best_pos
+    right_sq = 0.0
+    left_sq = 0.0
+    for c in range(node_stats.shape[0]):
+        right[c] = node_stats[c] - left[c]
+        right_sq += right[c] * right[c]
+        left_sq += left[c] * left[c]
+    weight_left = base.weight
+    w = 1.0
+    first_candidate, stop = _scan_range(start, end, min_samples_leaf, n_left0, n_right0)
+    last = np.uint64(end - 1)
+    for k in range(np.uint64(start), stop):  # unsigned indices: no wraparound fix-ups
+        c = label_row[k]
+        if weighted:
+            # the weight of the sample AHEAD positions on, asked for now (see scan_regression)
+            prefetch(sample_weight, np.uint64(index_row[min(k + AHEAD, last)]))
+            w = sample_weight[np.uint64(index_row[k])]
+        count_left = left[c]
+        count_right = right[c]
+        left_sq += w * (2.0 * count_left + w)
+        right_sq += w * (w - 2.0 * count_right)
+        left[c] = count_left + w
+        right[c] = count_right - w
+        weight_left += w
+        if k < first_candidate or value_row[k + _ONE] <= value_row[k]:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        if constrained and not monotone(limits, left[0] / weight_left,
+                                        right[0] / weight_right):
+            continue
+        if code == criteria.GINI:
+            # = left_sq / weight_left + right_sq / weight_right, with one division
+            score = ((left_sq * weight_right + right_sq * weight_left)
+                     / (weight_left * weight_right))
+        else:
+            score = criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                           parent_entropy)
+        if score > best_score:
+            best_score = score
+            best_pos = np.int64(k) + 1
+    return best_score, best_pos
 
 
 @borrowing(inline="always")
