@@ -157,3 +157,32 @@ def test_poisson_forest_missing_values_categories_and_persistence(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     text = io.StringIO(jitree.export_text(model, max_depth=2))
     assert "poisson" in jitree.export_graphviz(model) or "poisson" in text.getvalue()
+
+
+@pytest.mark.parametrize("name", ["DecisionTreeRegressor", "ExtraTreeRegressor",
+                                  "RandomForestRegressor", "ExtraTreesRegressor"])
+def test_friedman_mse_is_grown_as_squared_error_with_a_future_warning(name):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 4))
+    y = X[:, 0] - 2.0 * (X[:, 1] > 0.3) + 0.1 * rng.normal(size=200)
+    options = dict(n_estimators=3) if name.endswith("s") or "Forest" in name else {}
+    with pytest.warns(FutureWarning, match="friedman_mse") as record:
+        model = getattr(jitree, name)(criterion="friedman_mse", random_state=0, **options)
+        model.fit(X, y)
+    assert len([w for w in record if issubclass(w.category, FutureWarning)]) == 1
+    assert record[0].filename == __file__  # the warning points at the user's fit
+    assert model.get_params()["criterion"] == "friedman_mse"  # clone-safe
+    reference = getattr(jitree, name)(criterion="squared_error", random_state=0, **options)
+    reference.fit(X, y)
+    trees = getattr(model, "estimators_", [model])
+    reference_trees = getattr(reference, "estimators_", [reference])
+    for tree, other in zip(trees, reference_trees, strict=True):
+        for field in ("feature", "threshold", "children_left", "value", "impurity"):
+            np.testing.assert_array_equal(getattr(tree.tree_, field),
+                                          getattr(other.tree_, field))
+
+
+def test_friedman_mse_is_a_regression_criterion_only():
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match="criterion"):
+        jitree.DecisionTreeClassifier(criterion="friedman_mse").fit(X, np.arange(10) % 2)
