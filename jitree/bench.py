@@ -1152,6 +1152,13 @@ def _categorical_forest_figure(report, sizes, split, n_rows, repeat, n_estimator
     general = nodes_seconds + encode_seconds
     print(f"    same forest, the Tree arrays' walk (after the same encoding) "
           f"{general:7.3f} s: the flat walk is {general / flat_seconds:.2f}x faster")
+    numeric_apply, categorical_apply = _alternating_medians(
+        [lambda: numeric.apply(X_new), lambda: categorical.apply(X_new)], repeat)
+    report.rows.append(("categorical-predict", f"categorical forest apply ({label})", 0,
+                        categorical_apply))
+    print(f"    apply (every tree's leaf ids): numeric forest {numeric_apply:7.3f} s, "
+          f"categorical forest {categorical_apply:7.3f} s = "
+          f"{categorical_apply / numeric_apply:.2f}x")
     numeric_tree, categorical_tree = numeric.estimators_[0], categorical.estimators_[0]
     numeric_tree_seconds, tree_seconds = _alternating_medians(
         [lambda: numeric_tree.predict_proba(X_new),

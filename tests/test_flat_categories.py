@@ -5,6 +5,8 @@ The twin of the flat walk is ``leaf_of_row_any``, the row-at-a-time walk of the 
 that routes every node kind, missing values and unseen categories.
 """
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -83,6 +85,44 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
     np.testing.assert_array_equal(forest.apply(rows), leaves)
     for t, model in enumerate(forest.estimators_):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
+
+
+@pytest.mark.parametrize("mode", ["subset", "one_vs_rest", "multiway"])
+def test_forest_apply_with_category_tests_walks_every_tree_at_once(monkeypatch, mode):
+    """A forest whose trees test categories gives its leaves in one parallel pass
+    (apply_flat_categories: each chunk's codes made once for every tree): the twin's leaves
+    (missing values, unseen categories, narrow and wide subset nodes), in tasks of 64 rows
+    and in one task shorter than a block; infinity refused as predict refuses it."""
+    from jitree.kernels import predict as predict_kernels
+    from jitree.model import forest as forest_module
+
+    sizes = [4, NARROW_CATEGORIES + 1, 200]
+    X, y = categorical_data(2, 2500, sizes)
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,
+                                           categorical_features=[0, 1, 2],
+                                           categorical_split=mode).fit(X, y)
+    rows = np.vstack([X[:1000], unseen_rows(X, sizes, 2)])
+    assert forest._walk_kind() == "categories"
+    expected = np.column_stack([tree_leaves(model, rows) for model in forest.estimators_])
+    walk = mock.patch.object(predict_kernels, "apply_flat_categories",
+                             wraps=predict_kernels.apply_flat_categories)
+    with walk as kernel:
+        leaves = forest.apply(rows)
+        assert kernel.call_count == 1
+        assert leaves.dtype == np.int64 and leaves.flags.f_contiguous
+        np.testing.assert_array_equal(leaves, expected)
+        np.testing.assert_array_equal(forest.apply(rows[:5]), expected[:5])
+        with monkeypatch.context() as patch:
+            patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
+            np.testing.assert_array_equal(forest.apply(rows), expected)
+        assert kernel.call_count == 3 and kernel.call_args.args[-2] == 64
+    bad = rows.copy()
+    bad[7, 4] = np.inf
+    with pytest.raises(ValueError, match="infinity") as raised:
+        forest.apply(bad)
+    with pytest.raises(ValueError) as predicted:
+        forest.predict(bad)
+    assert str(raised.value) == str(predicted.value)
 
 
 def test_wide_subset_nodes_take_their_words_from_the_table():

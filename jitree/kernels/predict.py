@@ -573,6 +573,15 @@ def chunk_codes(X, first, last, categories, codes):
             codes[i - first, f] = code
 
 
+@jit(inline="always")
+def _chunk_category_codes(X, first, last, categories):
+    """The codes of rows first:last of X (:func:`chunk_codes`), one row of the chunk per
+    row of X, in the chunk's code type."""
+    codes = np.zeros((last - first, X.shape[1]), dtype=categories.code_type.dtype)
+    chunk_codes(X, first, last, categories, codes)
+    return codes
+
+
 @jit
 def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, nodes, root,
                            missing):
@@ -651,19 +660,13 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     tree_root = flat.root
     tree_depth = flat.depth
     word = categories.word
-    n_rows = X.shape[0]
-    n_features = X.shape[1]
-    n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
+    n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
-        first = chunk * chunk_rows
-        last = min(n_rows, first + chunk_rows)
-        missing = nonfinite_rows(X_bits, first, last, infinity)
-        if missing:
-            infinite[chunk] = infinite_rows(X_bits, first, last, magnitude_mask, infinity)
-        codes = np.zeros((last - first, n_features), dtype=categories.code_type.dtype)
-        chunk_codes(X, first, last, categories, codes)
+        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
+                                            chunk_rows, infinite)
+        codes = _chunk_category_codes(X, first, last, categories)
         flat_arrays = (feature, threshold, left, missing_right, word, categories.bit_base,
                        categories.bits, categories.slot_base, categories.slots)
         for t in range(tree_root.shape[0]):
@@ -680,5 +683,45 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
             while i < last:
                 leaf = _walk_row_categories(X, i, codes, i - first, flat_arrays, root)
                 add_leaf(flat, votes, base, leaf, table, out, i, t == 0)
+                i += 1
+    return infinite.any()
+
+
+@pjit
+def apply_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, node_of_flat,
+                          chunk_rows, out):
+    """out[t, i] = node_of_flat[the flat leaf that row i reaches in tree t]: the ``apply`` of
+    a forest whose trees also test categories, walked as :func:`predict_flat_categories`
+    walks (each chunk's codes made once for every tree); ``out`` as in :func:`apply_flat`.
+    Returns whether X holds an infinity (the caller discards ``out`` and raises)."""
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    tree_root = flat.root
+    tree_depth = flat.depth
+    word = categories.word
+    n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
+    infinite = np.zeros(n_chunks, dtype=np.uint8)
+    for chunk in prange(n_chunks):
+        nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
+        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
+                                            chunk_rows, infinite)
+        codes = _chunk_category_codes(X, first, last, categories)
+        flat_arrays = (feature, threshold, left, missing_right, word, categories.bit_base,
+                       categories.bits, categories.slot_base, categories.slots)
+        for t in range(tree_root.shape[0]):
+            leaves = out[t]
+            root = tree_root[t]
+            i = first
+            while i + CATEGORY_BLOCK_ROWS <= last:
+                _walk_block_categories(X, i, codes, i - first, flat_arrays, tree_depth[t],
+                                       nodes, root, missing)
+                for r in range(CATEGORY_BLOCK_ROWS):
+                    leaves[i + r] = node_of_flat[nodes[r]]
+                i += CATEGORY_BLOCK_ROWS
+            while i < last:
+                leaves[i] = node_of_flat[_walk_row_categories(X, i, codes, i - first,
+                                                              flat_arrays, root)]
                 i += 1
     return infinite.any()

@@ -903,13 +903,15 @@ class BaseForest(ParamsMixin):
     def _apply_validated(self, X):
         """Leaf ids of dense X through every tree in one parallel walk (one pass of X
         through the trees in tasks that stay in cache, :func:`forest_chunk_rows`), returned
-        as (n_samples, n_estimators) with each tree's column contiguous, as scikit-learn's;
-        tree by tree for CSR X and for trees whose tests the threshold walk cannot make.
-        The layouts it reads are those of the current ``estimators_``
+        as (n_samples, n_estimators) with each tree's column contiguous, as scikit-learn's.
+        Forests with category tests take the category walk; CSR X, and trees whose tests
+        neither flat walk can make (features of more than 65,535 categories), go tree by
+        tree. The layouts it reads are those of the current ``estimators_``
         (:meth:`_cached_layouts`)."""
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        walk = self._walk_kind()
         with n_threads(jobs) as threads:
-            if isinstance(X, CsrRows) or self._walk_kind() != "threshold":
+            if isinstance(X, CsrRows) or walk == "nodes":
                 return np.stack([model.tree_.apply(X) for model in self.estimators_]).T
             flat, _ = self._layout(X.dtype)
             layouts = self._cached_layouts()
@@ -917,9 +919,19 @@ class BaseForest(ParamsMixin):
                 layouts["node_of_flat"] = read_only(np.concatenate(
                     [model.tree_.flat(X.dtype)[4] for model in self.estimators_]))[0]
             node_of_flat = layouts["node_of_flat"]
-            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
-            if _predict.apply_flat(X, *infinity_bits(X), flat, node_of_flat, chunk_rows, out):
+            if walk == "categories":  # X encoded: each chunk's codes made once for all trees
+                categories = self._flat_categories()
+                code_bytes = categories.code_type.itemsize
+                chunk_rows = forest_chunk_rows(X.shape[0],
+                                               X.shape[1] * (X.itemsize + code_bytes), threads)
+                infinite = _predict.apply_flat_categories(
+                    X, *infinity_bits(X), flat, categories, node_of_flat, chunk_rows, out)
+            else:
+                chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
+                infinite = _predict.apply_flat(X, *infinity_bits(X), flat, node_of_flat,
+                                               chunk_rows, out)
+            if infinite:
                 raise_infinite(X, "X")
         return out.T
 
