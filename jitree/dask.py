@@ -78,6 +78,7 @@ from .model.validation import (
     check_X,
     feature_names_of,
     match_feature_names,
+    user_stacklevel,
 )
 
 __all__ = ["apply", "fit_forest", "predict", "predict_proba", "predict_quantiles"]
@@ -528,13 +529,13 @@ def _prepare_array(model, X):
         X = X.rechunk({1: -1})
     if getattr(model, "feature_names_in_", None) is not None:
         warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was "
-                      "fitted with feature names", UserWarning, stacklevel=4)
+                      "fitted with feature names", UserWarning, stacklevel=user_stacklevel())
     return X
 
 
 def _prepare_dataframe(model, X):
     reordered = match_feature_names(model, getattr(model, "feature_names_in_", None),
-                                    feature_names_of(X._meta), stacklevel=5)
+                                    feature_names_of(X._meta))
     if reordered is not None:
         X = X[reordered]
     if len(X.columns) != model.n_features_in_:

@@ -224,6 +224,26 @@ def test_wrong_feature_names_at_predict_and_reordered_columns():
         forest.predict(X)
 
 
+@pytest.mark.parametrize("method", ["predict", "apply", "predict_proba"])
+def test_feature_name_warnings_point_at_the_users_call(method):
+    """Whatever the depth of jitree's own calls (a forest's walk of X as given, a tree's
+    validation), the warning names the line that called the estimator."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    models = [DecisionTreeClassifier().fit(frame, Y),
+              jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(frame, Y),
+              jitree.RandomForestClassifier(n_estimators=2, random_state=0,
+                                            categorical_features=[0]).fit(frame, Y)]
+    for model in models:
+        with pytest.warns(UserWarning, match="valid feature names") as caught:
+            getattr(model, method)(X)
+        assert [w.filename for w in caught] == [__file__], type(model).__name__
+        model.fit(X, Y)
+        with pytest.warns(UserWarning, match="X has feature names") as caught:
+            getattr(model, method)(frame)
+        assert [w.filename for w in caught] == [__file__], type(model).__name__
+
+
 def test_sparse_input_errors_name_the_problem():
     sparse = pytest.importorskip("scipy.sparse")
     with pytest.raises(ValueError, match="Complex data"):

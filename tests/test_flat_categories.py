@@ -323,10 +323,21 @@ def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
     raw = forest.predict_proba(rows)
     encoded = forest._predict_mean_validated(forest._validate_predict_X(rows))
     np.testing.assert_array_equal(raw, encoded)
+    # apply walks X as given too: no encoded copy, the encoded walk's leaves
+    walks = mock.patch.object(forest, "_validate_predict_X", wraps=forest._validate_predict_X)
+    with walks as validation:
+        leaves = forest.apply(rows)
+        assert validation.call_count == 0
+    encoded_leaves = forest._apply_validated(forest._validate_predict_X(rows))
+    np.testing.assert_array_equal(leaves, encoded_leaves)
+    np.testing.assert_array_equal(
+        leaves, np.column_stack([tree_leaves(model, rows) for model in forest.estimators_]))
     bad = rows[:20].copy()
     bad[7, 3] = np.inf
     with pytest.raises(ValueError, match="infinity.*column 3"):
         forest.predict_proba(bad)
+    with pytest.raises(ValueError, match="infinity.*column 3"):
+        forest.apply(bad)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -371,10 +382,12 @@ def test_infinity_in_x_as_given_warns_once_then_raises():
                   jitree.RandomForestClassifier(n_estimators=2, random_state=0,
                                                 categorical_features=["c"])):
         model.fit(frame, y)
-        with pytest.warns(UserWarning, match="feature names") as caught:
-            with pytest.raises(ValueError, match="infinity.*column 1"):
-                model.predict_proba(bad)
-        assert len(caught) == 1, [str(w.message) for w in caught]
+        for method in ("predict_proba", "apply"):
+            with pytest.warns(UserWarning, match="feature names") as caught:
+                with pytest.raises(ValueError, match="infinity.*column 1"):
+                    getattr(model, method)(bad)
+            assert len(caught) == 1, [str(w.message) for w in caught]
+            assert caught[0].filename == __file__  # the warning points at the call
 
 
 def test_forest_with_an_ordinal_feature_reads_encoded_x():

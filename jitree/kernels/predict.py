@@ -300,9 +300,9 @@ def _walk_row_missing(X, i, feature, threshold, left, missing_right, root):
 
 @jit(inline="always")
 def _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite):
-    """``(first, last, missing)`` of task ``chunk`` of :func:`predict_flat` and
-    :func:`apply_flat`: its rows first:last, and whether they hold a value that is not
-    finite; ``infinite[chunk]`` set when one is an infinity."""
+    """``(first, last, missing)`` of task ``chunk`` of the flat walks (:func:`predict_flat`,
+    :func:`apply_flat` and their category twins): its rows first:last, and whether they hold
+    a value that is not finite; ``infinite[chunk]`` set when one is an infinity."""
     first = chunk * chunk_rows
     last = min(X_bits.shape[0], first + chunk_rows)
     missing = nonfinite_rows(X_bits, first, last, infinity)

@@ -657,8 +657,7 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
         if rows and self._walks_rows():
-            match_feature_names(self, getattr(self, "feature_names_in_", None), None,
-                                stacklevel=5)
+            match_feature_names(self, getattr(self, "feature_names_in_", None), None)
             reduced = self._on_columns()
             if reduced is not None and 2 * len(reduced[1]) <= X.shape[1]:
                 # the dense rows of the walk then hold the tested columns only (a
@@ -670,7 +669,7 @@ class BaseDecisionTree(ParamsMixin):
         if reduced is None:
             return self, prediction_chunks(X)
         # a sparse X has no column names: the warning a named fit gives for any array
-        match_feature_names(self, getattr(self, "feature_names_in_", None), None, stacklevel=5)
+        match_feature_names(self, getattr(self, "feature_names_in_", None), None)
         model, columns = reduced
         return model, sparse_row_blocks(X, columns=columns)
 

@@ -1,13 +1,12 @@
 """Users' own split criteria, compiled into the split search."""
 
-import os
-import sys
 import warnings
 
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from ..kernels import criteria
+from .validation import user_stacklevel
 
 
 class Criterion:
@@ -191,20 +190,6 @@ def _compile(criterion, function, signature, role, arguments):
                         f"compiling it failed: {str(error).splitlines()[0]}") from None
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _user_level():
-    """The ``stacklevel`` of a warning raised by this module's caller that points at the
-    first frame outside jitree (the user's ``fit`` call, at whatever depth it calls from)."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE + os.sep):
-        frame = frame.f_back
-        level += 1
-    return level
-
-
 def criterion_of(criterion, task):
     """(what the growth parameters keep, integer code) of an estimator's ``criterion``
     parameter: a built-in name becomes its code, a :class:`Criterion` stays itself."""
@@ -213,12 +198,13 @@ def criterion_of(criterion, task):
         return criterion, criteria.user_code(criterion.score is not None)
     if task == "regression" and isinstance(criterion, str) and criterion == "friedman_mse":
         # Friedman's improvement, W_l W_r / (W_l + W_r) (mean_l - mean_r)^2, is the decrease
-        # of the squared error: the same splits. Accepted for code written for scikit-learn,
-        # whose trees take it (deprecated there since 1.9) as squared_error too.
-        warnings.warn('criterion="friedman_mse" is grown as "squared_error" (Friedman\'s '
-                      'improvement is the decrease of the squared error, so the splits are '
-                      'the same) and may be refused in a later version; pass '
-                      'criterion="squared_error"', FutureWarning, stacklevel=_user_level())
+        # of the squared error: for one output, the same splits. Accepted for code written
+        # for scikit-learn, whose trees take it (deprecated there since 1.9) as
+        # squared_error for any number of outputs.
+        warnings.warn('criterion="friedman_mse" is grown as "squared_error" (for one output '
+                      'Friedman\'s improvement is the decrease of the squared error, so the '
+                      'splits are the same) and may be refused in a later version; pass '
+                      'criterion="squared_error"', FutureWarning, stacklevel=user_stacklevel())
         criterion = "squared_error"
     code = int(criteria.criterion_code(criterion, task))
     return code, code

@@ -824,24 +824,28 @@ class BaseForest(ParamsMixin):
         return cached[0][:2]
 
     def _predict_mean(self, X):
-        """Mean over the trees of each row's leaf table row (probabilities or means).
+        """Mean over the trees of each row's leaf table row (probabilities or means); X as
+        :meth:`_walked_as_given` takes it."""
+        return self._walked_as_given(X, self._predict_flat_categories,
+                                     self._predict_mean_validated)
 
-        A float NumPy X of a forest with flat category tests is walked as given, its
-        categories looked up by value in the walk (no encoded copy of X); a lookup that
-        cannot be made that way, and X holding an infinity, go through the encoder, which
+    def _walked_as_given(self, X, walk, validated):
+        """``walk(X, categories)`` of a float NumPy X of a forest with flat category tests,
+        walked as given, its categories looked up by value in the walk (no encoded copy of
+        X); else ``validated`` of X through the validation. A lookup that cannot be made that
+        way, and X holding an infinity (``walk`` returns None), go through the encoder, which
         also gives the errors."""
         check_is_fitted(self, "estimators_")
         if walks_as_given(X, self.n_features_in_) and self._walk_kind() == "categories":
             categories = self._flat_categories(raw=True)
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)
-                out = self._predict_flat_categories(np.ascontiguousarray(X), categories)
+                out = walk(np.ascontiguousarray(X), categories)
                 if out is not None:
                     return out
                 # X holds an infinity: the encoder gives the error (the names were matched)
-                return self._predict_mean_validated(
-                    self._validate_predict_X(X, by_position=True))
-        return self._predict_mean_validated(self._validate_predict_X(X))
+                return validated(self._validate_predict_X(X, by_position=True))
+        return validated(self._validate_predict_X(X))
 
     def _predict_flat_categories(self, X, categories):
         """The flat category walk of X with ``categories`` (see :meth:`_flat_categories`);
@@ -898,42 +902,57 @@ class BaseForest(ParamsMixin):
         model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._apply_validated)
-        return self._apply_validated(self._validate_predict_X(X))
+        return self._walked_as_given(X, self._apply_categories, self._apply_validated)
 
     def _apply_validated(self, X):
         """Leaf ids of dense X through every tree in one parallel walk (one pass of X
         through the trees in tasks that stay in cache, :func:`forest_chunk_rows`), returned
         as (n_samples, n_estimators) with each tree's column contiguous, as scikit-learn's.
-        Forests with category tests take the category walk; CSR X, and trees whose tests
-        neither flat walk can make (features of more than 65,535 categories), go tree by
-        tree. The layouts it reads are those of the current ``estimators_``
-        (:meth:`_cached_layouts`)."""
-        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        Forests with category tests take the category walk (:meth:`_apply_categories`); CSR
+        X, and trees whose tests neither flat walk can make (features of more than 65,535
+        categories), go tree by tree. The layouts it reads are those of the current
+        ``estimators_`` (:meth:`_cached_layouts`)."""
         walk = self._walk_kind()
+        if walk == "categories" and not isinstance(X, CsrRows):
+            leaves = self._apply_categories(X, self._flat_categories())
+            if leaves is None:
+                raise_infinite(X, "X")
+            return leaves
+        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
             if isinstance(X, CsrRows) or walk == "nodes":
                 return np.stack([model.tree_.apply(X) for model in self.estimators_]).T
             flat, _ = self._layout(X.dtype)
-            layouts = self._cached_layouts()
-            if "node_of_flat" not in layouts:  # the same for every dtype
-                layouts["node_of_flat"] = read_only(np.concatenate(
-                    [model.tree_.flat(X.dtype)[4] for model in self.estimators_]))[0]
-            node_of_flat = layouts["node_of_flat"]
+            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
-            if walk == "categories":  # X encoded: each chunk's codes made once for all trees
-                categories = self._flat_categories()
-                code_bytes = categories.code_type.itemsize
-                chunk_rows = forest_chunk_rows(X.shape[0],
-                                               X.shape[1] * (X.itemsize + code_bytes), threads)
-                infinite = _predict.apply_flat_categories(
-                    X, *infinity_bits(X), flat, categories, node_of_flat, chunk_rows, out)
-            else:
-                chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
-                infinite = _predict.apply_flat(X, *infinity_bits(X), flat, node_of_flat,
-                                               chunk_rows, out)
-            if infinite:
+            if _predict.apply_flat(X, *infinity_bits(X), flat, self._node_of_flat(X.dtype),
+                                   chunk_rows, out):
                 raise_infinite(X, "X")
         return out.T
+
+    def _apply_categories(self, X, categories):
+        """:meth:`_apply_validated` of the category walk, with ``categories`` (see
+        :meth:`_flat_categories`: X encoded, or holding the category values); None when X
+        holds an infinity."""
+        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        with n_threads(jobs) as threads:
+            code_bytes = categories.code_type.itemsize
+            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * (X.itemsize + code_bytes),
+                                           threads)
+            flat, _ = self._layout(X.dtype)
+            out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
+            if _predict.apply_flat_categories(X, *infinity_bits(X), flat, categories,
+                                              self._node_of_flat(X.dtype), chunk_rows, out):
+                return None
+        return out.T
+
+    def _node_of_flat(self, dtype):
+        """Each node of :meth:`_layout` as its id in its tree (the same for every dtype)."""
+        layouts = self._cached_layouts()
+        if "node_of_flat" not in layouts:
+            layouts["node_of_flat"] = read_only(np.concatenate(
+                [model.tree_.flat(dtype)[4] for model in self.estimators_]))[0]
+        return layouts["node_of_flat"]
 
     def decision_path(self, X):
         """The nodes each row of X passes through, in every tree.

@@ -63,9 +63,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
     node predicts the weighted ``quantile`` of its targets; the impurity is the mean pinball
     loss ``sum w rho(y - q) / W``, ``rho(u) = quantile * u`` for ``u >= 0``,
     ``(quantile - 1) * u`` below) or a :class:`jitree.Criterion`. ``impurity_threshold``
-    applies to the node's impurity. ``"friedman_mse"`` is grown as ``"squared_error"`` (the
-    same splits: Friedman's improvement is the decrease of the squared error), with a
-    ``FutureWarning``.
+    applies to the node's impurity. ``"friedman_mse"`` is grown as ``"squared_error"``, with
+    a ``FutureWarning`` (for one output, the same splits: Friedman's improvement is the
+    decrease of the squared error).
 
     The weighted quantile of a node is the target of its first sample, in increasing order
     of y, at which the cumulative weight exceeds ``quantile`` times the node's weight; when a

@@ -3,6 +3,7 @@
 import functools
 import numbers
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -69,12 +70,27 @@ def raise_nonfinite(X, name):
     raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
 
 
-def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklevel=4):
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_stacklevel():
+    """The ``stacklevel`` of a warning raised by the caller that points at the first frame
+    outside jitree: the user's call, at whatever depth jitree's own calls put it."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE + os.sep):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def match_feature_names(estimator, fitted_names, names, has_shape=True):
     """Check a table's column ``names`` against the ``fitted_names`` of ``estimator``.
 
     Returns the fitted names when the table holds the same columns in another order (select
     them to match by name), else None. Raises ValueError when columns are missing or unknown;
-    warns when only one side has names (``has_shape``: X is an array, not a plain list).
+    warns when only one side has names (``has_shape``: X is an array, not a plain list),
+    the warning pointing at the user's call.
     """
     if fitted_names is not None and names is not None:
         if np.array_equal(names, fitted_names):
@@ -90,10 +106,10 @@ def match_feature_names(estimator, fitted_names, names, has_shape=True, stacklev
     name = type(estimator).__name__
     if fitted_names is not None and has_shape:
         warnings.warn(f"X does not have valid feature names, but {name} was fitted with "
-                      "feature names", UserWarning, stacklevel=stacklevel)
+                      "feature names", UserWarning, stacklevel=user_stacklevel())
     elif fitted_names is None and names is not None:
         warnings.warn(f"X has feature names, but {name} was fitted without feature names",
-                      UserWarning, stacklevel=stacklevel)
+                      UserWarning, stacklevel=user_stacklevel())
     return None
 
 
