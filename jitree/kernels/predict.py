@@ -574,12 +574,21 @@ def chunk_codes(X, first, last, categories, codes):
 
 
 @jit(inline="always")
-def _chunk_category_codes(X, first, last, categories):
-    """The codes of rows first:last of X (:func:`chunk_codes`), one row of the chunk per
-    row of X, in the chunk's code type."""
+def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat,
+                   categories):
+    """``(first, last, missing, codes, flat_arrays)`` of task ``chunk`` of the category
+    walks: :func:`_chunk_start`'s rows, their codes (:func:`chunk_codes`, one row of codes
+    per row of X, in the code type of ``categories``) and the arrays the walks read at a
+    node (``flat_arrays`` of :func:`_walk_block_categories`), made in the task: numba's
+    parallel lowering takes arrays and scalars into a ``prange`` loop, not tuples."""
+    first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows,
+                                        infinite)
     codes = np.zeros((last - first, X.shape[1]), dtype=categories.code_type.dtype)
     chunk_codes(X, first, last, categories, codes)
-    return codes
+    flat_arrays = (flat.feature, flat.threshold, flat.left, flat.missing_right,
+                   categories.word, categories.bit_base, categories.bits,
+                   categories.slot_base, categories.slots)
+    return first, last, missing, codes, flat_arrays
 
 
 @jit
@@ -653,22 +662,14 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     CODE_LIMIT categories (subset, one-vs-rest and multiway nodes; see the comment above
     :data:`NARROW_CATEGORIES`). ``categories``: a
     :class:`~jitree.kernels.records.FlatCategories`. Returns whether X holds an infinity."""
-    feature = flat.feature
-    threshold = flat.threshold
-    left = flat.left
-    missing_right = flat.missing_right
     tree_root = flat.root
     tree_depth = flat.depth
-    word = categories.word
     n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
-        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
-                                            chunk_rows, infinite)
-        codes = _chunk_category_codes(X, first, last, categories)
-        flat_arrays = (feature, threshold, left, missing_right, word, categories.bit_base,
-                       categories.bits, categories.slot_base, categories.slots)
+        first, last, missing, codes, flat_arrays = _category_task(
+            X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             base = flat.leaf_base[t]
@@ -694,22 +695,14 @@ def apply_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories,
     a forest whose trees also test categories, walked as :func:`predict_flat_categories`
     walks (each chunk's codes made once for every tree); ``out`` as in :func:`apply_flat`.
     Returns whether X holds an infinity (the caller discards ``out`` and raises)."""
-    feature = flat.feature
-    threshold = flat.threshold
-    left = flat.left
-    missing_right = flat.missing_right
     tree_root = flat.root
     tree_depth = flat.depth
-    word = categories.word
     n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
-        first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
-                                            chunk_rows, infinite)
-        codes = _chunk_category_codes(X, first, last, categories)
-        flat_arrays = (feature, threshold, left, missing_right, word, categories.bit_base,
-                       categories.bits, categories.slot_base, categories.slots)
+        first, last, missing, codes, flat_arrays = _category_task(
+            X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
         for t in range(tree_root.shape[0]):
             leaves = out[t]
             root = tree_root[t]

@@ -122,6 +122,14 @@ def forest_chunk_rows(n_rows, row_bytes, threads):
     return max(64, min(FOREST_CHUNK_ROWS, FOREST_CHUNK_BYTES // max(1, row_bytes),
                        -(-n_rows // (4 * threads))))
 
+def _category_chunk_rows(X, categories, threads):
+    """:func:`forest_chunk_rows` of the category walks: a task's rows of X and of their
+    codes (``categories.code_type``) within FOREST_CHUNK_BYTES."""
+    return forest_chunk_rows(X.shape[0], X.shape[1] * (X.itemsize
+                                                       + categories.code_type.itemsize),
+                             threads)
+
+
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                 "min_impurity_decrease", "ccp_alpha", "categorical_features",
@@ -853,9 +861,7 @@ class BaseForest(ParamsMixin):
         # a few rows fill one task: a second thread would only cost its start (10 us)
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
-            code_bytes = categories.code_type.itemsize
-            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * (X.itemsize + code_bytes),
-                                           threads)
+            chunk_rows = _category_chunk_rows(X, categories, threads)
             flat, table = self._layout(X.dtype)
             out = kernel_output((X.shape[0], table.shape[1]))
             if _predict.predict_flat_categories(X, *infinity_bits(X), flat, categories,
@@ -936,9 +942,7 @@ class BaseForest(ParamsMixin):
         holds an infinity."""
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
-            code_bytes = categories.code_type.itemsize
-            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * (X.itemsize + code_bytes),
-                                           threads)
+            chunk_rows = _category_chunk_rows(X, categories, threads)
             flat, _ = self._layout(X.dtype)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
             if _predict.apply_flat_categories(X, *infinity_bits(X), flat, categories,
