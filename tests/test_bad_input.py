@@ -238,10 +238,6 @@ def test_feature_name_warnings_point_at_the_users_call(method):
         with pytest.warns(UserWarning, match="valid feature names") as caught:
             getattr(model, method)(X)
         assert [w.filename for w in caught] == [__file__], type(model).__name__
-        if method == "apply":
-            # a forest's apply of a frame would compile apply_flat for pandas' read-only
-            # arrays, one more specialisation than test_engine allows (see the stop's note)
-            continue
         model.fit(X, Y)
         with pytest.warns(UserWarning, match="X has feature names") as caught:
             getattr(model, method)(frame)

@@ -293,20 +293,25 @@ def test_growth_loop_specialisations_stay_within_budget():
         assert all(getattr(field, "layout", "C") == "C" for field in data)
 
 
-def test_predict_kernels_take_float64_tables_only():
-    # labels, node ids, probabilities and means share one table type: one predict
-    # specialisation per X type serves predict, predict_proba and apply of every model (a
-    # threshold forest's apply has a kernel of its own, apply_flat: one per X dtype and
-    # order, C or Fortran, as predict_flat)
+def test_predict_kernels_compile_once_per_x_type(tmp_path):
+    # labels, node ids, probabilities and means share one table type, and every array a
+    # walk reads goes read-only (walk_input, read_only_view): one specialisation per X dtype
+    # and order (C or Fortran) serves predict, predict_proba and apply of trees and forests,
+    # whether X is the user's writeable array, a DataFrame's (read-only in pandas 3) or a
+    # read-only memory map
     from jitree.kernels.predict import (
         apply_flat,
+        apply_flat_categories,
         predict_flat,
         predict_flat_categories,
         predict_nodes,
     )
+    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 3))
     codes = np.column_stack([rng.integers(0, 4, 200).astype(float), X[:, 1]])
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
     for dtype in (np.float32, np.float64):
         for model, data in ((jitree.DecisionTreeClassifier(max_depth=3), X),
                             (jitree.DecisionTreeRegressor(max_depth=3), X),
@@ -314,10 +319,17 @@ def test_predict_kernels_take_float64_tables_only():
                                                            categorical_features=[0]), codes),
                             (jitree.DecisionTreeClassifier(max_depth=3, categorical_features=[0],
                                                            categorical_split="multiway"),
-                             codes)):
+                             codes),
+                            (jitree.RandomForestClassifier(n_estimators=2, max_depth=3,
+                                                           random_state=0), X),
+                            (jitree.RandomForestClassifier(n_estimators=2, max_depth=3,
+                                                           categorical_features=[0],
+                                                           random_state=0), codes)):
             model.fit(data.astype(dtype), (X[:, 0] > 0).astype(int))
-            model.predict(data.astype(dtype))
-            model.apply(data.astype(dtype))
+            for rows in (data.astype(dtype), data.astype(dtype)[:1],
+                         pd.DataFrame(data.astype(dtype)).to_numpy()):
+                model.predict(rows)
+                model.apply(rows)
         # the Tree arrays' walk (features of more than CODE_LIMIT categories)
         forest = jitree.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0,
                                                categorical_features=[0])
@@ -329,12 +341,20 @@ def test_predict_kernels_take_float64_tables_only():
         numeric.fit(X.astype(dtype), X[:, 0])
         numeric.apply(X.astype(dtype))
         numeric.apply(np.asfortranarray(X.astype(dtype)[::2]))
-    assert len(apply_flat.signatures) <= 4, apply_flat.signatures
-    for kernel, table_argument in ((predict_flat, 5), (predict_flat_categories, 6),
-                                   (predict_nodes, 6)):
-        assert kernel.signatures
+    tree = jitree.DecisionTreeRegressor(max_depth=3).fit(X, X[:, 0])
+    tree.predict(mapped)
+    numeric.predict(mapped)
+    for kernel in (predict_flat, predict_flat_categories, predict_nodes, apply_flat,
+                   apply_flat_categories):
+        assert kernel.signatures, kernel
+        x_types = [(str(signature[0].dtype), signature[0].layout)
+                   for signature in kernel.signatures]
+        assert len(set(x_types)) == len(x_types), kernel.signatures
         for signature in kernel.signatures:
-            assert str(signature[table_argument].dtype) == "float64", signature
+            assert not signature[0].mutable, signature
+            if kernel not in (apply_flat, apply_flat_categories):
+                table = signature[5 if kernel is predict_flat else 6]
+                assert str(table.dtype) == "float64", signature
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])

@@ -83,10 +83,10 @@ from .tree import (
     concatenate_flat_tests,
     flat_categories,
     flat_trees,
-    infinity_bits,
     kernel_output,
     raise_infinite,
     read_only,
+    walk_input,
     walk_rows,
 )
 from .validation import (
@@ -864,7 +864,7 @@ class BaseForest(ParamsMixin):
             chunk_rows = _category_chunk_rows(X, categories, threads)
             flat, table = self._layout(X.dtype)
             out = kernel_output((X.shape[0], table.shape[1]))
-            if _predict.predict_flat_categories(X, *infinity_bits(X), flat, categories,
+            if _predict.predict_flat_categories(*walk_input(X), flat, categories,
                                                 table, chunk_rows, out):
                 return None
         out /= len(self.estimators_)
@@ -892,12 +892,12 @@ class BaseForest(ParamsMixin):
             elif walk == "threshold":
                 flat, table = self._layout(X.dtype)
                 out = kernel_output((X.shape[0], table.shape[1]))
-                if _predict.predict_flat(X, *infinity_bits(X), flat, table, chunk_rows, out):
+                if _predict.predict_flat(*walk_input(X), flat, table, chunk_rows, out):
                     raise_infinite(X, "X")
             else:
                 walk, roots, table = self._node_layout()
                 out = kernel_output((X.shape[0], table.shape[1]))
-                if _predict.predict_nodes(X, *infinity_bits(X), walk, roots, table,
+                if _predict.predict_nodes(*walk_input(X), walk, roots, table,
                                           chunk_rows, out):
                     raise_infinite(X, "X")
         out /= len(self.estimators_)
@@ -931,7 +931,7 @@ class BaseForest(ParamsMixin):
             flat, _ = self._layout(X.dtype)
             chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
-            if _predict.apply_flat(X, *infinity_bits(X), flat, self._node_of_flat(X.dtype),
+            if _predict.apply_flat(*walk_input(X), flat, self._node_of_flat(X.dtype),
                                    chunk_rows, out):
                 raise_infinite(X, "X")
         return out.T
@@ -945,7 +945,7 @@ class BaseForest(ParamsMixin):
             chunk_rows = _category_chunk_rows(X, categories, threads)
             flat, _ = self._layout(X.dtype)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
-            if _predict.apply_flat_categories(X, *infinity_bits(X), flat, categories,
+            if _predict.apply_flat_categories(*walk_input(X), flat, categories,
                                               self._node_of_flat(X.dtype), chunk_rows, out):
                 return None
         return out.T

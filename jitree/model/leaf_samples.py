@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels import quantiles as _quantiles
 from ..kernels.records import LeafSamples, QuantileLayout
-from .tree import flat_trees, infinity_bits, raise_infinite, read_only, walk_rows
+from .tree import flat_trees, raise_infinite, read_only, walk_input, walk_rows
 
 
 def _preorder(tree, parent, levels):
@@ -253,7 +253,7 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
             flat = cache[("flat", dtype)]
         threads = numba.get_num_threads()
         chunk_rows = max(16, min(QUANTILE_CHUNK_ROWS, -(-X.shape[0] // (4 * threads))))
-        if _quantiles.predict_quantiles_flat(X, *infinity_bits(X), flat, flat_table,
+        if _quantiles.predict_quantiles_flat(*walk_input(X), flat, flat_table,
                                              kernel_layout, quantiles, method,
                                              chunk_rows, out):
             raise_infinite(X, "X")
@@ -262,8 +262,7 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
     leaf_rows = np.empty((X.shape[0], len(trees), table.shape[1]))
     root = 0
     for t, tree in enumerate(trees):
-        # a writeable copy: the predict kernels' one table type (no read-only variant)
-        leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count].copy())
+        leaf_rows[:, t] = tree.predict_table(X, table[root:root + tree.node_count])
         root += tree.node_count
     _quantiles.predict_quantiles(leaf_rows, kernel_layout, quantiles, method, out)
     return out[:, 0] if scalar else out

@@ -21,6 +21,8 @@ FEATURE_CATEGORICAL = 2
 _ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
 _NODE_ROWS = np.full(1, -1, dtype=np.int64)  # its leaf_base: a table row per flat node
 _NO_VOTES = np.zeros(1, dtype=np.uint8)  # its votes: the table's rows are read
+for _array in (_ROOT, _NODE_ROWS, _NO_VOTES):
+    _array.flags.writeable = False  # every array of the walks' records is read-only
 
 # one entry per node
 _ARRAYS = (
@@ -181,13 +183,17 @@ def raise_infinite(X, name):
     raise ValueError(f"Input {name} contains infinity or a value too large for {X.dtype}")
 
 
-def infinity_bits(X):
-    """(X viewed as unsigned ints, mask of all but the sign bit, bits of +inf) for
-    :func:`jitree.kernels.predict.predict_flat` and
-    :func:`~jitree.kernels.predict.predict_nodes`."""
+def walk_input(X):
+    """(X, X viewed as unsigned ints, mask of all but the sign bit, bits of +inf): the first
+    four arguments of the walks (:func:`jitree.kernels.predict.predict_flat`,
+    :func:`~jitree.kernels.predict.predict_nodes`, ...). X goes as a read-only plain ndarray
+    view (no copy): numba compiles read-only and writeable arrays apart, and a DataFrame's
+    array (read-only in pandas 3), a read-only memory map and a user's own array then share
+    one compiled walk per dtype and order."""
+    X = read_only_view(X)
     if X.dtype == np.float32:
-        return X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
-    return (X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
+        return X, X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
+    return (X, X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
             np.uint64(0x7FF0000000000000))
 
 
@@ -267,6 +273,14 @@ def _one_hot_columns(rows):
     if not ((ones | (rows == 0.0)).all() and (ones.sum(axis=1) == 1).all()):
         return None
     return np.argmax(ones, axis=1)
+
+
+def read_only_view(array):
+    """``array`` as a read-only plain ndarray view (no copy), as every array the walks read
+    is passed: numba compiles read-only and writeable arrays apart."""
+    array = array.view(np.ndarray)
+    array.flags.writeable = False
+    return array
 
 
 def read_only(*arrays):
@@ -687,9 +701,10 @@ class Tree:
 
         def build():
             feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
-            return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT,
-                              np.array([max_depth]), threshold.view(_QUIET_NAN[dtype].dtype),
-                              _NODE_ROWS, _NO_VOTES), node_of_flat)
+            depth, = read_only(np.array([max_depth]))
+            return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT, depth,
+                              threshold.view(_QUIET_NAN[dtype].dtype), _NODE_ROWS, _NO_VOTES),
+                    node_of_flat)
 
         return self.cached(("flat_trees", dtype), build)
 
@@ -864,8 +879,7 @@ class Tree:
                 # fewer rows than nodes (rows served a few at a time): the walk gives each
                 # row's node id, and only those rows of the table are copied, not the whole
                 # table into flat order (one row of a 45k-node classifier: predict_proba
-                # 487 -> 44 us). The ids' table is writeable, as the batches' tables are:
-                # one compiled specialisation of the kernels serves both
+                # 487 -> 44 us)
                 node_ids = self.cached("flat_node_ids", lambda: (
                     np.array(node_of_flat, dtype=np.int64)[:, None].view(np.float64)))
                 leaf = self._walk_flat(X, flat, node_ids, categories)
@@ -873,9 +887,9 @@ class Tree:
                     node_table[leaf[:, 0].view(np.int64)])
             return self._walk_flat(X, flat, np.ascontiguousarray(node_table[node_of_flat]),
                                    categories)
-        table = np.ascontiguousarray(node_table)
+        table = read_only_view(np.ascontiguousarray(node_table))
         out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
-        if _predict.predict_nodes(X, *infinity_bits(X), self.walk_arrays(), _ROOT, table,
+        if _predict.predict_nodes(*walk_input(X), self.walk_arrays(), _ROOT, table,
                                   _predict.CHUNK_ROWS, out):
             raise_infinite(X, "X")
         return out
@@ -885,17 +899,18 @@ class Tree:
         the flat walk of :meth:`_predict_flat`; ``categories``: the FlatCategories of a
         :class:`~jitree.model.validation.CategoryValueRows` X (None: X is encoded), whose
         infinity gives None instead of an error."""
+        table = read_only_view(table)  # as a forest's: one compiled walk serves both
         out = kernel_output((X.shape[0], table.shape[1]), table.dtype)
         if isinstance(X, CsrRows):
             _predict.predict_flat_csr(X.arrays, X.missing, flat, table, _predict.CHUNK_ROWS,
                                       out)
             return out
         if self.is_binary_threshold:
-            infinite = _predict.predict_flat(X, *infinity_bits(X), flat, table,
+            infinite = _predict.predict_flat(*walk_input(X), flat, table,
                                              _predict.CHUNK_ROWS, out)
         else:
             infinite = _predict.predict_flat_categories(
-                X, *infinity_bits(X), flat,
+                *walk_input(X), flat,
                 self.flat_categories() if categories is None else categories, table,
                 _predict.CHUNK_ROWS, out)
         if infinite:
