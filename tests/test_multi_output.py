@@ -2,6 +2,7 @@
 behaviour and trees, a brute-force twin of the split search, invariants, bad input."""
 
 import pickle
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -429,10 +430,26 @@ def test_pickle_and_column_vector():
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     assert again.tree_.n_outputs == 3
-    # one column stays a single-output fit (with scikit-learn's warning for a column vector)
-    with pytest.warns(Warning, match="column-vector"):
-        single = jitree.DecisionTreeRegressor(max_depth=2).fit(X, _regression()[1][:, :1])
+    # one column stays a single-output fit: without a warning for a tree, with one at the
+    # user's call for a forest, as scikit-learn's trees and forests do
+    column = _regression()[1][:, :1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = jitree.DecisionTreeRegressor(max_depth=2).fit(X, column)
+        labels = jitree.DecisionTreeClassifier(max_depth=2).fit(X, Y[:, :1])
     assert single.n_outputs_ == 1 and single.predict(X).ndim == 1
+    assert labels.n_outputs_ == 1 and labels.predict(X).ndim == 1 and labels.classes_.ndim == 1
+    np.testing.assert_array_equal(
+        single.predict(X), jitree.DecisionTreeRegressor(max_depth=2).fit(X, column[:, 0])
+        .predict(X))
+    for forest, target in (
+            (jitree.RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0), column),
+            (jitree.ExtraTreesClassifier(n_estimators=2, max_depth=2, random_state=0),
+             Y[:, :1])):
+        with pytest.warns(Warning, match="column-vector") as caught:
+            forest.fit(X, target)
+        assert [w.filename for w in caught] == [__file__]
+        assert forest.predict(X).ndim == 1
 
 
 def test_chunked_prediction():

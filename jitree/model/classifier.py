@@ -330,7 +330,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         """Grow the tree on X (n_samples, n_features) and labels y (any hashable type)."""
         X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
-        y = check_y(y, n_samples, regression=False, multi_output=True)
+        y = check_y(y, n_samples, regression=False, multi_output=True,
+                    column_warns=False)
         sample_weight = check_sample_weight(sample_weight, n_samples)
         if y.ndim == 2:
             classes, y_index, sample_weight = encode_outputs(y, self.class_weight,

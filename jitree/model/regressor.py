@@ -151,7 +151,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         criterion the mean of the outputs' impurities, as scikit-learn's)."""
         X = self._validate_fit_X(X, keep_sparse=True)
         n_samples = X.shape[0]
-        y = check_y(y, n_samples, regression=True, multi_output=True)
+        y = check_y(y, n_samples, regression=True, multi_output=True,
+                    column_warns=False)
         sample_weight = check_sample_weight(sample_weight, n_samples)
         if isinstance(self.criterion, str) and self.criterion == "poisson":
             for column in (y.T if y.ndim == 2 else (y,)):

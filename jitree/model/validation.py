@@ -435,10 +435,12 @@ def check_poisson_target(y, sample_weight=None):
                          + f", got {total}")
 
 
-def check_y(y, n_samples, regression, multi_output=False):
-    """Validate y: 1-D (a column vector is flattened with a warning), finite, n_samples long.
-    ``multi_output``: a 2-D y of several columns (one per output) is accepted too, each
-    column checked as a 1-D y; returned 2-D (float64 for regression)."""
+def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
+    """Validate y: 1-D (a column vector is flattened, with a warning if ``column_warns``),
+    finite, n_samples long. ``multi_output``: a 2-D y of several columns (one per output) is
+    accepted too, each column checked as a 1-D y; returned 2-D (float64 for regression). A
+    single tree takes a column vector as its one output without a warning, as scikit-learn's
+    trees do (its forests warn)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
     if is_sparse(y) or hasattr(y, "toarray"):
@@ -448,9 +450,10 @@ def check_y(y, n_samples, regression, multi_output=False):
         y = y.to_numpy()
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
-                      "change the shape of y to (n_samples,), for example using ravel().",
-                      compatible(DataConversionWarning), stacklevel=3)
+        if column_warns:
+            warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                          "change the shape of y to (n_samples,), for example using ravel().",
+                          compatible(DataConversionWarning), stacklevel=user_stacklevel())
         y = y[:, 0]
     if multi_output and y.ndim == 2:
         if y.shape[1] == 0:
