@@ -284,6 +284,18 @@ def test_growth_loop_specialisations_stay_within_budget():
         jitree.DecisionTreeClassifier(max_depth=3, categorical_features=[0]).fit(
             codes.astype(dtype), y)
         jitree.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X.astype(dtype), y)
+        # read-only X (a DataFrame's in pandas 3, a memory map): the same specialisations,
+        # the same trees
+        read_only = np.asfortranarray(rng.normal(size=(300, 8)).astype(dtype))
+        read_only.flags.writeable = False
+        for model in (jitree.ExtraTreesClassifier(n_estimators=2, random_state=0,
+                                                  max_features=2),  # held by column
+                      jitree.ExtraTreesClassifier(n_estimators=2, random_state=0,
+                                                  max_features=None)):  # by row
+            given = model.fit(read_only, y).estimators_
+            again = model.fit(np.array(read_only), y).estimators_
+            for a, b in zip(given, again, strict=True):
+                np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
     signatures = grow_tree.signatures
     assert len(signatures) <= _SPECIALISATIONS, signatures
     for signature in signatures:

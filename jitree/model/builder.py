@@ -34,7 +34,7 @@ from ..kernels.grower import (
 from ..kernels.presort import fill_from_keys, fill_sorted, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, SampleOrder, TreeData
 from ..kernels.sparse import SparseData, grow_sparse, keep_rows, sort_columns
-from .tree import FEATURE_CATEGORICAL, Tree
+from .tree import FEATURE_CATEGORICAL, Tree, read_only_view
 from .validation import FIT_DENSE_COPIES, is_sparse, memory_bytes, sparse_to_dense
 
 _NO_CONSTRAINTS = np.zeros(0, dtype=np.int8)
@@ -525,10 +525,9 @@ class SampleX:
         ``keep[i]`` true, renumbered in their order (taken in the same one copy)."""
         by_column = reads_by_column(params, X.shape[1])
         if keep is None:
-            held = np.ascontiguousarray(X.T if by_column else X)
-            # the growth is compiled for writeable arrays: a read-only X (memory-mapped,
-            # as joblib passes large arrays to its workers) would compile it once more
-            return cls(held if held.flags.writeable else held.copy(), by_column)
+            # a read-only X (a DataFrame's in pandas 3, a memory map as joblib passes large
+            # arrays to its workers) is held as it is: the growth reads X read-only
+            return cls(np.ascontiguousarray(X.T if by_column else X), by_column)
         assert np.shape(keep) == (X.shape[0],), "one flag per row of X"
         return cls(_rows_of(X, np.flatnonzero(keep), by_column), by_column)
 
@@ -780,7 +779,9 @@ class TreeBuilder:
             n_blocks = 8 * numba.get_num_threads()
             label = class_labels(target, not params.has_labels, n_classes)
             n_rows = presorted.shape[0]
-            samples = SampleOrder(presorted.X, presorted.by_column,
+            # X goes read-only whatever the caller's array: one compiled growth serves
+            # writeable and read-only X alike (see walk_input)
+            samples = SampleOrder(read_only_view(presorted.X), presorted.by_column,
                                   np.arange(n_rows, dtype=np.int32),
                                   np.empty(n_rows, dtype=np.int32))
             presorted = Presorted(np.empty((n_features, 0), dtype=np.int32),
