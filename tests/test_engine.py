@@ -305,7 +305,7 @@ def test_growth_loop_specialisations_stay_within_budget():
         assert all(getattr(field, "layout", "C") == "C" for field in data)
 
 
-def test_predict_kernels_compile_once_per_x_type(tmp_path):
+def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
     # labels, node ids, probabilities and means share one table type, and every array a
     # walk reads goes read-only (walk_input, read_only_view): one specialisation per X dtype
     # and order (C or Fortran) serves predict, predict_proba and apply of trees and forests,
@@ -318,6 +318,7 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path):
         predict_flat_categories,
         predict_nodes,
     )
+    from jitree.kernels.quantiles import predict_quantiles_flat
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 3))
@@ -349,6 +350,9 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path):
         forest._cached_layouts()["walk"] = "nodes"
         forest.predict_proba(codes.astype(dtype))
         forest.apply(codes.astype(dtype))
+        with monkeypatch.context() as patch:  # and a lone tree's (features of more
+            patch.setattr(jitree.Tree, "has_flat_categories", False)  # categories)
+            forest.estimators_[0].predict_proba(codes.astype(dtype))
         numeric = jitree.RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0)
         numeric.fit(X.astype(dtype), X[:, 0])
         numeric.apply(X.astype(dtype))
@@ -356,8 +360,15 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path):
     tree = jitree.DecisionTreeRegressor(max_depth=3).fit(X, X[:, 0])
     tree.predict(mapped)
     numeric.predict(mapped)
+    quantile = jitree.RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0,
+                                            store_leaf_samples=True).fit(X, X[:, 0])
+    levels = np.array([0.1, 0.9])
+    for asked in (levels, [0.5], 0.5, mapped[:1, 0]):
+        quantile.predict_quantiles(X, asked)
+    levels.flags.writeable = False
+    quantile.predict_quantiles(mapped, levels)
     for kernel in (predict_flat, predict_flat_categories, predict_nodes, apply_flat,
-                   apply_flat_categories):
+                   apply_flat_categories, predict_quantiles_flat):
         assert kernel.signatures, kernel
         x_types = [(str(signature[0].dtype), signature[0].layout)
                    for signature in kernel.signatures]
@@ -365,7 +376,7 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path):
         for signature in kernel.signatures:
             assert not signature[0].mutable, signature
             if kernel not in (apply_flat, apply_flat_categories):
-                table = signature[5 if kernel is predict_flat else 6]
+                table = signature[5 if kernel in (predict_flat, predict_quantiles_flat) else 6]
                 assert str(table.dtype) == "float64", signature
 
 

@@ -781,7 +781,7 @@ class BaseForest(ParamsMixin):
                          arrays["children_right"], arrays["split_kind"], arrays["missing_left"],
                          arrays["category_offset"], arrays["category_bits"],
                          arrays["multiway_slot"], self.estimators_[0].tree_.n_categories),
-                np.array(roots, dtype=np.int64), np.ascontiguousarray(np.concatenate(tables)))
+                *read_only(np.array(roots, dtype=np.int64), np.concatenate(tables)))
         return layouts["nodes"]
 
     def _validate_predict_X(self, X, by_position=False):

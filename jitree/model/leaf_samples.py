@@ -33,7 +33,14 @@ import numpy as np
 
 from ..kernels import quantiles as _quantiles
 from ..kernels.records import LeafSamples, QuantileLayout
-from .tree import flat_trees, raise_infinite, read_only, walk_input, walk_rows
+from .tree import (
+    flat_trees,
+    raise_infinite,
+    read_only,
+    read_only_view,
+    walk_input,
+    walk_rows,
+)
 
 
 def _preorder(tree, parent, levels):
@@ -239,6 +246,7 @@ def predict(leaf_samples, trees, X, quantiles, scalar, kernel_layout=None, cache
     out = np.empty((X.shape[0], quantiles.shape[0]))
     if X.shape[0] == 0:
         return out[:, 0] if scalar else out
+    quantiles = read_only_view(quantiles)  # as every array the kernels read: one type
     if all(tree.is_binary_threshold for tree in trees):
         cache = {} if cache is None else cache
         dtype = np.dtype(X.dtype)
