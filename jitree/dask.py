@@ -79,6 +79,7 @@ from .model.validation import (
     feature_names_of,
     match_feature_names,
     user_stacklevel,
+    warn_column_vector,
 )
 
 __all__ = ["apply", "fit_forest", "predict", "predict_proba", "predict_quantiles"]
@@ -267,6 +268,9 @@ def _fit_forest_on_partitions(estimator, X, y, client, sample_weight, n_groups):
         raise ValueError("jitree.dask.fit_forest cannot store_leaf_samples=True from dask "
                          "partitions (the leaf samples index all of X): set "
                          "store_leaf_samples=False, or pass X and y in memory")
+    if len(getattr(y, "shape", ())) == 2 and y.shape[1] == 1:
+        warn_column_vector()  # as a forest fitted in memory does
+        y = y[y.columns[0]] if hasattr(y, "columns") else y[:, 0]
     if len(getattr(y, "shape", ())) == 2:
         raise ValueError("jitree.dask.fit_forest takes a multi-output y (several columns) in "
                          "memory only: pass X and y as arrays, or one output as a dask Series "

@@ -708,6 +708,18 @@ def test_fit_forest_on_one_group_of_partitions_equals_local_fit(client, data):
                                     client, n_groups=1)
     _same_forest(forest, local, pd.DataFrame(X, columns=FEATURES))
     assert list(forest.feature_names_in_) == FEATURES
+    # y of one column: taken as its column, with the warning of a forest fitted in memory
+    in_memory = jitree.ExtraTreesRegressor(**params).fit(X, target)
+    for features, column, same, rows in (
+            (dask_array(X), da.from_array(target[:, None], chunks=(ROW_CHUNK, 1)), in_memory,
+             X),
+            (frame, dd.from_pandas(pd.DataFrame({"y": target}), chunksize=ROW_CHUNK), local,
+             pd.DataFrame(X, columns=FEATURES))):
+        with pytest.warns(Warning, match="column-vector") as caught:
+            forest = jitree.dask.fit_forest(jitree.ExtraTreesRegressor(**params), features,
+                                            column, client, n_groups=1)
+        assert [w.filename for w in caught] == [__file__]
+        _same_forest(forest, same, rows)
 
 
 def test_fit_forest_on_partitions_warm_start(client, data):

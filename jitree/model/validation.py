@@ -435,6 +435,14 @@ def check_poisson_target(y, sample_weight=None):
                          + f", got {total}")
 
 
+def warn_column_vector():
+    """The warning for a forest's y of one column, taken as a 1-D y (scikit-learn's, at the
+    user's call)."""
+    warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                  "the shape of y to (n_samples,), for example using ravel().",
+                  compatible(DataConversionWarning), stacklevel=user_stacklevel())
+
+
 def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
     """Validate y: 1-D (a column vector is flattened, with a warning if ``column_warns``),
     finite, n_samples long. ``multi_output``: a 2-D y of several columns (one per output) is
@@ -451,9 +459,7 @@ def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         if column_warns:
-            warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
-                          "change the shape of y to (n_samples,), for example using ravel().",
-                          compatible(DataConversionWarning), stacklevel=user_stacklevel())
+            warn_column_vector()
         y = y[:, 0]
     if multi_output and y.ndim == 2:
         if y.shape[1] == 0:
