@@ -284,7 +284,7 @@ class _Layout:
         mean = np.empty((n_nodes, width))
         _dependence.node_shares(walk, weight, table, fraction, mean)
         self.walk = walk
-        self.roots = np.ascontiguousarray(roots, dtype=np.int64)
+        self.roots = np.array(roots, dtype=np.int64)  # its own: the same flags for all
         self.n_features = trees[0].n_features
         n_words = -(-self.n_features // 64)
         self.per_call = n_words > _MAX_FEATURE_WORDS

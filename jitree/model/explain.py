@@ -68,7 +68,7 @@ def _layout(model):
     mean = np.empty(table.shape)
     _dependence.node_shares(walk, weight, table, fraction, mean)
     max_depth = max(e.tree_.max_depth for e in estimators)
-    trees = ShapTrees(np.asarray(roots, dtype=np.int64), *read_only(fraction, table),
+    trees = ShapTrees(np.array(roots, dtype=np.int64), *read_only(fraction, table),
                       np.int64(max_depth), *read_only(*_gauss_legendre((max_depth + 1) // 2)))
     layout = _Layout(walk, trees, classifier, mean[roots].sum(axis=0))
     model.__dict__["_shap_layout"] = (key, layout)
