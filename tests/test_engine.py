@@ -353,6 +353,10 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         with monkeypatch.context() as patch:  # and a lone tree's (features of more
             patch.setattr(jitree.Tree, "has_flat_categories", False)  # categories)
             forest.estimators_[0].predict_proba(codes.astype(dtype))
+            built = forest.estimators_[0].tree_  # and a Tree built by the constructor
+            built = jitree.Tree(built.n_features, built.n_classes, **built.arrays())
+            assert not built.is_frozen
+            built.apply(codes.astype(dtype))
         numeric = jitree.RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0)
         numeric.fit(X.astype(dtype), X[:, 0])
         numeric.apply(X.astype(dtype))

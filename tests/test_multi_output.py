@@ -442,6 +442,12 @@ def test_pickle_and_column_vector():
     np.testing.assert_array_equal(
         single.predict(X), jitree.DecisionTreeRegressor(max_depth=2).fit(X, column[:, 0])
         .predict(X))
+    with warnings.catch_warnings():  # so does the pruning's y, as the fit's
+        warnings.simplefilter("error")
+        pruned = single.prune_reduced_error(X, column)
+    flat = jitree.DecisionTreeRegressor(max_depth=2).fit(X, column).prune_reduced_error(
+        X, column[:, 0])
+    np.testing.assert_array_equal(pruned.tree_.children_left, flat.tree_.children_left)
     for forest, target in (
             (jitree.RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0), column),
             (jitree.ExtraTreesClassifier(n_estimators=2, max_depth=2, random_state=0),

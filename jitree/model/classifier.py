@@ -358,7 +358,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         that is not among ``classes_`` is refused: the tree cannot predict it, so every node
         would count it as an error and the pruning would mean nothing."""
         check_one_output(self, "pruning")
-        y = check_y(y, n_samples, regression=False)
+        y = check_y(y, n_samples, regression=False, column_warns=False)
         try:
             position = np.searchsorted(self.classes_, y)
             position = np.clip(position, 0, self.classes_.shape[0] - 1)

@@ -162,7 +162,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def _pruning_targets(self, y, n_samples):
         check_one_output(self, "prune_reduced_error")
-        return check_y(y, n_samples, regression=True), self.tree_.value[:, 0].copy()
+        targets = check_y(y, n_samples, regression=True, column_warns=False)
+        return targets, self.tree_.value[:, 0].copy()
 
     def predict(self, X):
         """Weighted mean target of the leaf each row reaches."""

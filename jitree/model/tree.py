@@ -848,10 +848,14 @@ class Tree:
     def walk_arrays(self):
         """The :class:`~jitree.kernels.records.TreeWalk` record of this tree's arrays that
         :func:`jitree.kernels.predict.leaf_of_row_any` and
-        :func:`jitree.kernels.predict.predict_nodes` take."""
-        return TreeWalk(self.feature, self.threshold, self.children_left, self.children_right,
-                        self.split_kind, self.missing_left, self.category_offset,
-                        self.category_bits, self.multiway_slot, self.n_categories)
+        :func:`jitree.kernels.predict.predict_nodes` take (read-only, as a frozen tree's
+        arrays are, for a tree built by the constructor too: one compiled walk serves both)."""
+        arrays = (self.feature, self.threshold, self.children_left, self.children_right,
+                  self.split_kind, self.missing_left, self.category_offset, self.category_bits,
+                  self.multiway_slot, self.n_categories)
+        if not self.is_frozen:
+            arrays = tuple(read_only_view(array) for array in arrays)
+        return TreeWalk(*arrays)
 
     def _predict_flat(self, X, node_table, categories=None):
         """node_table[leaf of each row]. Trees of threshold tests walk the flat layout (with
