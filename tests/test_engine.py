@@ -11,6 +11,7 @@ import jitree
 from jitree.kernels.categorical import NO_MISSING
 from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_multiway
 from jitree.kernels.grower import grow_tree, new_node_table, reserve_nodes
+from jitree.kernels.presort import fill_from_keys, fill_sorted
 from jitree.kernels.random import stream_key, uniform
 from jitree.kernels.records import ChildStats, NodeBatch, PairResults, SplitBatch, TreeData
 from jitree.kernels.split import search_numeric
@@ -263,6 +264,13 @@ def test_partition_multiway_is_the_naive_stable_partition(data, n_nodes, n_slots
             np.testing.assert_array_equal(presorted.sorted_label[g], y[want])
 
 
+def read_only_f(array):
+    """``array`` in Fortran order, read-only (as a DataFrame's array in pandas 3)."""
+    array = np.asfortranarray(array)
+    array.flags.writeable = False
+    return array
+
+
 # The specialisations of the compiled growth loop (see jitree.kernels.grower): one per
 # (X's float type, class label type, whether some feature is categorical), and one per (X's
 # float type, class label type) for the random splitter's sample-order growth. The other
@@ -298,6 +306,14 @@ def test_growth_loop_specialisations_stay_within_budget():
                 np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
     signatures = grow_tree.signatures
     assert len(signatures) <= _SPECIALISATIONS, signatures
+    # the presort: one specialisation per X dtype, whether a column is a copy or a view of
+    # read-only X (Fortran order, as a DataFrame's in pandas 3)
+    for dtype in (np.float32, np.float64):
+        for data in (X.astype(dtype), read_only_f(X.astype(dtype))):
+            jitree.DecisionTreeRegressor(max_depth=2).fit(data, X[:, 0])
+    for kernel in (fill_from_keys, fill_sorted):
+        assert len({signature[0] for signature in kernel.signatures}) == 1, kernel.signatures
+        assert all(not signature[0].mutable for signature in kernel.signatures)
     for signature in signatures:
         data = signature[0]
         assert str(data[1].dtype) in ("float32", "float64")

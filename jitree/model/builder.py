@@ -153,7 +153,9 @@ def presort(X, label, sorted_index, sorted_value, sorted_label):
                 np.empty((8, 256), dtype=np.int64))
 
     def one(f, keys):
-        column = np.ascontiguousarray(X[:, f])
+        # read-only, as every X the kernels read: a column of Fortran-ordered X (a
+        # DataFrame's) is a view, read-only in pandas 3; others are copies
+        column = read_only_view(np.ascontiguousarray(X[:, f]))
         if is_float32:
             fill_from_keys(column, keys[0], keys[1], label, f, sorted_index, sorted_value,
                            sorted_label)
