@@ -249,6 +249,25 @@ def test_kernel_from_users_njit_code():
                                jitree.shap_values(model, X[:20]).values, atol=1e-15)
 
 
+def test_one_specialisation_per_x_type(tmp_path):
+    # X goes read-only (as to the prediction walks): a user's array, a DataFrame's and a
+    # read-only memory map share one compiled explanation per dtype and order
+    pd = pytest.importorskip("pandas")
+    X, y = _mixed_data(5, n=200)
+    model = jitree.RandomForestRegressor(n_estimators=2, max_depth=4, random_state=1)
+    model.fit(X, y)
+    np.save(tmp_path / "X.npy", X[:20])
+    for rows in (X[:20], np.load(tmp_path / "X.npy", mmap_mode="r"),
+                 np.asfortranarray(X[:20]), pd.DataFrame(X[:20]).to_numpy()):
+        jitree.shap_values(model, rows)
+        jitree.shap_interaction_values(model, rows)
+    for kernel in (shap_kernels.shap_values, shap_kernels.shap_interaction_values):
+        x_types = [(str(signature[0].dtype), signature[0].layout)
+                   for signature in kernel.signatures]
+        assert len(set(x_types)) == len(x_types), kernel.signatures
+        assert all(not signature[0].mutable for signature in kernel.signatures)
+
+
 # -- bad input -----------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from .._threading import n_threads
 from ..kernels import dependence as _dependence
 from ..kernels import shap as _shap
 from ..kernels.records import ShapTrees
-from .tree import raise_infinite, read_only
+from .tree import raise_infinite, read_only, read_only_view
 from .validation import fitted_trees
 
 SHAP_CHUNK_ROWS = 64  # rows per parallel task (blocks of BLOCK_ROWS walk each tree together)
@@ -99,7 +99,7 @@ def _explain(model, X, interactions):
     if n_rows:
         with n_threads(model.n_jobs) as threads:
             chunk_rows = max(1, min(SHAP_CHUNK_ROWS, -(-n_rows // (4 * threads))))
-            kernel(X, layout.walk, layout.trees, chunk_rows, values)
+            kernel(read_only_view(X), layout.walk, layout.trees, chunk_rows, values)
     if layout.classifier:
         return ShapValues(values, expected)
     return ShapValues(values[..., 0], float(expected[0]))
