@@ -122,6 +122,7 @@ def forest_chunk_rows(n_rows, row_bytes, threads):
     return max(64, min(FOREST_CHUNK_ROWS, FOREST_CHUNK_BYTES // max(1, row_bytes),
                        -(-n_rows // (4 * threads))))
 
+
 def _category_chunk_rows(X, categories, threads):
     """:func:`forest_chunk_rows` of the category walks: a task's rows of X and of their
     codes (``categories.code_type``) within FOREST_CHUNK_BYTES."""

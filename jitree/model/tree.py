@@ -23,6 +23,7 @@ _NODE_ROWS = np.full(1, -1, dtype=np.int64)  # its leaf_base: a table row per fl
 _NO_VOTES = np.zeros(1, dtype=np.uint8)  # its votes: the table's rows are read
 for _array in (_ROOT, _NODE_ROWS, _NO_VOTES):
     _array.flags.writeable = False  # every array of the walks' records is read-only
+del _array
 
 # one entry per node
 _ARRAYS = (
