@@ -28,10 +28,17 @@ from jitree.kernels.sample_order import (
     flat_x,
     node_ranges,
     node_sides,
+    renumber,
     split_samples,
 )
 from jitree.kernels.select import permutation_step, undo_walk
-from jitree.model.builder import GrowParams, SampleX, exact_sums, sample_order_growth
+from jitree.model.builder import (
+    GrowParams,
+    SampleX,
+    exact_sums,
+    renumbering,
+    sample_order_growth,
+)
 
 _MODULES = (builder, base_module, forest_module)
 TREE_ARRAYS = ("feature", "threshold", "children_left", "children_right", "missing_left",
@@ -187,6 +194,49 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full, by_colum
 
 
 @settings(deadline=None, max_examples=60)
+@given(st.integers(1, 300), st.integers(1, 5), st.booleans(), st.booleans(), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype([np.float32, np.float64][rng.integers(2)])
+    weight, label, target, _ = _targets(rng, n, regression, weighted)
+    samples = rng.permutation(n).astype(np.int32)
+    # open nodes: some of the segments that cut the rows, each sorted (as a node's samples)
+    cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 4)]))
+    segments_ = [(a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    for a, b in segments_:
+        samples[a:b] = np.sort(samples[a:b])
+    open_ = [seg for seg in segments_ if rng.random() < 0.6]
+    open_nodes = np.array([[7] * len(open_), [a for a, _ in open_], [b for _, b in open_]],
+                          dtype=np.int64).reshape(3, len(open_))
+    before = samples.copy()
+    held = _held(X, by_column)
+    held.flags.writeable = False  # as the growth holds X
+    data, order = renumber(_tree_data(n, d, label, target, weight),
+                           SampleOrder(held, by_column, samples, np.empty(n, dtype=np.int32),
+                                       8.0), open_nodes)
+    old = np.concatenate([before[a:b] for a, b in open_] + [np.empty(0, dtype=np.int32)])
+    # the open samples numbered in node order, the others left as they were
+    renumbered = before.copy()
+    for a, b in open_:
+        renumbered[a:b] = -1
+    np.testing.assert_array_equal(samples[renumbered >= 0], before[renumbered >= 0])
+    np.testing.assert_array_equal(samples[renumbered < 0], np.arange(old.size))
+    np.testing.assert_array_equal(order.samples, samples)
+    # X, the labels, targets and weights copied in that order
+    np.testing.assert_array_equal(order.X, _held(X[old], by_column))
+    assert order.by_column == by_column and order.renumber == 8.0
+    np.testing.assert_array_equal(data.sample_weight, weight[old])
+    if regression:
+        np.testing.assert_array_equal(data.target, target[old])
+        assert data.label.size == 0
+    else:
+        np.testing.assert_array_equal(data.label, label[old])
+        assert data.target.size == 0
+    assert data.target_term.size == 0
+
+
+@settings(deadline=None, max_examples=60)
 @given(segments(), st.booleans(), st.booleans(), st.booleans(), st.booleans(),
        st.booleans())
 def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan_left,
@@ -201,7 +251,7 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     counts = np.full(2, -1, dtype=np.int64)
     split_samples(_tree_data(n, d, label, target, weight),
                   SampleOrder(_held(X, by_column), by_column, samples,
-                              np.full(n, -1, dtype=np.int32)),
+                              np.full(n, -1, dtype=np.int32), 0.0),
                   np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
                   np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
                   stats, weights, counts, regression and not searched, 1)
@@ -560,6 +610,66 @@ def test_trees_are_the_same_by_column_and_by_row(forest, extra):
         X, y, sample_weight=weight))
     assert layouts == [True]
     assert_same_trees(by_row, by_column)
+
+
+def _fit_renumbering(ratio, make):
+    """``make()`` with the sample-order growth renumbering its samples each time the open
+    nodes' mean size falls ``ratio`` times (0: never), whatever X's size."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builder, "renumbering", lambda params, held: ratio)
+        return make()
+
+
+@pytest.mark.parametrize("forest, extra", [
+    (jitree.ExtraTreesClassifier, {}),  # X by column
+    (jitree.ExtraTreesClassifier, {"max_features": None, "max_depth": 6}),  # by row
+    (jitree.ExtraTreesClassifier, {"min_samples_leaf": 3, "criterion": "entropy"}),
+    (jitree.ExtraTreesRegressor, {"max_features": 0.5}),
+    (jitree.ExtraTreesRegressor, {"bootstrap": True, "criterion": "poisson"}),
+    # the best splitter's growth on wide X, whatever the weights
+    (jitree.RandomForestClassifier, {"max_features": 1, "class_weight": "balanced"}),
+    (jitree.RandomForestRegressor, {"max_features": 2}),
+    (jitree.ExtraTreesClassifier, {"max_leaf_nodes": 40}),  # best-first: never renumbers
+])
+def test_renumbered_samples_grow_the_same_trees(forest, extra):
+    X, y = make_classification_data(1500, 30, 3, seed=7)
+    rng = np.random.default_rng(2)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 4] = np.round(X[:, 4])  # ties
+    regression = forest in (jitree.ExtraTreesRegressor, jitree.RandomForestRegressor)
+    if regression:  # sums that round, and fractional weights
+        y = np.exp(np.nan_to_num(X[:, 0]) / 2) + rng.random(X.shape[0]) / 3
+        weight = rng.random(X.shape[0]) * 2
+    else:
+        weight = rng.integers(1, 3, X.shape[0]).astype(np.float64)
+
+    def make():
+        return forest(n_estimators=3, random_state=3, n_jobs=2, **extra).fit(
+            X, y, sample_weight=weight)
+
+    # every halving of the nodes' mean size, as often as the growth checks
+    a, b = _fit_renumbering(0.0, make), _fit_renumbering(2.0, make)
+    assert_same_trees(a, b)
+    predict = "predict" if regression else "predict_proba"
+    np.testing.assert_array_equal(getattr(a, predict)(X), getattr(b, predict)(X))
+
+
+def test_renumbering_only_where_it_pays():
+    def ratio(n_rows, n_features, max_features, dtype=np.float32, max_leaf_nodes=0):
+        params = GrowParams(
+            criterion=0, is_regression=False, random_splitter=True, seed=0, max_depth=0,
+            min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=0.0, purity_threshold=0.0, impurity_threshold=0.0)
+        return renumbering(params, SampleX(np.broadcast_to(np.zeros(1, dtype=dtype),
+                                                           (n_rows, n_features))))
+
+    assert ratio(200_000, 20, 4) == builder.RENUMBER_RATIO > 0
+    assert ratio(200_000, 20, 20) > 0  # by row
+    assert ratio(100_000, 20, 4, np.float64) > 0  # a column's bytes decide
+    assert ratio(100_000, 20, 4) == 0  # a column that the caches hold
+    assert ratio(200_000, 20, 4, max_leaf_nodes=64) == 0  # best-first
+    assert ratio(200_000, 400, 25) == 0  # one feature in 16: the copies cost more
 
 
 def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():

@@ -20,6 +20,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import caching, cgutils, types
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
@@ -119,3 +120,20 @@ def _version_the_cache():
 
 
 _version_the_cache()
+
+
+@intrinsic
+def retyped(typingctx, array, like):
+    """``array`` under the type of ``like``, which has its dtype, dimensions and layout:
+    the same array, no copy. Gives an array made in compiled code the flags of the one it
+    replaces in a record (read-only, say), so that the record keeps its type and the code
+    that reads it is compiled once."""
+    if not (isinstance(array, types.Array) and isinstance(like, types.Array)
+            and array.ndim == like.ndim and array.dtype == like.dtype
+            and array.layout == like.layout):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+    return like(array, like), codegen

@@ -63,7 +63,7 @@ from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, GrowSettings, NodeBatch, PairResults, SplitBatch
-from .sample_order import find_node_splits, split_samples
+from .sample_order import RENUMBER_MAX_BYTES, find_node_splits, renumber, split_samples
 from .select import select_features
 from .split import (
     best_pair_per_node,
@@ -920,12 +920,30 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
     n_leaves = 1
     rows = np.empty(0, dtype=np.int64)
     max_children = 0  # no bound on a multiway split's children (see bounded)
+    # the sample-order growth renumbers its open samples as the nodes get smaller (see
+    # kernels.sample_order.renumber): data and order then hold the copies
+    tree_data = data
+    tree_order = order
+    # (depth-wise growth only: a best-first growth's waiting candidates are not open nodes)
+    renumbered_size = float(n_rows)  # the open nodes' mean size at the last renumbering
     while True:
+        if order is not None and order.renumber > 0 and not best_first \
+                and open_nodes.shape[1]:
+            n_open = 0
+            for j in range(open_nodes.shape[1]):
+                n_open += open_nodes[2, j] - open_nodes[1, j]
+            mean_size = n_open / open_nodes.shape[1]
+            row_bytes = order.X.size // max(1, n_rows) * order.X.itemsize
+            if mean_size * order.renumber <= renumbered_size and \
+                    n_open * row_bytes <= RENUMBER_MAX_BYTES:
+                tree_data, tree_order = renumber(tree_data, tree_order, open_nodes)
+                renumbered_size = mean_size
         if open_nodes.shape[1]:
             first = n_candidates if best_first else 0
-            table, n_candidates = find_candidates(data, bounded(settings, max_children),
-                                                  categories, ranks, order, nodes, open_nodes,
-                                                  root_weight, table, first, work)
+            table, n_candidates = find_candidates(tree_data, bounded(settings, max_children),
+                                                  categories, ranks, tree_order, nodes,
+                                                  open_nodes, root_weight, table, first,
+                                                  work)
             rows = accepted(table, first, n_candidates, settings)
             if max_children > 0 and rows.shape[0] == 1 and (
                     table.ints[C_CHILD_END, rows[0]] - table.ints[C_CHILD_FIRST, rows[0]]
@@ -957,6 +975,6 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
         elif rows.shape[0] == 0:
             break
         nodes, count, pools, open_nodes = split_candidates(
-            data, settings, categories, order, nodes, count, table, rows, pools, work)
+            tree_data, settings, categories, tree_order, nodes, count, table, rows, pools, work)
     bits, bits_size, slots, slots_size = pools
     return nodes, count, bits[:bits_size], slots[:slots_size]

@@ -74,6 +74,10 @@ SampleOrder = namedtuple("SampleOrder", [
                       # increasing sample index
     "spill",          # (n_rows,) int32: scratch of the partition (the right children's
                       # samples, at their node's positions)
+    "renumber",       # float64: the growth renumbers the open samples in node order (X and
+                      # the targets copied in that order, see kernels.sample_order.renumber)
+                      # each time the open nodes' mean size has fallen this many times;
+                      # 0: never
 ])
 
 Measure = namedtuple("Measure", [

@@ -44,7 +44,7 @@ import numpy as np
 from numba import prange
 
 from . import criteria
-from ._jit import AHEAD, borrowing, jit, pjit, prefetch
+from ._jit import AHEAD, borrowing, jit, pjit, prefetch, retyped
 from .categorical import (
     MISSING_LEFT,
     MISSING_RIGHT,
@@ -53,7 +53,7 @@ from .categorical import (
     stable_argsort,
 )
 from .random import stream_key
-from .records import Rows, Side
+from .records import Rows, SampleOrder, Side, TreeData
 from .select import undo_walk, walk_step
 from .split import (
     ALL_VALUES,
@@ -916,3 +916,76 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
         n_left = np.int64(write) - start
         child_count[c] = n_left
         child_count[c + 1] = end - start - n_left
+
+
+# renumber: the most bytes of X a renumbering copies (larger copies wait until fewer rows
+# are open)
+RENUMBER_MAX_BYTES = 1 << 28
+
+
+@jit
+def renumber(data, order, open_nodes):
+    """``(data, order)`` with the samples of the open nodes (rows ``open_nodes[1, j]:
+    open_nodes[2, j]`` of ``order.samples``) renumbered 0, 1, ... in node order, and X, the
+    labels, targets and weights copied in that order (the other samples are in leaves,
+    never read again). A node's samples are then neighbours in X, and so are its
+    descendants' for the levels that follow: their reads share cache lines and pages where
+    the samples of a deep node of a large X lie far apart. Every segment keeps its samples
+    in increasing number, so every search and sum sees the same samples in the same order:
+    the same trees. The new arrays take the types of the old (:func:`retyped`), so the
+    growth is compiled once."""
+    samples = order.samples
+    n_open = 0
+    for j in range(open_nodes.shape[1]):
+        n_open += open_nodes[2, j] - open_nodes[1, j]
+    old = np.empty(n_open, dtype=np.int64)
+    q = 0
+    for j in range(open_nodes.shape[1]):
+        for p in range(open_nodes[1, j], open_nodes[2, j]):
+            old[q] = samples[p]
+            samples[p] = q
+            q += 1
+    X = order.X
+    if order.by_column:
+        copy = np.empty((X.shape[0], n_open), dtype=X.dtype)
+    else:
+        copy = np.empty((n_open, X.shape[1]), dtype=X.dtype)
+    copy_renumbered(X, order.by_column, old, copy)
+    renumbered = SampleOrder(retyped(copy, X), order.by_column, samples, order.spill,
+                             order.renumber)
+    # the outputs' arrays have no columns in this growth (one output), nothing to copy
+    data = TreeData(data.sorted_index, data.sorted_value, data.sorted_label,
+                    _renumbered(data.label, old), data.label_scratch,
+                    _renumbered(data.target, old), _renumbered(data.target_term, old),
+                    _renumbered(data.sample_weight, old), data.weighted, data.is_regression,
+                    data.outputs, data.output_columns)
+    return data, renumbered
+
+
+@pjit
+def copy_renumbered(X, by_column, old, out):
+    """X's rows ``old`` in that order into ``out`` (by column: X and ``out`` hold the
+    transposes), in parallel over the features (by row: over blocks of rows)."""
+    n = old.shape[0]
+    if by_column:
+        for f in prange(X.shape[0]):
+            for q in range(n):
+                out[f, q] = X[f, old[q]]
+    else:
+        n_blocks = (n + 4095) // 4096
+        for block in prange(n_blocks):
+            for q in range(block * 4096, min(n, (block + 1) * 4096)):
+                for f in range(X.shape[1]):
+                    out[q, f] = X[old[q], f]
+
+
+@jit
+def _renumbered(values, old):
+    """``values[old]`` under the type of ``values``; an empty ``values`` (a statistic the
+    tree does not keep) as it is."""
+    if values.shape[0] == 0:
+        return values
+    out = np.empty(old.shape[0], dtype=values.dtype)
+    for q in range(old.shape[0]):
+        out[q] = values[old[q]]
+    return retyped(out, values)
