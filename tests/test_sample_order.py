@@ -622,7 +622,7 @@ def _fit_renumbering(ratio, make):
 
 @pytest.mark.parametrize("forest, extra", [
     (jitree.ExtraTreesClassifier, {}),  # X by column
-    (jitree.ExtraTreesClassifier, {"max_features": None, "max_depth": 6}),  # by row
+    (jitree.ExtraTreesClassifier, {"max_features": None, "max_depth": 12}),  # by row
     (jitree.ExtraTreesClassifier, {"min_samples_leaf": 3, "criterion": "entropy"}),
     (jitree.ExtraTreesRegressor, {"max_features": 0.5}),
     (jitree.ExtraTreesRegressor, {"bootstrap": True, "criterion": "poisson"}),

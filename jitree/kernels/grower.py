@@ -63,7 +63,13 @@ from .grow import mark_and_count, pack_bits, partition, partition_multiway
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, GrowSettings, NodeBatch, PairResults, SplitBatch
-from .sample_order import RENUMBER_MAX_BYTES, find_node_splits, renumber, split_samples
+from .sample_order import (
+    RENUMBER_LEVELS,
+    RENUMBER_MAX_BYTES,
+    find_node_splits,
+    renumber,
+    split_samples,
+)
 from .select import select_features
 from .split import (
     best_pair_per_node,
@@ -934,8 +940,9 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
                 n_open += open_nodes[2, j] - open_nodes[1, j]
             mean_size = n_open / open_nodes.shape[1]
             row_bytes = order.X.size // max(1, n_rows) * order.X.itemsize
+            levels = settings.max_depth - nodes.ints[open_nodes[0, 0], N_DEPTH]
             if mean_size * order.renumber <= renumbered_size and \
-                    n_open * row_bytes <= RENUMBER_MAX_BYTES:
+                    n_open * row_bytes <= RENUMBER_MAX_BYTES and levels >= RENUMBER_LEVELS:
                 tree_data, tree_order = renumber(tree_data, tree_order, open_nodes)
                 renumbered_size = mean_size
         if open_nodes.shape[1]:

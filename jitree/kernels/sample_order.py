@@ -919,8 +919,9 @@ def split_block(data, order, split_start, split_end, split_feature, split_thresh
 
 
 # renumber: the most bytes of X a renumbering copies (larger copies wait until fewer rows
-# are open)
+# are open), and the fewest levels that must be left to grow after it (max_depth)
 RENUMBER_MAX_BYTES = 1 << 28
+RENUMBER_LEVELS = 6
 
 
 @jit

@@ -585,7 +585,7 @@ def reads_by_column(params, n_features):
 
 # renumbering: the open nodes' mean size falls this many times between two renumberings,
 # which start when a column of X holds at least RENUMBER_COLUMN_BYTES
-RENUMBER_RATIO = 8.0
+RENUMBER_RATIO = 32.0
 RENUMBER_COLUMN_BYTES = 1 << 19
 
 
@@ -596,17 +596,23 @@ def renumbering(params, held):
     renumber`), or 0 (never). Each renumbering copies the open samples' rows of X (every
     feature), and pays where the nodes' reads of scattered samples miss the caches: X of
     many rows (a column of at least ``RENUMBER_COLUMN_BYTES``), a node reading at least one
-    feature in 16. Depth-wise growth only. Extra-Trees classifiers (``sqrt``), 4 trees,
-    1 thread, same trees, before then after, seconds:
+    feature in 16, and at least ``RENUMBER_LEVELS`` levels left to grow after it (the
+    growth checks ``max_depth``). Depth-wise growth only. Extra-Trees classifiers
+    (``sqrt``), 1 thread, same trees, before then after, seconds:
 
-    - 1,000,000 x 20: 6.59-6.68 then 4.04-4.36; 200,000 x 20: 0.70-0.84 then 0.53-0.55;
-      200,000 x 50: 1.52-1.60 then 1.28-1.40; 300,000 x 100: 4.22-4.43 then 3.57-3.86;
-      every feature a node, 200,000 x 20: 1.04-1.10 then 0.93-1.03;
-    - not kept, a column of less: 50,000 x 20: 0.113-0.144 then 0.116-0.136; 100,000 x
-      100: 0.93-0.99 then 0.97-1.07; 20,000 x 500: 0.33 then 0.49-0.55. Nor the best
-      splitter's growth on wide X (one feature in 16 or fewer, sorted): random forests
-      of 20,000 x 500 0.86-0.89 then 0.94-0.99, 2,000 x 2,000 0.117-0.120 then
-      0.126-0.130."""
+    - 1,000,000 x 20, 2 trees: 2.98-3.09 then 1.93-2.13; ``max_depth=14`` 0.78-0.90 then
+      0.61; ``max_depth=12`` 0.62-0.68 then 0.55-0.57; ``max_depth=10`` 0.49-0.51 then
+      0.49 (not renumbered: 5 levels left after the first fall of 32 times; renumbered,
+      0.51-0.57); 200,000 x 20, 4 trees: 0.68-0.76 then 0.55-0.57; 300,000 x 100: 3.79-3.96
+      then 3.20-3.22; the regressor, every feature a node (X by row), 200,000 x 20:
+      2.11-2.25 then 1.86-1.94.
+    - Every fall of 8 times instead of 32: 1,000,000 x 20 at ``max_depth=6`` 0.37-0.38
+      against 0.31 unrenumbered, at full depth about as fast as 32.
+    - Not kept, a column of less (every fall of 8 times): 50,000 x 20: 0.113-0.144 then
+      0.116-0.136; 100,000 x 100: 0.93-0.99 then 0.97-1.07; 20,000 x 500: 0.33 then
+      0.49-0.55. Nor the best splitter's growth on wide X (one feature in 16 or fewer,
+      sorted): random forests of 20,000 x 500 0.86-0.89 then 0.94-0.99, 2,000 x 2,000
+      0.117-0.120 then 0.126-0.130."""
     n_rows, n_features = held.shape
     pays = (not params.max_leaf_nodes
             and n_rows * held.X.itemsize >= RENUMBER_COLUMN_BYTES
