@@ -18,11 +18,39 @@ from jitree.model import _base as base_module
 from jitree.model import builder as builder_module
 from jitree.model import categories as categories_module
 from jitree.model import forest as forest_module
+from jitree.model import tree as tree_module
 from jitree.model import validation
 
 sparse = pytest.importorskip("scipy.sparse")
 
 FORMATS = ["csr", "csc", "coo", "lil", "dok"]
+
+
+class _Walks:
+    """The spies of :func:`csr_walks`."""
+
+    def __init__(self, spies):
+        self.spies = spies
+
+    @property
+    def call_count(self):
+        return sum(spy.call_count for spy in self.spies)
+
+    @property
+    def call_args(self):
+        """The last call's arguments, of the walk called last."""
+        return [spy for spy in self.spies if spy.call_count][-1].call_args
+
+
+@contextlib.contextmanager
+def csr_walks():
+    """Spies on both walks of a CSR X's stored values (node by node, and by zero paths for
+    trees deep for the rows' stored values): their calls counted together."""
+    with mock.patch.object(kernels_predict, "predict_flat_csr",
+                           wraps=kernels_predict.predict_flat_csr) as lanes, \
+            mock.patch.object(kernels_predict, "predict_zero_paths_csr",
+                              wraps=kernels_predict.predict_zero_paths_csr) as paths:
+        yield _Walks([lanes, paths])
 
 
 def random_sparse(seed, n, d, density, fmt="csr", dtype=np.float64, nan=0.0):
@@ -413,11 +441,10 @@ def test_forests_grow_on_the_stored_values(sparse_growth_calls, cls):
                                   cls(**poisson).fit(dense, counts).estimators_, strict=True):
             same_tree(tree_a, tree_b)
     # out-of-bag scores grow on the stored values too, and read the out-of-bag rows' stored
-    # values (predict_flat_csr), never a dense copy of X
+    # values (predict_flat_csr, or predict_zero_paths_csr for trees deep enough), never a
+    # dense copy of X
     before = len(sparse_growth_calls)
-    walk = kernels_predict.predict_flat_csr
-    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy, \
-            no_dense_copy():
+    with csr_walks() as spy, no_dense_copy():
         oob = cls(oob_score=True, **params).fit(X, y)
     assert len(sparse_growth_calls) == before + 5 and spy.call_count == 5
     dense_oob = cls(oob_score=True, **params).fit(dense, y)
@@ -552,9 +579,7 @@ def test_honest_and_leaf_samples_read_the_stored_values(sparse_growth_calls, cls
     else:
         y = np.round(np.exp(signal))
         params = dict(params, criterion="poisson")
-    walk = kernels_predict.predict_flat_csr
-    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy, \
-            no_dense_copy():
+    with csr_walks() as spy, no_dense_copy():
         ours = cls(**params).fit(X, y)
     assert sparse_growth_calls and spy.call_count > 0
     theirs = cls(**params).fit(dense, y)
@@ -591,29 +616,90 @@ def test_out_of_bag_rows_of_a_categorical_forest():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 300), d=st.integers(1, 30),
        density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), nan=st.sampled_from([0.0, 0.2]),
-       float32=st.booleans(), regression=st.booleans())
+       float32=st.booleans(), regression=st.booleans(),
+       walk=st.sampled_from(["predict_flat_csr", "predict_zero_paths_csr"]),
+       negative=st.booleans())
 def test_models_walk_the_stored_values_of_csr_rows(seed, n, d, density, nan, float32,
-                                                   regression):
+                                                   regression, walk, negative):
     """predict and predict_proba of a forest or a tree walk a sparse X's rows in lanes that
-    take the next row when theirs reaches its leaf (predict_flat_csr): the dense walk's
-    predictions, bit for bit, for full-depth trees (uneven paths), stored NaN and chunks of
-    64 rows (forests)."""
+    take the next row when theirs reaches its leaf (predict_flat_csr), or by zero paths
+    (predict_zero_paths_csr, forced here whatever the trees' depth): the dense walk's
+    predictions, bit for bit, for full-depth trees (uneven paths), stored NaN, negative
+    values and thresholds (a zero then goes right), explicit zeros, and chunks of 64 rows
+    (forests)."""
     X, dense = random_sparse(seed, n, d, density, "csr",
                              dtype=np.float32 if float32 else np.float64, nan=nan)
     rng = np.random.default_rng(seed)
+    if negative:  # values either side of zero, and some stored zeros
+        X.data = np.where(rng.random(X.data.shape) < 0.5, -X.data, X.data)
+        X.data[rng.random(X.data.shape) < 0.1] = 0.0
+        dense = X.toarray()
     y = np.nan_to_num(dense[:, 0]) + rng.normal(size=n) if regression else \
         rng.integers(0, 3, n)
     forest = jitree.RandomForestRegressor if regression else jitree.RandomForestClassifier
     tree = jitree.DecisionTreeRegressor if regression else jitree.DecisionTreeClassifier
+    depth = 0 if walk == "predict_zero_paths_csr" else np.inf
     for model in (forest(n_estimators=3, random_state=seed % 100).fit(dense, y),
                   tree(random_state=seed % 100).fit(dense, y)):
-        walk = kernels_predict.predict_flat_csr
-        with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+        with mock.patch.object(tree_module, "ZERO_PATH_DEPTH", depth), \
+                mock.patch.object(kernels_predict, walk,
+                                  wraps=getattr(kernels_predict, walk)) as spy:
             np.testing.assert_array_equal(model.predict(X), model.predict(dense))
             if not regression:
                 np.testing.assert_array_equal(model.predict_proba(X.tocsc()),
                                               model.predict_proba(dense))
         assert spy.call_count == 1 + (not regression)
+
+
+def _zero_child(flat, node):
+    return flat.left[node] + (flat.threshold[node] < 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 200), d=st.integers(1, 12),
+       n_trees=st.integers(1, 4))
+def test_zero_paths_are_each_trees_preorder_zero_child_first(seed, n, d, n_trees):
+    """zero_paths against a recursive walk of each tree: positions in preorder, the zero
+    child (left, right when the threshold is negative) right after its parent, the other
+    child after the zero child's subtree; each position's zero path ending at a leaf; the
+    positions that test each feature."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.integers(0, 3, n)
+    forest = jitree.RandomForestClassifier(n_estimators=n_trees, random_state=seed % 100)
+    flat, _ = forest.fit(X, y)._layout(np.float64)
+    paths = kernels_predict.zero_paths(flat, d + 2)
+    order = []
+
+    def visit(node):
+        order.append(node)
+        if flat.left[node] != node:
+            zero = _zero_child(flat, node)
+            visit(zero)
+            visit(flat.left[node] + flat.left[node] + 1 - zero)
+
+    for t, root in enumerate(flat.root):
+        assert paths.start[t] == len(order)
+        visit(root)
+    assert paths.start[-1] == len(order)
+    np.testing.assert_array_equal(paths.node, order)
+    position = {node: p for p, node in enumerate(order)}
+    internal = flat.left[paths.node] != paths.node
+    for p, node in enumerate(order):
+        if internal[p]:
+            other = flat.left[node] + flat.left[node] + 1 - _zero_child(flat, node)
+            assert paths.other[p] == position[other]
+            assert paths.node[p + 1] == _zero_child(flat, node)
+        else:
+            assert paths.other[p] == -1
+        walk = node
+        while flat.left[walk] != walk:
+            walk = _zero_child(flat, walk)
+        assert paths.end[p] == position[walk]
+    for f in range(d + 2):
+        tests = paths.tested[paths.first[f]:paths.first[f + 1]]
+        np.testing.assert_array_equal(
+            tests, np.flatnonzero(internal & (flat.feature[paths.node] == f)))
 
 
 # -- prediction reads only the columns the trees test -----------------------------------------
@@ -641,8 +727,7 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     import jitree.model._base as base
     monkeypatch.setattr(base, "sparse_row_blocks", spy)
     method = "predict_proba" if "Classifier" in cls.__name__ else "predict"
-    walk = kernels_predict.predict_flat_csr
-    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+    with csr_walks() as spy:
         np.testing.assert_array_equal(getattr(model, method)(X),
                                       getattr(model, method)(dense))
     width = spy.call_args.args[0][3]  # predict walks the rows' stored values, tested columns
@@ -664,7 +749,7 @@ def test_wide_sparse_prediction_reads_the_tested_columns(cls, monkeypatch):
     with pytest.raises(ValueError, match="299 features"):
         model.predict(X[:, :299])
     # apply walks the rows' stored values too (leaf ids: the table of node ids)
-    with mock.patch.object(kernels_predict, "predict_flat_csr", wraps=walk) as spy:
+    with csr_walks() as spy:
         np.testing.assert_array_equal(model.apply(X), model.apply(dense))
     assert spy.call_count == (len(model.estimators_) if forest else 1)
 

@@ -231,6 +231,21 @@ FlatTrees = namedtuple("FlatTrees", [
                       # its rank, and the table has no rows for tree t (predict.add_leaf)
 ])
 
+ZeroPaths = namedtuple("ZeroPaths", [
+    # FlatTrees renumbered for the zero-path walk of a sparse X's rows
+    # (jitree.kernels.predict.predict_zero_paths_csr): each tree's nodes in preorder, the
+    # child that a zero value takes first, so that a node and the nodes a zero takes from it
+    # (its zero path) are consecutive positions
+    "start",   # (n_trees + 1,) int64: tree t holds positions start[t]:start[t + 1]
+    "node",    # (n_positions,) int32: the flat node at each position
+    "other",   # (n_positions,) int32: the position of the child that a zero does not take
+               # (-1 at leaves)
+    "end",     # (n_positions,) int32: the position of the leaf that ends the zero path
+    "first",   # (n_columns + 1,) int64: the positions that test feature f are
+               # tested[first[f]:first[f + 1]], in increasing position
+    "tested",  # (n_tests,) int32
+])
+
 FlatCategories = namedtuple("FlatCategories", [
     # the category tests of FlatTrees (jitree.kernels.predict.predict_flat_categories, see the
     # comment above its NARROW_CATEGORIES)

@@ -86,6 +86,7 @@ from .tree import (
     kernel_output,
     raise_infinite,
     read_only,
+    walk_csr,
     walk_input,
     walk_rows,
 )
@@ -704,6 +705,15 @@ class BaseForest(ParamsMixin):
                 [self._leaf_table(model) for model in self.estimators_])
         return layouts[dtype]
 
+    def _zero_paths(self, flat, n_columns):
+        """The zero paths of :meth:`_layout`'s ``flat`` for a sparse X of ``n_columns``
+        columns (:func:`jitree.kernels.predict.zero_paths`), built once."""
+        layouts = self._cached_layouts()
+        key = ("zero_paths", flat.threshold.dtype, n_columns)
+        if key not in layouts:
+            layouts[key] = _predict.zero_paths(flat, n_columns)
+        return layouts[key]
+
     def _leaf_table(self, model):
         """The prediction table :meth:`_layout` gives :func:`flat_trees` for ``model``: its
         :meth:`_node_table`, or a function of node ids giving those rows."""
@@ -889,7 +899,8 @@ class BaseForest(ParamsMixin):
             if walk == "threshold" and isinstance(X, CsrRows):
                 flat, table = self._layout(X.dtype)
                 out = kernel_output((X.shape[0], table.shape[1]))
-                _predict.predict_flat_csr(X.arrays, X.missing, flat, table, chunk_rows, out)
+                walk_csr(X, flat, table, chunk_rows, out,
+                         lambda: self._zero_paths(flat, X.shape[1]))
             elif walk == "threshold":
                 flat, table = self._layout(X.dtype)
                 out = kernel_output((X.shape[0], table.shape[1]))
