@@ -545,10 +545,12 @@ def zero_paths(flat, n_columns):
     for q in range(p - 1, -1, -1):
         node = node_at[q]
         end[q] = q if left[node] == node else end[q + 1]
+    # (a feature outside X's columns, which the callers' checks leave to no tree, is listed
+    # nowhere rather than written out of bounds)
     first = np.zeros(n_columns + 1, dtype=np.int64)
     for q in range(p):
         node = node_at[q]
-        if left[node] != node:
+        if left[node] != node and 0 <= feature[node] < n_columns:
             first[feature[node] + 1] += 1
     for f in range(n_columns):
         first[f + 1] += first[f]
@@ -556,8 +558,8 @@ def zero_paths(flat, n_columns):
     filled = first[:n_columns].copy()
     for q in range(p):
         node = node_at[q]
-        if left[node] != node:
-            f = feature[node]
+        f = feature[node]
+        if left[node] != node and 0 <= f < n_columns:
             tested[filled[f]] = q
             filled[f] += 1
     return ZeroPaths(start, node_at[:p], other[:p], end[:p], first, tested)
