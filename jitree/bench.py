@@ -1310,10 +1310,9 @@ def bench_sparse_text(report, n_docs, vocabulary, trees, repeat):
     """Random forest and Extra-Trees classifiers on text-like TF-IDF rows
     (:func:`text_like_data`, CSR float64 as a vectoriser gives them, 4 classes), against
     scikit-learn's with n_jobs=2: fit (median of ``repeat``, the two in turn), held-out
-    accuracy on 3,000 documents, nodes per tree. The two draw ``max_features`` differently:
-    jitree among the features that vary in the node, scikit-learn among all features (it
-    goes on past ``max_features`` only until one varies), so on such X scikit-learn's
-    trees search far fewer features a node and grow more nodes.
+    accuracy on 3,000 documents, nodes per tree. Both draw ``max_features`` alike: a node
+    visits that many features, constant ones included, and goes on only until one varies,
+    so on such X a node searches a few of its features.
 
     Then the two regressors (``max_features=1.0``, as in scikit-learn: every feature a
     node, so both search the same features) with half as many trees, on the class read as a

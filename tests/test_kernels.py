@@ -132,25 +132,27 @@ def test_hand_built_tree_with_a_cycle_or_bad_feature_is_refused():
 
 def _naive_draw(seed, node, values, start, end, max_features, allowed_row):
     """Twin of select_features for one node: the Fisher-Yates walk of the node's stream,
-    step by step, keeping the allowed features whose segment varies (two distinct
-    non-missing values, or a missing and a non-missing one), at most ``max_features``, in
-    increasing order."""
+    step by step, visiting ``max_features`` allowed features, then more while none of them
+    varies, and keeping those whose segment varies (two distinct non-missing values, or a
+    missing and a non-missing one), in increasing order."""
     n_features = values.shape[0]
     order = list(range(n_features))
     key = np.uint64(stream_key(seed, node, -1))
     kept = []
+    visited = 0
     for step in range(n_features):
         pick = min(step + int(uniform(key, step) * (n_features - step)), n_features - 1)
         order[step], order[pick] = order[pick], order[step]
         f = order[step]
         if allowed_row is not None and not allowed_row[f]:
             continue
+        visited += 1
         segment = values[f, start:end]
         present = segment[~np.isnan(segment)]
         if np.unique(present).shape[0] > 1 or 0 < present.shape[0] < segment.shape[0]:
             kept.append(f)
-            if len(kept) == max_features:
-                break
+        if visited >= max_features and kept:
+            break
     return sorted(kept)
 
 

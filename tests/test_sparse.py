@@ -157,6 +157,33 @@ def test_index_dtypes_duplicates_and_explicit_zeros():
         np.testing.assert_array_equal(ptr, dense_ptr)
 
 
+@given(rows=st.integers(1, 6), columns=st.integers(1, 6), data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_duplicates_are_found_whatever_the_format_flag(rows, columns, data):
+    """The check that lets a CSR or CSC X through without the search for duplicated entries
+    (its flag unset, as a product of matrices leaves it) against the cells counted by
+    NumPy; X's own arrays are left as they were, and its sums are those of X.toarray()."""
+    n_entries = data.draw(st.integers(0, 12))
+    row = np.array(data.draw(st.lists(st.integers(0, rows - 1), min_size=n_entries,
+                                      max_size=n_entries)), dtype=np.int64)
+    col = np.array(data.draw(st.lists(st.integers(0, columns - 1), min_size=n_entries,
+                                      max_size=n_entries)), dtype=np.int64)
+    values = np.arange(1.0, n_entries + 1.0)
+    for fmt in ("csr", "csc"):
+        major, minor = (row, col) if fmt == "csr" else (col, row)
+        n_major = rows if fmt == "csr" else columns
+        order = np.argsort(major, kind="stable")  # grouped by row (column), minor unsorted
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(major, minlength=n_major))])
+        cls = sparse.csr_matrix if fmt == "csr" else sparse.csc_matrix
+        X = cls((values[order], minor[order], indptr), shape=(rows, columns))
+        X.has_canonical_format = False
+        indices = X.indices.copy()
+        duplicated = np.unique(row * columns + col).shape[0] < n_entries
+        assert validation._no_duplicates(X) == (not duplicated)
+        np.testing.assert_array_equal(X.indices, indices)
+        np.testing.assert_array_equal(validation.summed_as_dense(X).toarray(), X.toarray())
+
+
 @pytest.mark.parametrize("cls", [jitree.RandomForestRegressor, jitree.ExtraTreesRegressor,
                                  jitree.ExtraTreesClassifier])
 def test_forests_and_blocks_of_rows(cls, monkeypatch):

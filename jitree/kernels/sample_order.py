@@ -15,12 +15,12 @@ segment.
 The search goes node by node (:func:`find_node_splits`), in two passes over the node's
 samples: every feature's range (:func:`node_ranges`, reading each sample's row once; or
 only the features the draw visits, when it draws few of them), then, once the features are
-drawn (the permutation walk of :func:`jitree.kernels.select.select_features`, over the
-features that vary) and each one's threshold (from the same stream as the presorted path's,
-:func:`jitree.kernels.split.cut_between`), every drawn feature's left and missing
-statistics (:func:`node_sides`, in blocks of samples). Passes per (node, feature) pair,
-each gathering the feature's column at the node's samples, took twice as long (Extra-Trees
-classifier, 150k x 20, 1 thread: 470 against 245 ms a tree).
+drawn (the permutation walk of :func:`jitree.kernels.select.select_features`: those of
+the features it visits that vary) and each one's threshold (from the same stream as the
+presorted path's, :func:`jitree.kernels.split.cut_between`), every drawn feature's left
+and missing statistics (:func:`node_sides`, in blocks of samples). Passes per (node,
+feature) pair, each gathering the feature's column at the node's samples, took twice as
+long (Extra-Trees classifier, 150k x 20, 1 thread: 470 against 245 ms a tree).
 
 The trees are the presorted path's: the same features drawn, the same thresholds, the same
 samples on each side. Only the order in which a side's statistics are added differs (here
@@ -54,7 +54,7 @@ from .categorical import (
 )
 from .random import stream_key
 from .records import Rows, SampleOrder, Side, TreeData
-from .select import undo_walk, walk_step
+from .select import draw_done, undo_walk, walk_step
 from .split import (
     ALL_VALUES,
     best_single_threshold,
@@ -263,20 +263,22 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
         parent_entropy = criteria.entropy(stats, weight) if gain_ratio else 0.0
         if not lazy:
             node_ranges(X, by_column, samples, start, end, low, high, present)
-        # the features drawn: the walk of select_features over those that vary, or every
-        # allowed one that varies
+        # the features drawn: the walk of select_features (those of the features it
+        # visits that vary), or every allowed one that varies
         count = 0
         if max_features < n_features:
             key = stream_key(seed, nodes.id[j], -1)
             for f in range(n_features):
                 walk[f] = f
             step = 0
-            while count < max_features and step < n_features:
-                # the walk's next allowed features, as many as the draw still needs: if all
-                # of them vary they are the draw's last ones, so the node measures their
-                # ranges together (one pass over its rows) and no other
+            visited = 0
+            while not draw_done(visited, count, max_features) and step < n_features:
+                # the walk's next allowed features: the max_features the node visits, then,
+                # while none of them varies, as many again, of which the draw takes up to
+                # the first that varies. The node measures their ranges together (one pass
+                # over its rows).
                 visits = 0
-                while visits < max_features - count and step < n_features:
+                while visits < max_features and step < n_features:
                     f = walk_step(key, step, walk, allowed, j)
                     step += 1
                     if f >= 0:
@@ -286,6 +288,9 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
                     columns_range(flat, visit, visits, samples, start, end, low, high,
                                   present)
                 for v in range(visits):
+                    if draw_done(visited, count, max_features):
+                        break  # measured beyond the draw's end
+                    visited += 1
                     f = visit[v]
                     if not varies(low[f], high[f], present[f], n):
                         continue
@@ -498,8 +503,8 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
     the walk of :func:`jitree.kernels.select.select_features` (``walk``: its scratch;
     ``allowed``: see :func:`jitree.kernels.select.walk_step`), every allowed one when
     ``max_features`` reaches their number; each visited feature is sorted at the node's
-    samples (:func:`sorted_rows`) and, if it can split them, counts towards
-    ``max_features`` and is searched as a presorted segment
+    samples (:func:`sorted_rows`) and, if it can split them, is searched as a presorted
+    segment
     (:func:`jitree.kernels.split.best_single_threshold`, the presorted search's own code,
     on the same samples in the same order). The best goes into ``out`` as
     :func:`search_nodes` writes it; ties go to the lowest feature, as in
@@ -536,14 +541,18 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
     best_threshold_value = 0.0
     slot = 0  # the sort rows' slot of the feature searched; the other holds the best's
     count = 0
+    visited = 0
     step = 0
-    while count < max_features and step < n_features:
+    while not (draw and draw_done(visited, count, max_features)) and step < n_features:
         if draw:
             f = walk_step(key, step, walk, allowed, j)
         else:
             f = step if allowed.shape[1] == 0 or allowed[j, step] else -1
         step += 1
-        if f < 0 or not sorted_rows(data, order, start, end, f, sort_work, slot):
+        if f < 0:
+            continue
+        visited += 1
+        if not sorted_rows(data, order, start, end, f, sort_work, slot):
             continue
         count += 1
         index_row = index_rows[slot]

@@ -63,15 +63,31 @@ def walk_step(key, step, order, allowed, j):
     return f
 
 
+# The draw of each node's features (``max_features`` below the number of features), as
+# scikit-learn, LightGBM and XGBoost count it: the node visits ``max_features`` features of
+# a random permutation, constant ones included, and searches those of them that vary in it;
+# when none of them does, it visits more until one does (or none is left), so that a node
+# stays a leaf only when no feature can split it. Every draw (:func:`select_features`, the
+# sample-order growth's, the sparse growth's) stops by this rule.
+
+
+@jit(inline="always")
+def draw_done(visited, count, max_features):
+    """Whether a node's walk stops: ``visited`` features visited (those its interaction
+    constraints allow), ``count`` of them varying in the node."""
+    return visited >= max_features and count > 0
+
+
 @jit
 def select_features(seed, node_id, node_start, node_end, sorted_value, max_features, allowed,
                     out_features, out_count):
-    """Draw, for each node, up to ``max_features`` features not constant in the node (two
-    distinct non-missing values, or a missing and a non-missing one) among those it allows
-    (``allowed[j, f]``; every feature when ``allowed`` has no columns).
+    """Draw, for each node, the features it searches: the walk visits allowed features
+    (``allowed[j, f]``; every feature when ``allowed`` has no columns) in a random
+    permutation (Fisher-Yates on the stream of (seed, node)) until :func:`draw_done`, and
+    keeps those not constant in the node (two distinct non-missing values, or a missing and
+    a non-missing one): at most ``max_features``, at least one when any feature varies.
 
-    The features are visited in a random permutation (Fisher-Yates on the stream of
-    (seed, node)); the chosen ones are written in increasing index order to
+    The chosen ones are written in increasing index order to
     ``out_features[j, :out_count[j]]`` so that the lowest-index tie rule still holds.
     """
     n_features = sorted_value.shape[0]
@@ -81,10 +97,12 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
         for f in range(n_features):
             order[f] = f
         count = 0
+        visited = 0
         for step in range(n_features):
             f = walk_step(key, step, order, allowed, j)
             if f < 0:
                 continue
+            visited += 1
             value_row = sorted_value[f]
             end_nm = non_missing_end(value_row, node_start[j], node_end[j])
             last = end_nm - 1
@@ -99,6 +117,6 @@ def select_features(seed, node_id, node_start, node_end, sorted_value, max_featu
                     t -= 1
                 out_features[j, t] = f
                 count += 1
-                if count == max_features:
-                    break
+            if draw_done(visited, count, max_features):
+                break
         out_count[j] = count

@@ -20,7 +20,7 @@ swap two candidates whose scores agree to the last bits.
 
 ``max_features`` below the number of features draws each node's features as the dense
 loop's :func:`jitree.kernels.select.select_features` does (the same permutation of the
-same random stream, among the features not constant in the node: :func:`draw_features`),
+same random stream, the same features visited and kept: :func:`draw_features`),
 and the column passes skip the stored values of the nodes that did not draw their feature.
 The stored values of samples in no open node are dropped as the levels go
 (:func:`open_entries`), so that a deep tree's levels cost their open samples' stored values.
@@ -61,7 +61,7 @@ from .grower import (
 )
 from .predict import SPLIT_THRESHOLD
 from .random import stream_key
-from .select import WALK_BATCH, walk_picks
+from .select import WALK_BATCH, draw_done, walk_picks
 from .split import cut_between, midpoint, plain_settings, with_measure
 
 SparseData = namedtuple("SparseData", [
@@ -322,24 +322,23 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                   member_start, max_features, scratch):
     """The features each open node (id ``ids[k]``, samples ``members[member_start[k]:
     member_start[k + 1]]``; ``data`` holds the stored values of ``n_data_rows`` samples)
-    searches, as :func:`~jitree.kernels.select.select_features`
-    draws them: up to ``max_features`` of the features that vary in it, met in the
-    Fisher-Yates permutation of the stream of (seed, node). Returns ``((feature, start,
-    node, slot), draws)``: the features searched on their columns, increasing, and the nodes
+    searches, as :func:`~jitree.kernels.select.select_features` draws them: those that vary
+    in it of the features the Fisher-Yates permutation of the stream of (seed, node) visits
+    until :func:`~jitree.kernels.select.draw_done`. Returns ``((feature, start, node,
+    slot), draws)``: the features searched on their columns, increasing, and the nodes
     that search them there, ``node[start[q]:start[q + 1]]``, increasing (``slot``: the
     feature's place among the node's), and every node's :class:`NodeDraws`. ``scratch``:
     the arrays of :func:`draw_scratch`, made once per tree and left as they were found (a
     wide X's levels would otherwise each cost n_features, deep trees thousands of levels).
 
-    Per node, the cheaper of two ways that draw the same features: from the stored values of
-    its samples (``rows``: :func:`by_rows`), the features that vary in it, all taken when at
-    most ``max_features``, else marked for the permutation; or (a node of many samples,
-    where most features vary) the permutation itself, each feature it meets checked on its
-    column (:func:`column_extremes`): the draw then reads about ``max_features``
-    columns, not the node's every stored value. The choice is made on an estimate of the
-    features that vary; a walk on columns whose reads outgrow the node's stored values
-    goes on from its rows (text-like X, where most features are rare, varies in far fewer
-    features than the node has stored values).
+    Per node, the cheaper of two ways that draw the same features, the permutation's
+    features checked either on the stored values of the node's samples (``rows``:
+    :func:`by_rows`; the features that vary in it marked once, none a walk: the node stays
+    a leaf), or (a node of many samples) each on its column (:func:`column_extremes`): the
+    draw then reads about ``max_features`` columns, not the node's every stored value. The
+    choice is made on an estimate of the features that vary; a walk on columns whose reads
+    outgrow the node's stored values goes on from its rows (text-like X, where most
+    features are rare, varies in far fewer features than the node has stored values).
 
     Either way the node's smallest and largest stored value and their count on each
     feature it draws are at hand, and kept: all the random splitter's thresholds need (its
@@ -367,11 +366,11 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
     for k in range(m):
         n_node = node_count[k]
         entries = n_node * row_mean
-        # the varying features are at most the node's stored values; a permutation meets
-        # max_features of V varying features after about max_features * n_features / V
-        # steps, each reading a column
+        # the varying features are at most the node's stored values; the walk visits
+        # max_features features, more while none of them varies (about n_features / V steps
+        # to meet one of V varying features), each reading a column
         bound = max(1, min(n_features, entries))
-        steps = n_features if bound <= max_features else max_features * n_features / bound
+        steps = max(max_features, n_features / bound)
         by_rows_now = entries <= steps * (_COLUMN_STEP + column_mean)
         count = 0
         n_touched = 0
@@ -380,9 +379,10 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
         if by_rows_now:
             n_touched, n_varying, n_entries = _node_features(rows, members, member_start, k,
                                                              n_node, scratch)
-        if not (by_rows_now and n_varying <= max_features):
+        if not (by_rows_now and n_varying == 0):  # else the walk would take no feature
             key = stream_key(seed, ids[k], -1)
             steps = 0
+            visited = 0
             column_reads = 0.0
             for step in range(n_features):
                 if step % WALK_BATCH == 0:
@@ -403,8 +403,8 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                         by_rows_now = True
                         n_touched, n_varying, n_entries = _node_features(
                             rows, members, member_start, k, n_node, scratch)
-                        if n_varying <= max_features:
-                            break  # the walk would take every varying feature
+                        if n_varying == 0:
+                            break
                 if by_rows_now:
                     taken = varies[f] == 1
                 else:
@@ -414,20 +414,14 @@ def draw_features(data, n_data_rows, rows, local, seed, ids, node_count, members
                         stored[f] = n_stored
                         touched[n_touched] = f
                         n_touched += 1
+                visited += 1
                 if taken:
                     chosen[k, count] = f
                     count += 1
-                    if count == max_features:
-                        break
+                if draw_done(visited, count, max_features):
+                    break
             for step in range(steps - 1, -1, -1):
                 order[step], order[picks[step]] = order[picks[step]], order[step]
-        if by_rows_now and n_varying <= max_features:
-            count = 0
-            for t in range(n_touched):
-                f = touched[t]
-                if varies[f]:
-                    chosen[k, count] = f
-                    count += 1
         chosen[k, :count].sort()
         draws.count[k] = count
         in_column_passes = 0

@@ -175,7 +175,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     min_weight_fraction_leaf : float, default=0.0
         Least fraction of the total sample weight in each child.
     max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features drawn per node among those not constant in it (None: all).
+        Number of features each node visits, in a random order, constant ones
+        included: it searches those of them that vary, and visits more while none does,
+        as scikit-learn does (None: all).
     random_state : int, RandomState, Generator or None, default=None
         Seed of the feature draws and random thresholds. Results never depend on ``n_jobs``.
     max_leaf_nodes : int or None, default=None
