@@ -189,8 +189,9 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
             for j in range(first, last):
                 size = max(size, nodes.end[j] - nodes.start[j])
             key = np.empty(size)
+            # (the positions' row one longer: see sorted_rows' partition)
             rows = ((key, key.view(np.uint64), np.empty(size, dtype=np.uint64),
-                     np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                     np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64),
                      np.empty((8, 256), dtype=np.int64)),
                     np.empty((2, size), dtype=np.int32), np.empty(size, dtype=order.X.dtype),
                     np.empty(size, dtype=order.X.dtype),
@@ -452,6 +453,17 @@ def search_sorted_nodes(data, order, settings, nodes, allowed, first, last, work
                     scratch, sort_work, out)
 
 
+@jit(inline="always")
+def two_valued(key, n, low, high):
+    """Whether every one of the ``n`` keys is ``low``, ``high`` or NaN (stops at the first
+    other: the second key or so of a continuous feature)."""
+    for k in range(n):
+        v = key[k]
+        if v == v and v != low and v != high:
+            return False
+    return True
+
+
 @borrowing(inline="always")
 def sorted_rows(data, order, start, end, f, sort_work, slot):
     """Whether feature ``f`` can split the samples ``samples[start:end]``
@@ -480,8 +492,26 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
         count += v == v
     if not varies(low, high, count, n):
         return False
-    argsort_keys(keys, n)
     by_value = keys[3]
+    if two_valued(key, n, low, high):
+        # a binary (one-hot, indicator) feature: the stable sort is a stable partition,
+        # written without branches (each position is written, the next slot taken only
+        # by a match: a branch per sample would be mispredicted half the time). The last
+        # pass may write one slot past n (the row is one longer).
+        r = 0
+        for k in range(n):
+            by_value[r] = k
+            r += key[k] == low
+        if low < high:
+            for k in range(n):
+                by_value[r] = k
+                r += key[k] == high
+        if count < n:
+            for k in range(n):
+                by_value[r] = k
+                r += key[k] != key[k]
+    else:
+        argsort_keys(keys, n)
     index_row = index_rows[slot]
     label_row = label_rows[slot]
     label = data.label
