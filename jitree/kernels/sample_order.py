@@ -481,7 +481,11 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
     low = np.inf
     high = -np.inf
     count = 0
+    last = start + n - 1
     for k in range(n):
+        # the value AHEAD samples on, asked for now: a node's samples lie in rows scattered
+        # through X, and the read of each waited on memory (see node_ranges)
+        prefetch(flat[0], index_of(flat, samples[min(start + k + AHEAD, last)], f))
         x = value_at(flat, samples[start + k], f)
         raw[k] = x
         v = np.float64(x)
