@@ -215,9 +215,10 @@ def search_nodes(data, order, settings, nodes, allowed, first, last, work, out):
     when the node draws a quarter of the features or fewer, the ranges of the features the
     draw visits (trees of 150k x 20, 1 thread, 183-186 against 202-210 ms at 4 features a
     node, 195-204 against 190-193 ms at 6, 208-234 against 179-185 ms at 10, when each
-    visited feature took a pass of its own). The walk's next features, as many as the draw
-    still needs, are measured together in one pass (:func:`columns_range`: Extra-Trees
-    classifier, 4 of 20 features, 175-187 against 195-200 ms a tree). Then, once the
+    visited feature took a pass of its own). The walk's next ``max_features`` features are
+    measured together in one pass (:func:`columns_range`: Extra-Trees classifier, 4 of 20
+    features, 175-187 against 195-200 ms a tree): the draw's, or, while none of them
+    varies, the next ones, of which it takes up to the first that does. Then, once the
     features are drawn and their thresholds, every drawn feature's left and missing
     statistics (:func:`node_sides`). Compiled without reference counting: the views and
     records made per node would be counted.
@@ -471,7 +472,8 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
     values in increasing sample index, as a presorted feature's segment holds them), with
     their values and classes, into the first ``end - start`` entries of ``sort_work``'s
     value row and of row ``slot`` of its index and label rows (its first entry: the
-    sort's keys and scratch, see :func:`argsort_keys`). X is read once, at each sample:
+    sort's keys and scratch, see :func:`argsort_keys`, whose positions row holds ``n + 1``
+    entries or more: the partition may write one past ``n``). X is read once, at each sample:
     its values wait in the raw row."""
     keys, index_rows, value_row, raw, label_rows = sort_work
     flat = flat_x(order.X, order.by_column)

@@ -53,9 +53,10 @@ def undo_walk(key, steps, order):
 def walk_step(key, step, order, allowed, j):
     """Step ``step`` of node j's walk over the features (``order`` holds 0 .. n - 1 before
     step 0): the feature :func:`permutation_step` visits, or -1 when the node's interaction
-    constraints exclude it (``allowed[j, f]`` 0; ``allowed`` without columns: none). Both
-    feature draws (:func:`select_features`,
-    :func:`jitree.kernels.sample_order.search_nodes`) take their steps here."""
+    constraints exclude it (``allowed[j, f]`` 0; ``allowed`` without columns: none). The
+    dense feature draws (:func:`select_features`,
+    :func:`jitree.kernels.sample_order.search_nodes`,
+    :func:`jitree.kernels.sample_order.best_sorted`) take their steps here."""
     permutation_step(key, step, order)
     f = order[step]
     if allowed.shape[1] > 0 and not allowed[j, f]:
@@ -64,7 +65,8 @@ def walk_step(key, step, order, allowed, j):
 
 
 # The draw of each node's features (``max_features`` below the number of features), as
-# scikit-learn, LightGBM and XGBoost count it: the node visits ``max_features`` features of
+# scikit-learn counts it (LightGBM's and XGBoost's per-node sampling counts constant
+# features too, and does not go on past them): the node visits ``max_features`` features of
 # a random permutation, constant ones included, and searches those of them that vary in it;
 # when none of them does, it visits more until one does (or none is left), so that a node
 # stays a leaf only when no feature can split it. Every draw (:func:`select_features`, the

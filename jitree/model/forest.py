@@ -1398,7 +1398,8 @@ max_leaf_nodes, min_impurity_decrease, ccp_alpha
         ``min_samples_*`` are of the training set's n_samples (the fitted trees hold the
         counts they came to).
     max_features : int, float, "sqrt", "log2" or None, default="sqrt"
-        Features drawn per node.
+        Features each node visits, constant ones included (see
+        :class:`jitree.DecisionTreeClassifier`).
     bootstrap : bool, default=True
         Grow each tree on a bootstrap sample (rows drawn with replacement, their
         multiplicities as weights) rather than on all rows.

@@ -205,7 +205,7 @@ def _no_duplicates(X):
     says (a product of sparse matrices, a TF-IDF vectoriser's rows, leave it unset): its
     indices increase within each row (column), once sorted there if they are not (scipy's
     sort of each row's indices, on a copy of them). 10,000 x 20,000 TF-IDF rows, 83 stored
-    values a row and unsorted: 7 ms, where the search for duplicates that sorts every
+    values a row and unsorted: 3.4 ms, where the search for duplicates that sorts every
     entry took 74 ms."""
     if X.format not in ("csr", "csc"):
         return False
