@@ -186,35 +186,19 @@ def sparse_to_dense(X, name="X", copies=1, order="C"):
     return X.toarray(order=order).astype(dtype, order=order, copy=False)
 
 
-def _increasing_within(indptr, indices):
-    """Whether a CSR (CSC) matrix's column (row) indices increase strictly within each row
-    (column)."""
-    indices = np.asarray(indices)
-    if indices.shape[0] < 2:
-        return True
-    rising = indices[1:] > indices[:-1]
-    # each row's first entry may be below the previous row's last one
-    starts = np.asarray(indptr)[1:-1]
-    starts = starts[(starts > 0) & (starts < indices.shape[0])]
-    rising[starts - 1] = True
-    return bool(rising.all())
-
-
 def _no_duplicates(X):
-    """Whether a CSR or CSC X certainly holds no duplicated entry, whatever scipy's flag
-    says (a product of sparse matrices, a TF-IDF vectoriser's rows, leave it unset): its
-    indices increase within each row (column), once sorted there if they are not (scipy's
-    sort of each row's indices, on a copy of them). 10,000 x 20,000 TF-IDF rows, 83 stored
+    """Whether a CSR or CSC X certainly holds no duplicated entry, whatever its flag says
+    (set False by hand, or unsorted indices, as TF-IDF rows made by a product of matrices
+    hold them): scipy's own check of the canonical format, on a copy of X's pattern with
+    its indices sorted within each row (column). 10,000 x 20,000 TF-IDF rows, 83 stored
     values a row and unsorted: 3.4 ms, where the search for duplicates that sorts every
     entry took 74 ms."""
     if X.format not in ("csr", "csc"):
         return False
-    if _increasing_within(X.indptr, X.indices):
-        return True
     pattern = type(X)((np.zeros(X.indices.shape[0], dtype=np.int8), X.indices.copy(),
                        X.indptr), shape=X.shape)
     pattern.sort_indices()
-    return _increasing_within(pattern.indptr, pattern.indices)
+    return bool(pattern.has_canonical_format)
 
 
 def summed_as_dense(X):
