@@ -550,6 +550,62 @@ def _forest_wide(report, ensemble, kind, task, n_samples, n_features, n_estimato
     report.ratio(f"{method} speed-up over scikit-learn ({n_rows} rows)", peer_seconds, seconds)
 
 
+def bench_forest_discrete(report, n_estimators, repeat, threads, n_samples=20_000,
+                          n_features=300):
+    """Random forests and Extra-Trees classifiers on X of whole-number features against
+    scikit-learn's, same data, n_jobs threads each: binary features of frequencies 1-50%
+    (one-hot and indicator columns), then features of 5 levels (rating scales, small
+    counts). Fit in alternating runs, held-out accuracy. The random forest's nodes draw
+    sqrt(p) of p features, which grows in sample order on X's values held as bytes (see
+    :func:`jitree.model.builder.byte_codes`)."""
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    for levels in (2, 5):
+        X, y = _discrete_data(n_samples + n_samples // 4, n_features, levels)
+        for kind in ("RandomForest", "ExtraTrees"):
+            _forest_discrete(report, ensemble, kind, levels, X, y, n_samples, n_estimators,
+                             repeat, threads[-1])
+
+
+def _forest_discrete(report, ensemble, kind, levels, X, y, n_samples, n_estimators, repeat,
+                     jobs):
+    X_train, y_train, X_test, y_test = X[:n_samples], y[:n_samples], X[n_samples:], \
+        y[n_samples:]
+    name = kind + "Classifier"
+    params = dict(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
+    print(f"\n[forest-discrete] {name}, {n_estimators} trees, {n_samples} x {X.shape[1]} "
+          f"float32 of {levels} levels, 2 classes, n_jobs={jobs}")
+    ours = getattr(jitree, name)(**params)
+    theirs = getattr(ensemble, name)(**params)
+    ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
+    seconds, peer_seconds = _alternating_medians(
+        [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)], repeat)
+    figure = (f"forest-discrete-{'' if kind == 'RandomForest' else 'extra-trees-'}"
+              f"{levels}-levels-{n_samples}x{X.shape[1]}-fit")
+    report.add(figure, "jitree", jobs, seconds)
+    report.add(figure, "scikit-learn", jobs, peer_seconds)
+    report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
+    print(f"  held-out accuracy: jitree {ours.score(X_test, y_test):.4f}, "
+          f"scikit-learn {theirs.score(X_test, y_test):.4f}")
+
+
+def _discrete_data(n_samples, n_features, levels, seed=0):
+    """``n_features`` float32 features of whole numbers 0 .. levels - 1 (binary: each
+    feature 1 with a probability of 1-50%) and a binary class from 10 of them plus noise."""
+    rng = np.random.default_rng(seed)
+    if levels == 2:
+        X = rng.random((n_samples, n_features)) < rng.uniform(0.01, 0.5, n_features)
+    else:
+        X = rng.integers(0, levels, (n_samples, n_features))
+    X = X.astype(np.float32)
+    weight = np.zeros(n_features)
+    weight[rng.choice(n_features, 10, replace=False)] = rng.normal(0.0, 2.0, 10)
+    score = (X - X.mean(axis=0)) / (X.std(axis=0) + 1e-9) @ weight
+    score += rng.normal(size=n_samples)
+    return X, (score > np.median(score)).astype(np.int64)
+
+
 def _heteroscedastic_data(n_samples, seed=0):
     """10 float32 features; y = x0 + 2 sin(x1) + noise whose scale grows with |x2|."""
     rng = np.random.default_rng(seed)
@@ -1356,7 +1412,7 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "forest-kinds",
-                                 "forest-wide",
+                                 "forest-wide", "forest-discrete",
                                  "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
@@ -1420,6 +1476,8 @@ def main(argv=None):
                            max(1, args.repeat // 2), threads)
     if "forest-wide" in only:  # random forests and Extra-Trees on wide X, scikit-learn only
         bench_forest_wide(report, min(args.trees, 20), args.repeat, threads)
+    if "forest-discrete" in only:  # binary and 5-level features, scikit-learn only
+        bench_forest_discrete(report, min(args.trees, 20), args.repeat, threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "pdp" in only:

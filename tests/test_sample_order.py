@@ -15,7 +15,7 @@ import jitree.model._base as base_module
 import jitree.model.builder as builder
 import jitree.model.forest as forest_module
 from jitree.datasets import make_classification_data
-from jitree.kernels import criteria
+from jitree.kernels import criteria, sample_order
 from jitree.kernels._jit import prefetch
 from jitree.kernels.categorical import MISSING_LEFT, MISSING_RIGHT
 from jitree.kernels.records import SampleOrder, TreeData
@@ -195,10 +195,16 @@ def test_node_sides_are_numpy_sums(segment, regression, weighted, full, by_colum
 
 @settings(deadline=None, max_examples=60)
 @given(st.integers(1, 300), st.integers(1, 5), st.booleans(), st.booleans(), st.booleans(),
-       st.integers(0, 2**32 - 1))
-def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, seed):
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, with_codes,
+                                      seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)).astype([np.float32, np.float64][rng.integers(2)])
+    codes = np.empty((0, 0), dtype=np.uint8)
+    if with_codes:  # X's values as bytes (SampleX.codes), copied alike
+        X = rng.integers(0, 256, (n, d)).astype(X.dtype)
+        codes = _held(X.astype(np.uint8), by_column)
+    codes.flags.writeable = False
     weight, label, target, _ = _targets(rng, n, regression, weighted)
     samples = rng.permutation(n).astype(np.int32)
     # open nodes: some of the segments that cut the rows, each sorted (as a node's samples)
@@ -214,7 +220,7 @@ def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, see
     held.flags.writeable = False  # as the growth holds X
     data, order = renumber(_tree_data(n, d, label, target, weight),
                            SampleOrder(held, by_column, samples, np.empty(n, dtype=np.int32),
-                                       8.0), open_nodes)
+                                       8.0, codes), open_nodes)
     old = np.concatenate([before[a:b] for a, b in open_] + [np.empty(0, dtype=np.int32)])
     # the open samples numbered in node order, the others left as they were
     renumbered = before.copy()
@@ -225,6 +231,10 @@ def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, see
     np.testing.assert_array_equal(order.samples, samples)
     # X, the labels, targets and weights copied in that order
     np.testing.assert_array_equal(order.X, _held(X[old], by_column))
+    if with_codes:
+        np.testing.assert_array_equal(order.codes, _held(X[old].astype(np.uint8), by_column))
+    else:
+        assert order.codes.size == 0
     assert order.by_column == by_column and order.renumber == 8.0
     np.testing.assert_array_equal(data.sample_weight, weight[old])
     if regression:
@@ -251,7 +261,8 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     counts = np.full(2, -1, dtype=np.int64)
     split_samples(_tree_data(n, d, label, target, weight),
                   SampleOrder(_held(X, by_column), by_column, samples,
-                              np.full(n, -1, dtype=np.int32), 0.0),
+                              np.full(n, -1, dtype=np.int32), 0.0,
+                              np.empty((0, 0), dtype=np.uint8)),
                   np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
                   np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
                   stats, weights, counts, regression and not searched, 1)
@@ -831,3 +842,79 @@ def test_wide_random_forest_grows_in_sample_order(taken):
                                   class_weight={0: 1, 1: 2, 2: 3}).fit(X, y)
     jitree.DecisionTreeClassifier(max_features="sqrt", random_state=0).fit(X, y)
     assert taken[1:] == [(300, 400)] * 3
+
+
+# -- X's values as bytes (SampleX.codes) ---------------------------------------------------------
+
+@settings(deadline=None, max_examples=150)
+@given(st.integers(0, 40), st.integers(1, 6), st.sampled_from([np.float32, np.float64]),
+       st.lists(st.sampled_from([0.5, 256.0, -1.0, -0.0, np.nan, np.inf, 1e-300, 255.0]),
+                max_size=2), st.integers(0, 2**32 - 1))
+def test_small_codes_is_the_numpy_test(n, d, dtype, others, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 256, (n, d)).astype(dtype)
+    for value in others:  # a few values that are not whole numbers 0 .. 255, anywhere
+        if X.size:
+            X.flat[rng.integers(X.size)] = value
+    codes = np.full(X.shape, 7, dtype=np.uint8)
+    whole = bool(np.all((X >= 0) & (X <= 255) & (X == np.floor(X)) & ~np.signbit(X)))
+    assert sample_order.small_codes(X, codes) == whole
+    if whole:
+        np.testing.assert_array_equal(codes, X.astype(np.uint8))
+        assert builder.byte_codes(X) is not None or X.size == 0
+    else:
+        assert builder.byte_codes(X) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("make", [
+    lambda: jitree.RandomForestClassifier(n_estimators=3, random_state=0),
+    lambda: jitree.RandomForestClassifier(n_estimators=2, random_state=1, bootstrap=False,
+                                          class_weight="balanced"),
+    lambda: jitree.RandomForestRegressor(n_estimators=2, random_state=2, max_features="sqrt"),
+    lambda: jitree.DecisionTreeClassifier(max_features="sqrt", random_state=3)])
+def test_byte_codes_grow_the_same_trees(make, dtype, monkeypatch):
+    # binary, one-hot-like and 10-level features: whole numbers 0 .. 9, held as bytes by the
+    # best splitter's sample-order growth (400 features, sqrt: 20 a node); the trees are
+    # those grown from X's values, and the presorted growth's
+    rng = np.random.default_rng(0)
+    X = np.hstack([rng.random((400, 300)) < rng.uniform(0.02, 0.5, 300),
+                   rng.integers(0, 10, (400, 100))]).astype(dtype)
+    y = (X[:, 0] + X[:, 301] / 5 + rng.random(400) > 1.2).astype(int)
+    held = []
+    real = builder.byte_codes
+
+    def spy(X):
+        held.append(real(X))
+        return held[-1]
+
+    def fit():
+        model = make()
+        return model.fit(X, y.astype(float) if "Regressor" in type(model).__name__ else y)
+
+    monkeypatch.setattr(builder, "byte_codes", spy)
+    with_codes = fit()
+    assert held and all(codes is not None and codes.dtype == np.uint8 for codes in held)
+    monkeypatch.setattr(builder, "byte_codes", lambda X: None)
+    assert_same_trees(with_codes, fit())
+    monkeypatch.setattr(builder, "byte_codes", real)
+    presorted, sampled = _fit_both(fit)
+    assert_same_trees(presorted, sampled)
+    assert_same_trees(with_codes, sampled)
+
+
+def test_byte_codes_only_for_the_best_splitter_on_whole_numbers():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (50, 40)).astype(float)
+    best = SampleX.of(X, _params(random_splitter=False, max_features=2))
+    np.testing.assert_array_equal(best.codes, X.astype(np.uint8))
+    assert not best.codes.flags.writeable
+    np.testing.assert_array_equal(best.subset(np.arange(50) % 3 == 0).codes,
+                                  X[::3].astype(np.uint8))
+    np.testing.assert_array_equal(SampleX.of(X, _params(random_splitter=False, max_features=2),
+                                             np.arange(50) % 2 == 1).codes,
+                                  X[1::2].astype(np.uint8))
+    # the random splitter reads X's values where it holds them; the others hold no codes
+    assert SampleX.of(X, _params(max_features=2)).codes.size == 0
+    X[3, 5] = 0.5
+    assert SampleX.of(X, _params(random_splitter=False, max_features=2)).codes.size == 0

@@ -78,6 +78,10 @@ SampleOrder = namedtuple("SampleOrder", [
                       # the targets copied in that order, see kernels.sample_order.renumber)
                       # each time the open nodes' mean size has fallen this many times;
                       # 0: never
+    "codes",          # X's values as uint8, laid out as X, when every one is a whole number
+                      # 0 .. 255 (binary, one-hot, counts, scales; see
+                      # kernels.sample_order.small_codes), read by the best splitter's
+                      # search in place of X; else (0, 0)
 ])
 
 Measure = namedtuple("Measure", [
