@@ -918,3 +918,15 @@ def test_byte_codes_only_for_the_best_splitter_on_whole_numbers():
     assert SampleX.of(X, _params(max_features=2)).codes.size == 0
     X[3, 5] = 0.5
     assert SampleX.of(X, _params(random_splitter=False, max_features=2)).codes.size == 0
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.integers(1, 300), st.integers(0, 255), st.integers(0, 255),
+       st.integers(0, 2**32 - 1))
+def test_counting_argsort_is_numpys_stable_argsort(n, a, b, seed):
+    low, high = min(a, b), max(a, b)
+    key = np.random.default_rng(seed).integers(low, high + 1, n).astype(np.float64)
+    order = np.full(n + 1, -1, dtype=np.int64)
+    counts = np.full(256, 7, dtype=np.int64)
+    sample_order.counting_argsort(key, n, key.min(), key.max(), order, counts)
+    np.testing.assert_array_equal(order[:n], np.argsort(key, kind="stable"))

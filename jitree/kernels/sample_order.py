@@ -485,6 +485,38 @@ def two_valued(key, n, low, high):
     return True
 
 
+# sorted_rows: X's values as bytes take a counting sort while their range (largest minus
+# smallest) is below this many times the node's samples. Random forests, 1 thread, the same
+# trees, alternating runs, seconds, before then after: 20k x 300 features of 5 levels (8
+# trees) 0.57-0.61 then 0.29-0.33 (a profile before: the merge sort of nodes below
+# RADIX_MIN samples 39% of the time, the radix sort 14%); Poisson counts of means 0.5-20 (4
+# trees) 0.43 then 0.21-0.22; 20k x 784 pixels, 80% zeros, the others 1-255 (4 trees)
+# 0.91-0.92 then 0.59-0.64
+COUNTING_RANGE = 4
+
+
+@jit(inline="always")
+def counting_argsort(key, n, low, high, order, counts):
+    """The positions 0 .. n - 1 of ``key`` by increasing key, equal keys in position order,
+    into ``order``, for keys that are whole numbers from ``low`` to ``high`` (none
+    missing), by counting: ``counts`` holds at least ``high - low + 1`` entries."""
+    base = np.int64(low)
+    size = np.int64(high) - base + 1
+    for v in range(size):
+        counts[v] = 0
+    for k in range(n):
+        counts[np.int64(key[k]) - base] += 1
+    total = 0
+    for v in range(size):
+        c = counts[v]
+        counts[v] = total
+        total += c
+    for k in range(n):
+        b = np.int64(key[k]) - base
+        order[counts[b]] = k
+        counts[b] += 1
+
+
 @jit(inline="always")
 def gather_column(flat, samples, start, n, f, raw, key):
     """Feature ``f``'s values at the samples ``samples[start:start + n]`` of the
@@ -549,6 +581,9 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
             for k in range(n):
                 by_value[r] = k
                 r += key[k] != key[k]
+    elif order.codes.shape[0] and high - low < COUNTING_RANGE * n:
+        # whole numbers 0 .. 255, none missing: a counting sort
+        counting_argsort(key, n, low, high, by_value, keys[5][0])
     else:
         argsort_keys(keys, n)
     index_row = index_rows[slot]
