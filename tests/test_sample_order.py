@@ -49,10 +49,10 @@ def _forced(patch, sample_order):
     """Make every fit grow in sample order whenever it grows the same tree
     (``sample_order`` true, whatever ``max_features``), or never."""
     if sample_order:
-        def growth(params, sample_weight, n_features):
+        def growth(params, sample_weight, n_features, X=None):
             return builder.sample_order_exact(params, sample_weight)
     else:
-        def growth(params, sample_weight, n_features):
+        def growth(params, sample_weight, n_features, X=None):
             return False
     for module in _MODULES:
         patch.setattr(module, "sample_order_growth", growth)
@@ -528,6 +528,24 @@ def test_sample_order_growth_only_for_what_it_grows():
     assert not growth(_params(random_splitter=False, n_outputs=2), n_features=1000)
     assert not growth(_params(random_splitter=False, is_regression=True, n_outputs=2),
                       n_features=1000)
+    # on X of whole numbers 0 .. 255 (held as bytes), from 1/4 of the features a node
+    whole = np.random.default_rng(0).integers(0, 256, (9000, 20)).astype(np.float32)
+    for params in (best, best_regressor):
+        assert sample_order_growth(params, ones, 20, X=whole)  # 4 of 20 features
+        assert sample_order_growth(params, ones, 20, X=np.asfortranarray(whole))
+        assert not sample_order_growth(_params(random_splitter=False, max_features=6,
+                                               is_regression=params.is_regression,
+                                               criterion=params.criterion), ones, 20,
+                                       X=whole)
+        assert not sample_order_growth(params, ones, 20)  # X unknown
+        for other in (0.5, 256.0, -1.0, -0.0, np.nan):  # in the last block of rows
+            changed = whole.copy()
+            changed[-1, 7] = other
+            assert not sample_order_growth(params, ones, 20, X=changed)
+            assert not builder.whole_numbers(changed)
+    assert builder.whole_numbers(whole) and not builder.whole_numbers(whole[:0])
+    assert not sample_order_growth(_params(random_splitter=False, criterion=object()),
+                                   ones, 20, X=whole)
     assert not growth(_params(random_splitter=False,
                               feature_kind=np.array([2] + [0] * 999)), n_features=1000)
 

@@ -453,7 +453,7 @@ class BaseDecisionTree(ParamsMixin):
         with n_threads(jobs):
             if dropped and is_sparse(X):
                 X = X[keep]
-            elif dropped and sample_order_growth(params, sample_weight, n_features):
+            elif dropped and sample_order_growth(params, sample_weight, n_features, X=X):
                 presorted = SampleX.of(X, params, keep)
             elif dropped:
                 presorted = Presorted.of(X, all_targets, not params.has_labels,

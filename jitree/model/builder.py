@@ -389,9 +389,10 @@ def class_labels(target, is_regression, n_classes):
     return target.astype(np.uint8 if n_classes <= np.iinfo(np.uint8).max + 1 else np.uint16)
 
 
-def sample_order_growth(params, sample_weight, n_features):
+def sample_order_growth(params, sample_weight, n_features, X=None):
     """Whether the tree grows in sample order (:mod:`jitree.kernels.sample_order`, on a
-    :class:`SampleX` in place of a :class:`Presorted`) on X of ``n_features`` columns.
+    :class:`SampleX` in place of a :class:`Presorted`) on X of ``n_features`` columns
+    (``X``: dense X itself, or None).
 
     - The random splitter, on numeric and ordinal features, of a single-output tree whose
       criterion needs no order statistics (not absolute_error or quantile); for a
@@ -405,23 +406,30 @@ def sample_order_growth(params, sample_weight, n_features):
     - The best splitter, where it grows the presorted growth's tree
       (:func:`sample_order_exact`), when sorting the features a node draws costs less than
       keeping every feature's sorted order up to date (:func:`sorting_pays`: wide X, few
-      features a node)."""
+      features a node; fewer of them when every value of X is a whole number 0 .. 255,
+      :func:`whole_numbers`)."""
     if params.random_splitter and params.is_regression:
         return params.n_outputs == 1 and _numeric(params) and not (
             isinstance(params.criterion, numbers.Integral)
             and int(params.criterion) in criteria.ORDER_CRITERIA)
-    return sample_order_exact(params, sample_weight) and (
-        params.random_splitter
-        or sorting_pays(params.max_features, n_features, params.is_regression))
+    if not sample_order_exact(params, sample_weight):
+        return False
+    if params.random_splitter or sorting_pays(params.max_features, n_features,
+                                              params.is_regression):
+        return True
+    return X is not None and sorting_pays(params.max_features, n_features,
+                                          params.is_regression, True) and whole_numbers(X)
 
 
 # sorting_pays: a node sorting the features it draws is the faster growth when it draws at
-# most one in this many of the features (a classifier's, a regressor's)
+# most one in this many of the features (a classifier's, a regressor's; on X of whole
+# numbers 0 .. 255, either's)
 SORTED_DRAW = 16
 SORTED_DRAW_REGRESSION = 12
+SORTED_DRAW_BYTES = 4
 
 
-def sorting_pays(max_features, n_features, is_regression=False):
+def sorting_pays(max_features, n_features, is_regression=False, whole_numbers=False):
     """Whether the best splitter's sample-order growth is the faster one: each level of the
     presorted growth moves every feature's sorted order (``n_features`` moves a sample), the
     sample-order growth sorts the ``max_features`` features each node draws (a radix sort:
@@ -437,9 +445,39 @@ def sorting_pays(max_features, n_features, is_regression=False):
       500 x 10000 0.145 against 0.640 s, 5000 x 500 0.300 against 0.501 s, 10000 x 300
       0.451 against 0.662 s, 2000 x 200 0.066 against 0.079 s, 10000 x 200 0.363 against
       0.441 s, 50000 x 100 1.51 against 1.55 s, 50000 x 64 1.17 against 1.04 s, 20000 x 50
-      0.355 against 0.287 s, 100000 x 20 1.34 against 1.05 s."""
+      0.355 against 0.287 s, 100000 x 20 1.34 against 1.05 s.
+    - ``whole_numbers``: every value of X a whole number 0 .. 255, which the sample-order
+      growth holds as bytes, sorts by counting or partition (:func:`byte_codes`) and reads
+      at a quarter of the cost. Random forest classifiers of 8 trees, 1 thread, 50,000 rows,
+      ``sqrt`` features, sorted against presorted fit: 10 one-hot columns of 12 levels each
+      (120 features; trees 65 levels deep) 0.57-0.58 against 1.75-1.82 s (scikit-learn 0.40
+      s); binary features, p = 40, 20, 10: 0.241 against 0.437 s, 0.126 against 0.185 s,
+      0.082 against 0.092 s; features of 10 levels, p = 40, 20, 10: 0.288 against 0.426 s,
+      0.190 against 0.235 s, 0.143 against 0.149 s; 100 levels, p = 20: 0.219 against
+      0.255 s. Every feature a node (4 trees): binary p = 20 0.153 against 0.151 s, p = 40
+      0.437 against 0.389 s, 10 levels p = 20 0.294 against 0.209 s; half of them (10
+      levels, p = 20) 0.168 against 0.166 s. Continuous X, p = 40 (6 features a node),
+      0.823 against 0.503 s."""
+    if whole_numbers:
+        return max_features * SORTED_DRAW_BYTES <= n_features
     return max_features * (SORTED_DRAW_REGRESSION if is_regression else SORTED_DRAW) \
         <= n_features
+
+
+# whole_numbers: rows per block of its test
+_WHOLE_ROWS = 4096
+
+
+def whole_numbers(X):
+    """Whether every value of dense X (2-D) is a whole number 0 .. 255 (see
+    :func:`byte_codes`), tested a block of rows at a time: continuous X stops at its first
+    value, another block of X's order is copied into C order first."""
+    codes = np.empty((min(_WHOLE_ROWS, X.shape[0]), X.shape[1]), dtype=np.uint8)
+    for first in range(0, X.shape[0], _WHOLE_ROWS):
+        block = read_only_view(np.ascontiguousarray(X[first:first + _WHOLE_ROWS]))
+        if not sample_order.small_codes(block, codes[:block.shape[0]]):
+            return False
+    return X.size > 0
 
 
 def _numeric(params):
@@ -806,7 +844,7 @@ class TreeBuilder:
         None. X gives the number of features."""
         multi_output = self.params.n_outputs > 1
         if presorted is None and not is_sparse(X) and not isinstance(X, SortedColumns) \
-                and sample_order_growth(self.params, sample_weight, X.shape[1]):
+                and sample_order_growth(self.params, sample_weight, X.shape[1], X=X):
             presorted = SampleX.of(X, self.params)
         measure = self.params.measure(n_stats // self.params.n_outputs if multi_output else 0,
                                       n_stats)

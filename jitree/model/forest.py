@@ -328,7 +328,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
     # sample_weight (the best splitter's sample-order growth takes any weights)
     if columns is None and (plan.class_factors is None or not params.random_splitter) \
             and sample_order_growth(params, None if plan.bootstrap else sample_weight,
-                                    X.shape[1]):
+                                    X.shape[1], X=X):
         columns = SampleX.of(X, params)  # each tree takes its bag's rows in sample order
     elif columns is None:
         with n_threads(n_jobs):
