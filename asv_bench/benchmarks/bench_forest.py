@@ -33,3 +33,23 @@ class Forest:
 
     def time_predict_proba_missing(self, *params):
         self.model.predict_proba(self.rows_missing)
+
+
+class DiscreteForest:
+    """Random forests on 20,000 x 300 float32 features of whole numbers (binary, 5 levels;
+    jitree.bench._discrete_data): the best splitter grows in sample order on X's values held
+    as bytes (jitree.model.builder.byte_codes)."""
+
+    params = ([2, 5],)
+    param_names = ["levels"]
+    timeout = 300
+
+    def setup(self, levels):
+        from jitree.bench import _discrete_data
+
+        self.X, self.y = _discrete_data(20_000, 300, levels)
+        self.model = jitree.RandomForestClassifier(n_estimators=10, n_jobs=2, random_state=0)
+        self.model.fit(self.X[:500], self.y[:500])
+
+    def time_fit(self, levels):
+        self.model.fit(self.X, self.y)
