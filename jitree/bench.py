@@ -527,16 +527,10 @@ def _forest_wide(report, ensemble, kind, task, n_samples, n_features, n_estimato
           f"n_jobs={jobs}; {'accuracy' if classify else 'R^2'} on {n_test} held-out rows")
     ours = getattr(jitree, name)(**params)
     theirs = getattr(ensemble, name)(**params)
-    ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
-    seconds, peer_seconds = _alternating_medians(
-        [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)], repeat)
     figure = (f"forest-wide-{'' if kind == 'RandomForest' else 'extra-trees-'}"
               f"{'' if classify else 'regressor-'}{n_samples}x{n_features}-fit")
-    report.add(figure, "jitree", jobs, seconds)
-    report.add(figure, "scikit-learn", jobs, peer_seconds)
-    report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
-    print(f"  held-out {'accuracy' if classify else 'R^2'}: jitree "
-          f"{ours.score(X_test, y_test):.4f}, scikit-learn {theirs.score(X_test, y_test):.4f}")
+    _fits_in_turn(report, figure, ours, theirs, (X_train, y_train, X_test, y_test), repeat,
+                  jobs, "accuracy" if classify else "R^2")
     # prediction of about 400 MB of rows (the training rows repeated), at most 1M rows
     n_rows = min(1_000_000, max(n_samples, (400 << 20) // X_train[0].nbytes))
     X_predict = np.ascontiguousarray(np.resize(X_train, (n_rows, n_features)))
@@ -576,17 +570,25 @@ def _forest_discrete(report, ensemble, kind, levels, X, y, n_samples, n_estimato
     params = dict(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
     print(f"\n[forest-discrete] {name}, {n_estimators} trees, {n_samples} x {X.shape[1]} "
           f"float32 of {levels} levels, 2 classes, n_jobs={jobs}")
-    ours = getattr(jitree, name)(**params)
-    theirs = getattr(ensemble, name)(**params)
+    figure = (f"forest-discrete-{'' if kind == 'RandomForest' else 'extra-trees-'}"
+              f"{levels}-levels-{n_samples}x{X.shape[1]}-fit")
+    _fits_in_turn(report, figure, getattr(jitree, name)(**params),
+                  getattr(ensemble, name)(**params), (X_train, y_train, X_test, y_test),
+                  repeat, jobs, "accuracy")
+
+
+def _fits_in_turn(report, figure, ours, theirs, data, repeat, jobs, score_name):
+    """Fit jitree's model ``ours`` and the peer's ``theirs`` on ``data`` (train and held-out
+    X and y) in alternating runs (``ours`` compiled first), report the medians under
+    ``figure`` with their ratio, and print both held-out scores."""
+    X_train, y_train, X_test, y_test = data
     ours.fit(X_train[:50], y_train[:50])  # compiled before the timing
     seconds, peer_seconds = _alternating_medians(
         [lambda: ours.fit(X_train, y_train), lambda: theirs.fit(X_train, y_train)], repeat)
-    figure = (f"forest-discrete-{'' if kind == 'RandomForest' else 'extra-trees-'}"
-              f"{levels}-levels-{n_samples}x{X.shape[1]}-fit")
     report.add(figure, "jitree", jobs, seconds)
     report.add(figure, "scikit-learn", jobs, peer_seconds)
     report.ratio("fit speed-up over scikit-learn", peer_seconds, seconds)
-    print(f"  held-out accuracy: jitree {ours.score(X_test, y_test):.4f}, "
+    print(f"  held-out {score_name}: jitree {ours.score(X_test, y_test):.4f}, "
           f"scikit-learn {theirs.score(X_test, y_test):.4f}")
 
 

@@ -699,6 +699,10 @@ def test_renumbering_only_where_it_pays():
     assert ratio(100_000, 20, 4) == 0  # a column that the caches hold
     assert ratio(200_000, 20, 4, max_leaf_nodes=64) == 0  # best-first
     assert ratio(200_000, 400, 25) == 0  # one feature in 16: the copies cost more
+    # the best splitter's sorted draws never renumber (a quarter of the features a node on
+    # whole numbers)
+    params = _params(random_splitter=False, max_features=4, max_depth=0)
+    assert renumbering(params, SampleX(np.zeros((200_000, 20), dtype=np.float32))) == 0
 
 
 def test_extra_trees_hold_x_by_column_when_nodes_draw_few_features():
@@ -897,7 +901,8 @@ def test_byte_codes_grow_the_same_trees(make, dtype, monkeypatch):
     # those grown from X's values, and the presorted growth's
     rng = np.random.default_rng(0)
     X = np.hstack([rng.random((400, 300)) < rng.uniform(0.02, 0.5, 300),
-                   rng.integers(0, 10, (400, 100))]).astype(dtype)
+                   rng.integers(0, 10, (400, 90)),
+                   rng.integers(0, 256, (400, 10))]).astype(dtype)  # sorted by radix
     y = (X[:, 0] + X[:, 301] / 5 + rng.random(400) > 1.2).astype(int)
     held = []
     real = builder.byte_codes
@@ -948,3 +953,37 @@ def test_counting_argsort_is_numpys_stable_argsort(n, a, b, seed):
     counts = np.full(256, 7, dtype=np.int64)
     sample_order.counting_argsort(key, n, key.min(), key.max(), order, counts)
     np.testing.assert_array_equal(order[:n], np.argsort(key, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype, order", [(np.float32, "C"), (np.float64, "F")])
+def test_whole_numbers_grow_in_sample_order_from_a_quarter_of_the_features(dtype, order):
+    # 40 features, sqrt: 6 a node, more than 1/16 of them: the presorted growth on
+    # continuous X, the sample-order growth (X held as bytes) on whole numbers; the same
+    # trees either way
+    rng = np.random.default_rng(1)
+    X = np.asarray(np.hstack([rng.random((500, 20)) < 0.3, rng.integers(0, 6, (500, 20))]),
+                   dtype=dtype, order=order)
+    y = (X[:, 0] + X[:, 25] / 3 + rng.random(500) > 1.5).astype(int)
+    held = []
+    of = SampleX.of.__func__
+
+    def spy(cls, X, params, keep=None):
+        held.append(of(cls, X, params, keep))
+        return held[-1]
+
+    def fit():
+        return jitree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SampleX, "of", classmethod(spy))
+        sampled = fit()
+        assert len(held) == 1 and held[0].codes.shape == X.shape
+        fit_tree = jitree.DecisionTreeClassifier(max_features="sqrt", random_state=0)
+        fit_tree.fit(X, y)
+        assert len(held) == 2 and held[1].codes.size == X.size
+        continuous = X + 0.5
+        jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(continuous, y)
+        assert len(held) == 2  # presorted
+    with pytest.MonkeyPatch.context() as patch:
+        _forced(patch, False)
+        assert_same_trees(fit(), sampled)

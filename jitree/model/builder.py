@@ -471,7 +471,9 @@ _WHOLE_ROWS = 4096
 def whole_numbers(X):
     """Whether every value of dense X (2-D) is a whole number 0 .. 255 (see
     :func:`byte_codes`), tested a block of rows at a time: continuous X stops at its first
-    value, another block of X's order is copied into C order first."""
+    value. Fortran-ordered X is tested as its transpose (the same values), never copied."""
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        X = X.T
     codes = np.empty((min(_WHOLE_ROWS, X.shape[0]), X.shape[1]), dtype=np.uint8)
     for first in range(0, X.shape[0], _WHOLE_ROWS):
         block = read_only_view(np.ascontiguousarray(X[first:first + _WHOLE_ROWS]))
@@ -606,8 +608,10 @@ def byte_codes(held):
     float64's). The codes are the values, so the trees are the same. Random forests, 8
     trees, 1 thread, seconds, X's values as float32 then as bytes: 20k x 300 binary
     features 0.40-0.41 then 0.25-0.27 (bytes held); 20k x 300 features of 5 levels
-    0.33-0.34 then 0.28-0.29. Held only when the first value tested fails or all pass:
-    continuous X stops at its first value."""
+    0.33-0.34 then 0.28-0.29. The test stops at the first value that is not such a
+    number: continuous X at its first value. The codes add a byte a value to what the
+    growth holds (and to each forest tree's copy of its bag's rows): a quarter of float32
+    X, an eighth of float64."""
     if held.size == 0:
         return None
     codes = np.empty(held.shape, dtype=np.uint8)
@@ -663,8 +667,8 @@ def renumbering(params, held):
     feature), and pays where the nodes' reads of scattered samples miss the caches: X of
     many rows (a column of at least ``RENUMBER_COLUMN_BYTES``), a node reading at least one
     feature in 16, and at least ``RENUMBER_LEVELS`` levels left to grow after it (the
-    growth checks ``max_depth``). Depth-wise growth only. Extra-Trees classifiers
-    (``sqrt``), 1 thread, same trees, before then after, seconds:
+    growth checks ``max_depth``). Depth-wise growth of the random splitter only.
+    Extra-Trees classifiers (``sqrt``), 1 thread, same trees, before then after, seconds:
 
     - 1,000,000 x 20, 2 trees: 2.98-3.09 then 1.93-2.13; ``max_depth=14`` 0.78-0.90 then
       0.61; ``max_depth=12`` 0.62-0.68 then 0.55-0.57; ``max_depth=10`` 0.49-0.51 then
@@ -678,9 +682,11 @@ def renumbering(params, held):
       0.116-0.136; 100,000 x 100: 0.93-0.99 then 0.97-1.07; 20,000 x 500: 0.33 then
       0.49-0.55. Nor the best splitter's growth on wide X (one feature in 16 or fewer,
       sorted): random forests of 20,000 x 500 0.86-0.89 then 0.94-0.99, 2,000 x 2,000
-      0.117-0.120 then 0.126-0.130."""
+      0.117-0.120 then 0.126-0.130: the best splitter never renumbers (on X of whole
+      numbers it draws from a quarter of the features, :func:`sorting_pays`; not
+      measured there)."""
     n_rows, n_features = held.shape
-    pays = (not params.max_leaf_nodes
+    pays = (params.random_splitter and not params.max_leaf_nodes
             and n_rows * held.X.itemsize >= RENUMBER_COLUMN_BYTES
             and n_features < 16 * params.max_features)
     return RENUMBER_RATIO if pays else 0.0
