@@ -457,7 +457,10 @@ def sorting_pays(max_features, n_features, is_regression=False, whole_numbers=Fa
       0.255 s. Every feature a node (4 trees): binary p = 20 0.153 against 0.151 s, p = 40
       0.437 against 0.389 s, 10 levels p = 20 0.294 against 0.209 s; half of them (10
       levels, p = 20) 0.168 against 0.166 s. Continuous X, p = 40 (6 features a node),
-      0.823 against 0.503 s."""
+      0.823 against 0.503 s. Random forest regressors, ``sqrt`` features, 4 trees, the
+      same rows: one-hot 0.429 against 1.296 s (scikit-learn 0.275 s); binary p = 20 and
+      10 0.135 against 0.179 s and 0.042 against 0.049 s; 10 levels p = 20 0.205 against
+      0.247 s."""
     if whole_numbers:
         return max_features * SORTED_DRAW_BYTES <= n_features
     return max_features * (SORTED_DRAW_REGRESSION if is_regression else SORTED_DRAW) \
