@@ -608,10 +608,10 @@ def byte_codes(held):
     scales; :func:`jitree.kernels.sample_order.small_codes`), else None. The best
     splitter's search gathers a node's values on each feature it visits from rows
     scattered through X; bytes take a quarter of float32 X's cache lines (an eighth of
-    float64's). The codes are the values, so the trees are the same. Random forests, 8
-    trees, 1 thread, seconds, X's values as float32 then as bytes: 20k x 300 binary
-    features 0.40-0.41 then 0.25-0.27 (bytes held); 20k x 300 features of 5 levels
-    0.33-0.34 then 0.28-0.29. The test stops at the first value that is not such a
+    float64's). The codes are the values, so the trees are the same. Random forests, 1
+    thread, seconds, X's values as float32 then as bytes (before the counting sort): 20k x
+    300 binary features, 8 trees, 0.37-0.42 then 0.25-0.32; 20k x 300 features of 5
+    levels, 4 trees, 0.33-0.35 then 0.28-0.29. The test stops at the first value that is not such a
     number: continuous X at its first value. The codes add a byte a value to what the
     growth holds (and to each forest tree's copy of its bag's rows): a quarter of float32
     X, an eighth of float64."""
