@@ -577,6 +577,51 @@ def _forest_discrete(report, ensemble, kind, levels, X, y, n_samples, n_estimato
                   repeat, jobs, "accuracy")
 
 
+def bench_forest_first_predict(report, n_estimators, repeat, threads, n_samples=50_000):
+    """The first prediction of a freshly fitted forest (full-depth trees, n x 20 float32),
+    which builds the forest's prediction layout (its trees' flat layouts and its leaves'
+    table) before walking n held-out rows, against scikit-learn's prediction of the same
+    rows, same data, n_jobs threads each, in alternating runs; the forest's next
+    prediction (the layout kept) beside it. Random forest classifiers of 3 and 50 classes,
+    random forest and Extra-Trees regressors."""
+    ensemble = _peer("sklearn.ensemble")
+    if ensemble is None:
+        return
+    for name, n_classes in (("RandomForestClassifier", 3), ("RandomForestClassifier", 50),
+                            ("RandomForestRegressor", None), ("ExtraTreesRegressor", None)):
+        _forest_first_predict(report, ensemble, name, n_classes, n_samples, n_estimators,
+                              repeat, threads[-1])
+
+
+def _forest_first_predict(report, ensemble, name, n_classes, n_samples, n_estimators, repeat,
+                          jobs):
+    X, y = (make_regression_data(2 * n_samples, 20, seed=0) if n_classes is None
+            else make_classification_data(2 * n_samples, 20, n_classes, seed=0))
+    X_train, y_train, X_test = X[:n_samples], y[:n_samples], X[n_samples:]
+    classes = f", {n_classes} classes" if n_classes else ""
+    method = "predict_proba" if n_classes else "predict"
+    print(f"\n[forest-first-predict] {name}, {n_estimators} trees, {n_samples} x 20 "
+          f"float32{classes}, n_jobs={jobs}: the first {method} of {n_samples} rows")
+    params = dict(n_estimators=n_estimators, n_jobs=jobs, random_state=0)
+    ours = getattr(jitree, name)(**params).fit(X_train, y_train)
+    theirs = getattr(ensemble, name)(**params).fit(X_train, y_train)
+
+    def first():
+        ours._layouts.clear()  # as fitted: no layout, no tree's flat order
+        for model in ours.estimators_:
+            model.tree_.__dict__.pop("_cache", None)
+        getattr(ours, method)(X_test)
+
+    seconds, again, peer_seconds = _alternating_medians(
+        [first, lambda: getattr(ours, method)(X_test),
+         lambda: getattr(theirs, method)(X_test)], repeat)
+    figure = f"forest-first-predict-{name}{'-' + str(n_classes) if n_classes else ''}"
+    report.add(figure, f"jitree first {method}", jobs, seconds, n_samples)
+    report.add(figure, f"jitree next {method}", jobs, again, n_samples)
+    report.add(figure, f"scikit-learn {method}", jobs, peer_seconds, n_samples)
+    report.ratio(f"first {method} speed-up over scikit-learn", peer_seconds, seconds)
+
+
 def _fits_in_turn(report, figure, ours, theirs, data, repeat, jobs, score_name):
     """Fit jitree's model ``ours`` and the peer's ``theirs`` on ``data`` (train and held-out
     X and y) in alternating runs (``ours`` compiled first), report the medians under
@@ -1414,7 +1459,7 @@ def main(argv=None):
                         choices=["small", "fit", "regression", "constraints", "criterion",
                                  "predict",
                                  "scaling", "memory", "startup", "forest", "forest-kinds",
-                                 "forest-wide", "forest-discrete",
+                                 "forest-wide", "forest-discrete", "forest-first-predict",
                                  "batch",
                                  "categorical", "categorical-tables", "categorical-forests",
                                  "quantiles", "shap", "pdp", "dask-fit", "sparse",
@@ -1480,6 +1525,8 @@ def main(argv=None):
         bench_forest_wide(report, min(args.trees, 20), args.repeat, threads)
     if "forest-discrete" in only:  # binary and 5-level features, scikit-learn only
         bench_forest_discrete(report, min(args.trees, 20), args.repeat, threads)
+    if "forest-first-predict" in only:  # a fitted forest's first prediction, scikit-learn
+        bench_forest_first_predict(report, min(args.trees, 20), args.repeat, threads)
     if "quantiles" in only:  # quantile-forest's forests hold every tree's leaf lists
         bench_quantiles(report, args.quantile_rows, args.trees, args.repeat, threads)
     if "pdp" in only:

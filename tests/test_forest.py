@@ -5,12 +5,15 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitree
 from jitree.datasets import make_classification_data
 from jitree.kernels import predict as predict_kernels
+from jitree.kernels.predict import one_hot_rows
 from jitree.model import forest as forest_module
-from jitree.model.tree import _one_hot_columns, flat_trees
+from jitree.model.tree import ProbabilityRows, Tree, _one_hot_columns, flat_trees
 
 from naive import predict_walk
 
@@ -356,6 +359,52 @@ def test_only_one_hot_rows_vote():
     for changed in (np.where(table == 0.0, -0.0, table), table * 0.5):
         flat, kept = flat_trees([tree], np.float64, [changed])
         assert not flat.votes.any() and kept.shape == (tree.n_leaves, 2)
+    # a classifier's trees: one-hotness read from the class weights (one_hot_rows)
+    assert flat_trees([tree], np.float64, [ProbabilityRows(tree)])[0].votes.all()
+    value = tree.value.copy()
+    for changed in (np.where(value == 0.0, -0.0, value), value * 0.0, value + 1.0):
+        other = Tree(*_arrays_with_value(tree, changed))
+        flat, kept = flat_trees([tree, other], np.float64,
+                                [ProbabilityRows(tree), ProbabilityRows(other)])
+        signed = np.signbit(changed).any()
+        np.testing.assert_array_equal(flat.votes, [not signed, False])
+        assert kept.shape == ((1 + signed) * tree.n_leaves, 2)
+
+
+def _arrays_with_value(tree, value):
+    """The constructor's arguments for a copy of ``tree`` with class weights ``value``."""
+    return (tree.n_features, tree.n_classes, tree.feature, tree.threshold, tree.children_left,
+            tree.children_right, value, tree.impurity, tree.n_node_samples,
+            tree.weighted_n_node_samples)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_one_hot_rows_is_the_probability_rows_test(width, n_rows, seed):
+    """kernels.predict.one_hot_rows (a leaf votes when its class weights are one value in
+    (0, inf) among zeros) against the NumPy test of its probability rows: a yes is theirs,
+    with the same columns; a no where they say yes only for a -0.0 (for which no tree of a
+    forest votes) or a weight whose probability rounds to 0.0 (the leaf then reads its
+    table row, which adds the same). Weights with zeros, -0.0, several nonzeros, inf, NaN."""
+    rng = np.random.default_rng(seed)
+    value = rng.choice([0.0, 0.0, 0.0, -0.0, 1.0, 2.5, 1e-300, 1e300, np.inf, np.nan],
+                       size=(n_rows, width))
+    one = rng.random(n_rows) < 0.7  # mostly one weight among zeros
+    value[one] = 0.0
+    value[one, rng.integers(0, width, n_rows)[one]] = rng.uniform(0.1, 9.0, one.sum())
+    nodes = rng.permutation(n_rows)
+    columns = np.full(n_rows, -1, dtype=np.int64)
+    got = one_hot_rows(value, nodes, columns)
+    totals = value[nodes].sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        expected = _one_hot_columns(value[nodes] / np.where(totals > 0.0, totals, 1.0))
+    if got:
+        np.testing.assert_array_equal(columns, expected)
+    elif expected is not None:
+        # the rows' probabilities are one-hot where the weights are not: a -0.0, or a weight
+        # too small beside another for its probability (2.5e-301 rounds to 0.0)
+        assert (np.signbit(value[nodes]).any()
+                or ((value[nodes] != 0.0).sum(axis=1) > 1).any())
 
 
 def test_pickle_leaves_the_prediction_layouts_behind(data):

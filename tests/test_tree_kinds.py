@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jitree
+from jitree.kernels.predict import LEAF_RANK_BITS
 from jitree.model import pruning
 from jitree.model.persistence import load, save
 from jitree.model.rules import Condition, format_rules, rules
@@ -27,6 +28,8 @@ from jitree.model.tree import (
     SPLIT_THRESHOLD,
     TREE_LEAF,
     Tree,
+    flat_trees,
+    float32_below,
 )
 from jitree.model.tree_check import check_tree
 
@@ -328,7 +331,7 @@ def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
 @pytest.mark.parametrize("params", [dict(), dict(max_leaf_nodes=300), dict(ccp_alpha=2e-3),
                                     dict(max_depth=1), dict(min_samples_split=10**6)])
 def test_flat_order_is_the_depth_first_pair_numbering(params):
-    """Tree._flat_order (the compiled walk, kernels.predict.flat_order) against a Python
+    """Tree._flat_order (the compiled walk, kernels.predict.write_flat) against a Python
     stack walk: children numbered in pairs, internal nodes in depth-first order (best-first
     and pruned trees number their nodes out of level order; the sparse growth's deep chains
     of nodes)."""
@@ -345,13 +348,46 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
                 stack += [right, left]
         return np.array(order)
 
+    def check_layout(tree):
+        """The whole layout (kernels.predict.write_flat) against the naive order: first
+        children, features, thresholds (+inf at leaves; float32: the float32 below), sides
+        of missing values, depth; a forest's leaves hold their rank in Tree id order."""
+        order = naive(tree)
+        np.testing.assert_array_equal(tree._flat_order(), order)
+        flat_of = np.empty_like(order)
+        flat_of[order] = np.arange(order.shape[0])
+        leaf = tree.children_left[order] == L
+        feature, threshold, left, depth, node_of_flat = tree.flat(np.float64)
+        np.testing.assert_array_equal(node_of_flat, order)
+        np.testing.assert_array_equal(
+            left, np.where(leaf, np.arange(order.shape[0]),
+                           flat_of[np.where(leaf, 0, tree.children_left[order])]))
+        np.testing.assert_array_equal(feature, np.where(leaf, 0, tree.feature[order]))
+        np.testing.assert_array_equal(threshold, np.where(leaf, np.inf, tree.threshold[order]))
+        np.testing.assert_array_equal(tree.flat_missing_right(),
+                                      ~leaf & (tree.missing_left[order] == 0))
+        assert depth == tree.depth.max()
+        assert tree.flat(np.float32)[1].dtype == np.float32
+        np.testing.assert_array_equal(tree.flat(np.float32)[1], float32_below(threshold))
+        flat, table = flat_trees([tree, tree], np.float64, [tree.value, tree.value],
+                                 vote=False)
+        leaves = np.flatnonzero(tree.children_left == L)
+        np.testing.assert_array_equal(table, np.concatenate([tree.value[leaves]] * 2))
+        np.testing.assert_array_equal(flat.leaf_base, [0, leaves.shape[0]])
+        for root in flat.root:
+            bits = flat.threshold_bits[root:root + order.shape[0]][leaf]
+            np.testing.assert_array_equal(leaves[bits & ((1 << LEAF_RANK_BITS) - 1)],
+                                          order[leaf])
+
     X, y = make_classification_data(4000, 6, 3, seed=2)
     tree = jitree.DecisionTreeClassifier(random_state=0, **params).fit(X, y).tree_
-    np.testing.assert_array_equal(tree._flat_order(), naive(tree))
+    check_layout(tree)
     rng = np.random.default_rng(0)  # a chain of hundreds of levels: one value per row
     chain = np.diag(rng.uniform(1.0, 2.0, 600))
     deep = jitree.DecisionTreeClassifier(**params).fit(chain, rng.integers(0, 2, 600)).tree_
-    np.testing.assert_array_equal(deep._flat_order(), naive(deep))
+    check_layout(deep)
+    X[::5, 1] = np.nan  # missing values sent either way
+    check_layout(jitree.DecisionTreeRegressor(random_state=0, **params).fit(X, y).tree_)
 
 
 # -- exports ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import numpy as np
 
 import jitree
 
-from .common import classification_data, warm_up
+from .common import classification_data, regression_data, warm_up
 
 
 class Forest:
@@ -53,3 +53,33 @@ class DiscreteForest:
 
     def time_fit(self, levels):
         self.model.fit(self.X, self.y)
+
+
+class FirstPrediction:
+    """A fitted forest's first prediction (20 full-depth trees grown on 50,000 x 20
+    float32), which builds its prediction layout (each tree's flat layout written in place,
+    the leaves' table; a classifier's pure leaves vote) and then walks 50,000 rows. Each
+    timing starts from the forest as fitted: no layout, no tree's flat order."""
+
+    params = (["classifier-3", "classifier-50", "regressor"],)
+    param_names = ["forest"]
+    timeout = 300
+
+    def setup(self, forest):
+        if forest == "regressor":
+            X, y = regression_data(100_000, 20, seed=0)
+            self.model = jitree.RandomForestRegressor(n_estimators=20, n_jobs=2,
+                                                      random_state=0)
+        else:
+            X, y = classification_data(100_000, 20, int(forest.split("-")[1]))
+            self.model = jitree.RandomForestClassifier(n_estimators=20, n_jobs=2,
+                                                       random_state=0)
+        self.model.fit(X[:50_000], y[:50_000])
+        self.rows = X[50_000:]
+        self.model.predict(self.rows)
+
+    def time_first_predict(self, forest):
+        self.model._layouts.clear()
+        for model in self.model.estimators_:
+            model.tree_.__dict__.pop("_cache", None)
+        self.model.predict(self.rows)

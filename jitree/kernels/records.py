@@ -226,9 +226,9 @@ FlatTrees = namedtuple("FlatTrees", [
     "depth",          # (n_trees,) int64: each tree's depth
     "threshold_bits",  # threshold viewed as unsigned ints (the same memory)
     "leaf_base",      # (n_trees,) int64: the table row of tree t's first leaf, its leaves'
-                      # rows following in flat order, each leaf's threshold a NaN whose low
-                      # LEAF_RANK_BITS bits hold its rank; -1: the table has a row per flat
-                      # node and a leaf's threshold is +inf (jitree.kernels.predict.table_row)
+                      # rows following in Tree id order, each leaf's threshold a NaN whose
+                      # low LEAF_RANK_BITS bits hold its rank; -1: the table has a row per
+                      # flat node and a leaf's threshold is +inf (predict.table_row)
     "votes",          # (n_trees,) uint8: 1 when every leaf of tree t adds 1.0 to one column
                       # of the output and 0.0 to the others (a pure leaf's probabilities):
                       # the low LEAF_RANK_BITS bits of its NaN hold that column instead of

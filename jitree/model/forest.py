@@ -80,6 +80,7 @@ from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import (
     SPLIT_SUBSET,
+    ProbabilityRows,
     concatenate_flat_tests,
     flat_categories,
     flat_trees,
@@ -1170,7 +1171,7 @@ class _ForestClassifier(BaseForest):
         # probabilities are computed for them alone, and no table of every node's
         # probabilities is kept beside ``value`` (as large as it: 470 MB for 10 trees of
         # 300k nodes and 200 classes, 0.9 s to compute)
-        return model.tree_.probability_table
+        return ProbabilityRows(model.tree_)
 
     def predict_proba(self, X):
         """Mean class probabilities of the trees. X may also be an iterator of chunks."""

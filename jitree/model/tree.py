@@ -202,61 +202,128 @@ def walk_input(X):
 # in the low bits as threshold (jitree.kernels.predict.table_row)
 _QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
               np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
+_RANK_MASK = np.uint64((1 << _predict.LEAF_RANK_BITS) - 1)
+_TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
 
 
-def flat_trees(trees, dtype, tables=None):
+def flat_trees(trees, dtype, tables=None, vote=True):
     """The flat layouts (:meth:`Tree.flat`) of ``trees`` concatenated, one tree after the
-    other, for X of ``dtype``: ``(FlatTrees, table)``.
+    other, for X of ``dtype``: ``(FlatTrees, table)``, written in place tree after tree by
+    :func:`jitree.kernels.predict.write_flat` (each tree's flat order is kept in its cache,
+    a view of the concatenated one).
 
     ``tables``: each tree's prediction table, a row per Tree node (or a function that gives
     the rows of an array of node ids: only the rows used are then computed). The returned
-    table then has
-    a row per leaf, tree after tree, each tree's leaves in flat order from its ``leaf_base``,
-    and each leaf's threshold becomes a NaN that holds the leaf's rank among them; a tree of
-    more leaves than LEAF_RANK_BITS count keeps a row per flat node for every tree
-    (``leaf_base`` -1, +inf at leaves). A tree whose every leaf row is one-hot (a 1.0 and
-    zeros: pure leaves' class probabilities) votes instead (``FlatTrees.votes``, see
-    :func:`jitree.kernels.predict.add_leaf`): its leaves' NaNs hold their column and the
-    table has no rows for it. Without ``tables`` the table is None and the leaves keep
-    +inf."""
+    table then has a row per leaf, tree after tree, each tree's leaves in Tree id order from
+    its ``leaf_base`` (its table read front to back: in flat order a 50-class tree's rows
+    were read scattered, 14 ms a tree against 2 ms), and each leaf's threshold becomes a NaN
+    that holds the leaf's rank among them; a tree of more leaves than LEAF_RANK_BITS count
+    keeps a row per flat node for every tree (``leaf_base`` -1, +inf at leaves). A tree
+    whose every leaf row is one-hot (a 1.0 and zeros: pure leaves' class probabilities)
+    votes instead (``FlatTrees.votes``, see :func:`jitree.kernels.predict.add_leaf`): its
+    leaves' NaNs hold their column and the table has no rows for it (with ``vote`` False no
+    tree votes). Without ``tables`` the table is None and the leaves keep +inf."""
     dtype = np.dtype(dtype)
-    parts = [tree.flat(dtype) for tree in trees]  # (feature, threshold, left, depth, node ids)
-    roots = np.cumsum([0] + [part[0].shape[0] for part in parts[:-1]]).astype(np.int64)
-    threshold = np.concatenate([part[1] for part in parts])
-    bits = threshold.view(_QUIET_NAN[dtype].dtype)
-    leaf_base = np.full(len(trees), -1, dtype=np.int64)
-    votes = np.zeros(len(trees), dtype=np.uint8)
+    sizes = np.array([tree.node_count for tree in trees], dtype=np.int64)
+    roots = np.cumsum(sizes) - sizes
+    n_flat = int(sizes.sum())
+    # int16 feature indices when they fit: a smaller node, fewer bytes per tree reload
+    feature_type = (np.int16 if all(tree.n_features <= np.iinfo(np.int16).max for tree in trees)
+                    else np.int32)
+    threshold = np.empty(n_flat, dtype=dtype)
+    nan_bits = _QUIET_NAN[dtype]
+    bits = threshold.view(nan_bits.dtype)
+    flat = FlatTrees(np.empty(n_flat, dtype=feature_type), threshold,
+                     np.empty(n_flat, dtype=np.int32), np.empty(n_flat, dtype=np.uint8), roots,
+                     np.zeros(len(trees), dtype=np.int64), bits,
+                     np.full(len(trees), -1, dtype=np.int64),
+                     np.zeros(len(trees), dtype=np.uint8))
+    by_leaf = tables is not None and all(
+        tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
+    order = np.empty(n_flat, dtype=np.int64)
+    toward = dtype.type(-np.inf)
+    for t, tree in enumerate(trees):
+        flat.depth[t] = _predict.write_flat(tree.walk_arrays(), flat, roots[t], order, toward,
+                                            nan_bits if by_leaf else nan_bits.dtype.type(0))
+    segments = [slice(root, root + size) for root, size in zip(roots, sizes, strict=True)]
+    for tree, segment in zip(trees, segments, strict=True):
+        tree.__dict__.setdefault("_cache", {})["flat_order"] = read_only(order[segment])[0]
     table = None
     if tables is not None:
-        by_leaf = all(tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
-        leaves = [np.flatnonzero(part[2] == np.arange(part[2].shape[0])) for part in parts]
-        rows = [_table_rows(tree_table, part[4][leaves[t]] if by_leaf else part[4])
-                for t, (part, tree_table) in enumerate(zip(parts, tables, strict=True))]
-        # a vote skips adding 0.0, which would turn a -0.0 sum into +0.0
-        signed = any(np.signbit(tree_rows).any() for tree_rows in rows)
-        kept = []
+        nodes = [np.flatnonzero(tree.children_left == TREE_LEAF) if by_leaf else order[segment]
+                 for tree, segment in zip(trees, segments, strict=True)]
+        probe = _table_rows(tables[0], nodes[0][:1])  # a row's shape and type
+        block = max(1, _TABLE_BLOCK_BYTES // max(1, probe[:1].nbytes))
+        columns = [None] * len(trees)
+        signed = False
+        if by_leaf and vote:
+            for t, (tree_table, tree_nodes) in enumerate(zip(tables, nodes, strict=True)):
+                columns[t], seen_signed = _one_hot_leaves(tree_table, tree_nodes, block)
+                signed |= seen_signed
+        kept = [t for t, column in enumerate(columns) if column is None]
+        table = np.empty((sum(nodes[t].shape[0] for t in kept),) + probe.shape[1:],
+                         dtype=probe.dtype)
         n_rows = 0
-        for t, tree_rows in enumerate(rows):
+        for t in kept:
             if by_leaf:
-                # each leaf's NaN holds its column (a voting tree) or its rank
-                column = None if signed else _one_hot_columns(tree_rows)
-                payload = np.arange(leaves[t].shape[0]) if column is None else column
-                bits[roots[t] + leaves[t]] = _QUIET_NAN[dtype] | payload.astype(bits.dtype)
-                if column is not None:
-                    votes[t] = 1
-                    continue
-                leaf_base[t] = n_rows
-            kept.append(tree_rows)
-            n_rows += tree_rows.shape[0]
-        table = (np.concatenate(kept) if kept
-                 else np.empty((0,) + rows[0].shape[1:], dtype=rows[0].dtype))
-        table = read_only(np.ascontiguousarray(table))[0]
-    left = np.concatenate([part[2] + root for part, root in zip(parts, roots, strict=True)])
-    flat = FlatTrees(*read_only(
-        np.concatenate([part[0] for part in parts]), threshold, left.astype(np.int32),
-        np.concatenate([tree.flat_missing_right() for tree in trees]), roots,
-        np.array([part[3] for part in parts], dtype=np.int64), bits, leaf_base, votes))
-    return flat, table
+                flat.leaf_base[t] = n_rows
+            # a block of rows at a time: no table of the tree's rows beside the forest's
+            for start in range(0, nodes[t].shape[0], block):
+                rows = _table_rows(tables[t], nodes[t][start:start + block])
+                table[n_rows:n_rows + rows.shape[0]] = rows
+                n_rows += rows.shape[0]
+        # a vote skips adding 0.0, which would turn a -0.0 sum into +0.0: no tree votes then
+        signed |= bool(np.signbit(table).any())
+        if signed and len(kept) < len(trees):
+            return flat_trees(trees, dtype, tables, vote=False)
+        for t, column in enumerate(columns):
+            if column is not None:
+                # each leaf's NaN holds its column instead of its rank
+                tree_bits = bits[segments[t]]
+                at = np.flatnonzero(np.isnan(threshold[segments[t]]))
+                rank = (tree_bits[at] & _RANK_MASK.astype(bits.dtype)).astype(np.int64)
+                tree_bits[at] = nan_bits | column[rank].astype(bits.dtype)
+                flat.votes[t] = 1
+        table = read_only(table)[0]
+    return FlatTrees(*read_only(*flat)), table
+
+
+def _one_hot_leaves(table, nodes, block):
+    """``(columns, signed)``: the column of the 1.0 of each of the rows ``nodes`` of
+    ``table`` when each is a single 1.0 among zeros (else None), and whether a row read
+    holds a negative value or -0.0. Reads ``block`` rows at a time and stops at the first
+    block that is not one-hot: a 50-class forest's table is not made to find that its trees
+    vote (each tree's rows, fresh memory, took 15 ms against 2 ms in a process that had
+    grown a forest)."""
+    if nodes.shape[0] == 0:
+        return None, False
+    columns = np.empty(nodes.shape[0], dtype=np.int64)
+    if isinstance(table, ProbabilityRows):
+        # one pass over the class weights (a one-hot row has no -0.0)
+        return (columns if _predict.one_hot_rows(table.value, nodes, columns) else None), False
+    signed = False
+    for start in range(0, nodes.shape[0], block):
+        rows = _table_rows(table, nodes[start:start + block])
+        signed |= bool(np.signbit(rows).any())
+        column = _one_hot_columns(rows)
+        if column is None:
+            return None, signed
+        columns[start:start + rows.shape[0]] = column
+    return columns, signed
+
+
+class ProbabilityRows:
+    """A tree's class probabilities as a prediction table of :func:`flat_trees`: called
+    with node ids, their rows (:meth:`Tree.probability_table`); whether the rows of leaves
+    are one-hot (each a 1.0 among zeros: a pure leaf, which then votes) is read from the class
+    weights themselves (:func:`jitree.kernels.predict.one_hot_rows`)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.value = read_only_view(tree.value)
+
+    def __call__(self, nodes):
+        return self.tree.probability_table(nodes)
 
 
 def _table_rows(table, nodes):
@@ -691,64 +758,32 @@ class Tree:
         in the tree a row's path stays within a few cache lines (measured 2x the throughput of
         a breadth-first numbering on a 45k-node tree).
         """
-        dtype = np.dtype(dtype)
-        return self.cached(("flat", dtype), lambda: self._build_flat(dtype))
+        flat, node_of_flat = self._flat_record(dtype)
+        return flat.feature, flat.threshold, flat.left, int(flat.depth[0]), node_of_flat
 
     def _flat_record(self, dtype):
         """``(FlatTrees, node_of_flat)`` of this tree alone for X of ``dtype`` (built once per
-        dtype): its table has a row per flat node (the table depends on the method: labels,
-        probabilities, node ids)."""
+        dtype, by :func:`flat_trees`): its table has a row per flat node (the table depends on
+        the method: labels, probabilities, node ids)."""
         dtype = np.dtype(dtype)
 
         def build():
-            feature, threshold, left, max_depth, node_of_flat = self.flat(dtype)
-            depth, = read_only(np.array([max_depth]))
-            return (FlatTrees(feature, threshold, left, self.flat_missing_right(), _ROOT, depth,
-                              threshold.view(_QUIET_NAN[dtype].dtype), _NODE_ROWS, _NO_VOTES),
-                    node_of_flat)
+            return flat_trees([self], dtype)[0], self._flat_order()
 
         return self.cached(("flat_trees", dtype), build)
 
     def _flat_order(self):
-        """Tree ids in flat order: the root, then the two children of each internal node in
-        the depth-first (pre-)order of the internal nodes
-        (:func:`jitree.kernels.predict.flat_order`; a deep tree of a sparse X has a thousand
-        levels, which a level-by-level NumPy pass paid for one by one)."""
-        return _predict.flat_order(np.ascontiguousarray(self.children_left, dtype=np.int64),
-                                   np.ascontiguousarray(self.children_right, dtype=np.int64),
-                                   np.ascontiguousarray(self.split_kind, dtype=np.int8))
-
-    def _build_flat(self, dtype):
-        n_nodes = self.node_count
-        node_of_flat = self.cached("flat_order", self._flat_order)
-        flat_of_node = np.empty(n_nodes, dtype=np.int64)
-        flat_of_node[node_of_flat] = np.arange(n_nodes)
-        leaf = self.children_left[node_of_flat] == TREE_LEAF
-        # int16 feature indices when they fit: a smaller node, fewer bytes per tree reload
-        feature_type = np.int16 if self.n_features <= np.iinfo(np.int16).max else np.int32
-        feature = np.where(leaf, 0, self.feature[node_of_flat]).astype(feature_type)
-        left = np.where(leaf, np.arange(n_nodes),
-                        flat_of_node[np.where(leaf, 0, self.children_left[node_of_flat])])
-        # leaves and category nodes: +inf (a category node's test: its word or slots,
-        # flat_tests)
-        threshold = np.where(leaf | (self.split_kind[node_of_flat] != SPLIT_THRESHOLD),
-                             np.inf, self.threshold[node_of_flat])
-        if dtype == np.float32:
-            threshold = float32_below(threshold)
-        feature, threshold, left, node_of_flat = read_only(feature, threshold,
-                                                           left.astype(np.int32), node_of_flat)
-        return (feature, threshold, left, self.max_depth, node_of_flat)
+        """Tree ids in flat order: the root, then the children of each internal node side by
+        side in the depth-first (pre-)order of the internal nodes
+        (:func:`jitree.kernels.predict.write_flat`, which :func:`flat_trees` keeps here)."""
+        if "flat_order" not in self.__dict__.get("_cache", {}):
+            flat_trees([self], np.float64)
+        return self._cache["flat_order"]
 
     def flat_missing_right(self):
         """Per flat node (see :meth:`flat`): 1 when the node sends a missing value (NaN) to its
         right child, 0 for left and at leaves."""
-        def compute():
-            node_of_flat = self.cached("flat_order", self._flat_order)
-            internal = self.children_left[node_of_flat] != TREE_LEAF
-            threshold_node = self.split_kind[node_of_flat] == SPLIT_THRESHOLD
-            return read_only((internal & threshold_node
-                              & (self.missing_left[node_of_flat] == 0)).astype(np.uint8))[0]
-        return self.cached("flat_missing_right", compute)
+        return self._flat_record(np.float64)[0].missing_right
 
     @property
     def has_flat_categories(self):
@@ -775,7 +810,7 @@ class Tree:
         slots in ``slots`` (entry c: the child of code c, counted from the node's first
         child). A table is empty when no node uses it; else its first block is all zeros."""
         def compute():
-            node_of_flat = self.cached("flat_order", self._flat_order)
+            node_of_flat = self._flat_order()
             n_flat = node_of_flat.shape[0]
             kind = self.split_kind[node_of_flat]
             bits_zero, slots_zero = _zero_blocks(self.n_categories)
