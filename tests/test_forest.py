@@ -371,6 +371,25 @@ def test_only_one_hot_rows_vote():
         assert kept.shape == ((1 + signed) * tree.n_leaves, 2)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layout_in_threads_is_the_serial_one(data, dtype):
+    """flat_trees in several threads (each tree's layout and its leaves' test in its own
+    task) gives the serial layout and table, voting and table-reading trees mixed."""
+    pure = jitree.RandomForestClassifier(n_estimators=3, random_state=1).fit(*data[:2])
+    shallow = jitree.RandomForestClassifier(n_estimators=3, max_depth=4,
+                                            random_state=2).fit(*data[:2])
+    trees = [model.tree_ for pair in zip(pure.estimators_, shallow.estimators_, strict=True)
+             for model in pair]
+    tables = [ProbabilityRows(tree) for tree in trees]
+    serial, serial_table = flat_trees(trees, dtype, tables)
+    for workers in (2, 5):
+        flat, table = flat_trees(trees, dtype, tables, workers=workers)
+        for field, expected in zip(flat, serial, strict=True):
+            np.testing.assert_array_equal(field, expected)
+        np.testing.assert_array_equal(table, serial_table)
+    np.testing.assert_array_equal(serial.votes, [1, 0] * 3)
+
+
 def _arrays_with_value(tree, value):
     """The constructor's arguments for a copy of ``tree`` with class weights ``value``."""
     return (tree.n_features, tree.n_classes, tree.feature, tree.threshold, tree.children_left,

@@ -35,6 +35,7 @@ import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 
 from .._threading import n_threads, resolve_n_jobs
@@ -703,7 +704,8 @@ class BaseForest(ParamsMixin):
         if dtype not in layouts:
             layouts[dtype] = flat_trees(
                 [model.tree_ for model in self.estimators_], dtype,
-                [self._leaf_table(model) for model in self.estimators_])
+                [self._leaf_table(model) for model in self.estimators_],
+                workers=numba.get_num_threads())
         return layouts[dtype]
 
     def _zero_paths(self, flat, n_columns):

@@ -2,6 +2,7 @@
 
 import numbers
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -206,7 +207,7 @@ _RANK_MASK = np.uint64((1 << _predict.LEAF_RANK_BITS) - 1)
 _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
 
 
-def flat_trees(trees, dtype, tables=None, vote=True):
+def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
     """The flat layouts (:meth:`Tree.flat`) of ``trees`` concatenated, one tree after the
     other, for X of ``dtype``: ``(FlatTrees, table)``, written in place tree after tree by
     :func:`jitree.kernels.predict.write_flat` (each tree's flat order is kept in its cache,
@@ -222,7 +223,8 @@ def flat_trees(trees, dtype, tables=None, vote=True):
     whose every leaf row is one-hot (a 1.0 and zeros: pure leaves' class probabilities)
     votes instead (``FlatTrees.votes``, see :func:`jitree.kernels.predict.add_leaf`): its
     leaves' NaNs hold their column and the table has no rows for it (with ``vote`` False no
-    tree votes). Without ``tables`` the table is None and the leaves keep +inf."""
+    tree votes). Without ``tables`` the table is None and the leaves keep +inf. The trees'
+    layouts, and the tests of their leaves' rows, are made in ``workers`` threads."""
     dtype = np.dtype(dtype)
     sizes = np.array([tree.node_count for tree in trees], dtype=np.int64)
     roots = np.cumsum(sizes) - sizes
@@ -242,9 +244,13 @@ def flat_trees(trees, dtype, tables=None, vote=True):
         tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
     order = np.empty(n_flat, dtype=np.int64)
     toward = dtype.type(-np.inf)
-    for t, tree in enumerate(trees):
-        flat.depth[t] = _predict.write_flat(tree.walk_arrays(), flat, roots[t], order, toward,
+
+    def write(t):
+        flat.depth[t] = _predict.write_flat(trees[t].walk_arrays(), flat, roots[t], order,
+                                            toward,
                                             nan_bits if by_leaf else nan_bits.dtype.type(0))
+
+    _each_tree(write, len(trees), workers)
     segments = [slice(root, root + size) for root, size in zip(roots, sizes, strict=True)]
     for tree, segment in zip(trees, segments, strict=True):
         tree.__dict__.setdefault("_cache", {})["flat_order"] = read_only(order[segment])[0]
@@ -257,9 +263,14 @@ def flat_trees(trees, dtype, tables=None, vote=True):
         columns = [None] * len(trees)
         signed = False
         if by_leaf and vote:
-            for t, (tree_table, tree_nodes) in enumerate(zip(tables, nodes, strict=True)):
-                columns[t], seen_signed = _one_hot_leaves(tree_table, tree_nodes, block)
-                signed |= seen_signed
+            found = [None] * len(trees)
+
+            def one_hot(t):
+                found[t] = _one_hot_leaves(tables[t], nodes[t], block)
+
+            _each_tree(one_hot, len(trees), workers)
+            columns = [column for column, _ in found]
+            signed = any(seen_signed for _, seen_signed in found)
         kept = [t for t, column in enumerate(columns) if column is None]
         table = np.empty((sum(nodes[t].shape[0] for t in kept),) + probe.shape[1:],
                          dtype=probe.dtype)
@@ -275,7 +286,7 @@ def flat_trees(trees, dtype, tables=None, vote=True):
         # a vote skips adding 0.0, which would turn a -0.0 sum into +0.0: no tree votes then
         signed |= bool(np.signbit(table).any())
         if signed and len(kept) < len(trees):
-            return flat_trees(trees, dtype, tables, vote=False)
+            return flat_trees(trees, dtype, tables, vote=False, workers=workers)
         for t, column in enumerate(columns):
             if column is not None:
                 # each leaf's NaN holds its column instead of its rank
@@ -286,6 +297,18 @@ def flat_trees(trees, dtype, tables=None, vote=True):
                 flat.votes[t] = 1
         table = read_only(table)[0]
     return FlatTrees(*read_only(*flat)), table
+
+
+def _each_tree(work, n_trees, workers):
+    """``work(t)`` for each tree t, in ``workers`` threads when more than one (the layout's
+    kernels release the GIL, and each tree writes its own stretch of the arrays)."""
+    if workers <= 1 or n_trees <= 1:
+        for t in range(n_trees):
+            work(t)
+        return
+    with ThreadPoolExecutor(min(workers, n_trees)) as pool:
+        for _ in pool.map(work, range(n_trees)):
+            pass
 
 
 def _one_hot_leaves(table, nodes, block):
