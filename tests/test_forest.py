@@ -13,7 +13,13 @@ from jitree.datasets import make_classification_data
 from jitree.kernels import predict as predict_kernels
 from jitree.kernels.predict import one_hot_rows
 from jitree.model import forest as forest_module
-from jitree.model.tree import ProbabilityRows, Tree, _one_hot_columns, flat_trees
+from jitree.model.tree import (
+    ProbabilityRows,
+    Tree,
+    _one_hot_columns,
+    flat_trees,
+    float32_below,
+)
 
 from naive import predict_walk
 
@@ -401,29 +407,59 @@ def _arrays_with_value(tree, value):
 @given(st.integers(1, 5), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_one_hot_rows_is_the_probability_rows_test(width, n_rows, seed):
     """kernels.predict.one_hot_rows (a leaf votes when its class weights are one value in
-    (0, inf) among zeros) against the NumPy test of its probability rows: a yes is theirs,
-    with the same columns; a no where they say yes only for a -0.0 (for which no tree of a
-    forest votes) or a weight whose probability rounds to 0.0 (the leaf then reads its
-    table row, which adds the same). Weights with zeros, -0.0, several nonzeros, inf, NaN."""
+    (0, inf) among zeros) against the NumPy test of its probability rows, row by row and
+    for all rows: a yes is theirs, with the same columns; a row refused where they accept
+    it holds a -0.0 (for which no tree of a forest votes) or two nonzero weights, one of
+    whose probabilities rounds to 0.0 (the leaf then reads its table row, which adds the
+    same). Weights with zeros, -0.0, negative values, several nonzeros, inf, NaN."""
     rng = np.random.default_rng(seed)
-    value = rng.choice([0.0, 0.0, 0.0, -0.0, 1.0, 2.5, 1e-300, 1e300, np.inf, np.nan],
+    value = rng.choice([0.0, 0.0, 0.0, -0.0, -1.0, 1.0, 2.5, 1e-300, 1e300, np.inf, np.nan],
                        size=(n_rows, width))
     one = rng.random(n_rows) < 0.7  # mostly one weight among zeros
     value[one] = 0.0
     value[one, rng.integers(0, width, n_rows)[one]] = rng.uniform(0.1, 9.0, one.sum())
+    totals = value.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        probabilities = value / np.where(totals > 0.0, totals, 1.0)
+    for row in range(n_rows):
+        column = np.full(1, -1, dtype=np.int64)
+        got = one_hot_rows(value, np.array([row]), column)
+        expected = _one_hot_columns(probabilities[row:row + 1])
+        if got:
+            np.testing.assert_array_equal(column, expected)
+        elif expected is not None:
+            assert np.signbit(value[row]).any() or (value[row] != 0.0).sum() > 1
     nodes = rng.permutation(n_rows)
     columns = np.full(n_rows, -1, dtype=np.int64)
-    got = one_hot_rows(value, nodes, columns)
-    totals = value[nodes].sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        expected = _one_hot_columns(value[nodes] / np.where(totals > 0.0, totals, 1.0))
-    if got:
+    expected = _one_hot_columns(probabilities[nodes])
+    if one_hot_rows(value, nodes, columns):
         np.testing.assert_array_equal(columns, expected)
     elif expected is not None:
-        # the rows' probabilities are one-hot where the weights are not: a -0.0, or a weight
-        # too small beside another for its probability (2.5e-301 rounds to 0.0)
         assert (np.signbit(value[nodes]).any()
                 or ((value[nodes] != 0.0).sum(axis=1) > 1).any())
+
+
+def test_float32_layout_thresholds_are_the_float32_below():
+    """The float32 layout's thresholds (kernels.predict.write_flat) are the largest float32
+    at or below each float64 threshold, beyond float32's range too (a tree built by the
+    constructor: +-1e39, a tiny negative, a value rounded up by the cast)."""
+    thresholds = [1e39, -1e39, -1e-50, 0.1, 16777217.0]
+    n = 2 * len(thresholds) + 1  # a chain: node 2i tests, its left child 2i+1 is a leaf
+    left = np.full(n, -1)
+    right = np.full(n, -1)
+    internal = np.arange(0, n - 1, 2)
+    left[internal], right[internal] = internal + 1, internal + 2
+    threshold = np.full(n, -2.0)
+    threshold[internal] = thresholds
+    tree = Tree(1, 2, np.where(left >= 0, 0, -2), threshold, left, right,
+                np.ones((n, 2)), np.zeros(n), np.ones(n, dtype=np.int64), np.ones(n))
+    _, flat_threshold, _, depth, node_of_flat = tree.flat(np.float32)
+    assert depth == len(thresholds)
+    at = np.isfinite(flat_threshold) | (np.abs(tree.threshold[node_of_flat]) > 1e38)
+    tested = tree.threshold[node_of_flat][at]
+    np.testing.assert_array_equal(flat_threshold[at], float32_below(tested))
+    assert flat_threshold[at].max() == np.finfo(np.float32).max  # 1e39: the largest float32
+    assert (flat_threshold[at].astype(np.float64) <= tested).all()
 
 
 def test_pickle_leaves_the_prediction_layouts_behind(data):

@@ -970,7 +970,7 @@ class BaseForest(ParamsMixin):
         layouts = self._cached_layouts()
         if "node_of_flat" not in layouts:
             layouts["node_of_flat"] = read_only(np.concatenate(
-                [model.tree_.flat(dtype)[4] for model in self.estimators_]))[0]
+                [model.tree_._flat_order() for model in self.estimators_]))[0]
         return layouts["node_of_flat"]
 
     def decision_path(self, X):

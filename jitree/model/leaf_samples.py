@@ -225,7 +225,7 @@ def _flat_leaf_table(trees, table, dtype):
     rows = []
     root = 0
     for tree in trees:
-        rows.append(table[root + tree.flat(dtype)[4]])
+        rows.append(table[root + tree._flat_order()])
         root += tree.node_count
     return read_only(np.ascontiguousarray(np.concatenate(rows)))[0]
 

@@ -20,9 +20,7 @@ FEATURE_NUMERIC = 0
 FEATURE_ORDINAL = 1
 FEATURE_CATEGORICAL = 2
 _ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
-_NODE_ROWS = np.full(1, -1, dtype=np.int64)  # its leaf_base: a table row per flat node
-_NO_VOTES = np.zeros(1, dtype=np.uint8)  # its votes: the table's rows are read
-for _array in (_ROOT, _NODE_ROWS, _NO_VOTES):
+for _array in (_ROOT,):
     _array.flags.writeable = False  # every array of the walks' records is read-only
 del _array
 
@@ -209,16 +207,16 @@ _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
 
 def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
     """The flat layouts (:meth:`Tree.flat`) of ``trees`` concatenated, one tree after the
-    other, for X of ``dtype``: ``(FlatTrees, table)``, written in place tree after tree by
-    :func:`jitree.kernels.predict.write_flat` (each tree's flat order is kept in its cache,
-    a view of the concatenated one).
+    other, for X of ``dtype``: ``(FlatTrees, table)``, each tree written in place into its
+    own stretch of the arrays by :func:`jitree.kernels.predict.write_flat` (each tree's flat
+    order is kept in its cache, a view of the concatenated one).
 
     ``tables``: each tree's prediction table, a row per Tree node (or a function that gives
     the rows of an array of node ids: only the rows used are then computed). The returned
     table then has a row per leaf, tree after tree, each tree's leaves in Tree id order from
     its ``leaf_base`` (its table read front to back: in flat order a 50-class tree's rows
     were read scattered, 14 ms a tree against 2 ms), and each leaf's threshold becomes a NaN
-    that holds the leaf's rank among them; a tree of more leaves than LEAF_RANK_BITS count
+    that holds the leaf's rank among them; a tree of more than 2 ** LEAF_RANK_BITS leaves
     keeps a row per flat node for every tree (``leaf_base`` -1, +inf at leaves). A tree
     whose every leaf row is one-hot (a 1.0 and zeros: pure leaves' class probabilities)
     votes instead (``FlatTrees.votes``, see :func:`jitree.kernels.predict.add_leaf`): its
@@ -227,6 +225,12 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
     layouts, and the tests of their leaves' rows, are made in ``workers`` threads."""
     dtype = np.dtype(dtype)
     sizes = np.array([tree.node_count for tree in trees], dtype=np.int64)
+    for tree, size in zip(trees, sizes, strict=True):
+        # each tree writes node_count nodes from its root (the kernel walks its children)
+        if (tree.children_left.shape[0] != size or tree.children_right.shape[0] != size
+                or tree.split_kind.shape[0] != size):
+            raise ValueError(f"the tree's node arrays have different lengths (node_count "
+                             f"{size})")
     roots = np.cumsum(sizes) - sizes
     n_flat = int(sizes.sum())
     # int16 feature indices when they fit: a smaller node, fewer bytes per tree reload
@@ -291,7 +295,7 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
             if column is not None:
                 # each leaf's NaN holds its column instead of its rank
                 tree_bits = bits[segments[t]]
-                at = np.flatnonzero(np.isnan(threshold[segments[t]]))
+                at = np.flatnonzero(flat.left[segments[t]] == np.arange(sizes[t]) + roots[t])
                 rank = (tree_bits[at] & _RANK_MASK.astype(bits.dtype)).astype(np.int64)
                 tree_bits[at] = nan_bits | column[rank].astype(bits.dtype)
                 flat.votes[t] = 1
@@ -314,15 +318,19 @@ def _each_tree(work, n_trees, workers):
 def _one_hot_leaves(table, nodes, block):
     """``(columns, signed)``: the column of the 1.0 of each of the rows ``nodes`` of
     ``table`` when each is a single 1.0 among zeros (else None), and whether a row read
-    holds a negative value or -0.0. Reads ``block`` rows at a time and stops at the first
-    block that is not one-hot: a 50-class forest's table is not made to find that its trees
-    vote (each tree's rows, fresh memory, took 15 ms against 2 ms in a process that had
+    holds a negative value or -0.0 (for a :class:`ProbabilityRows` table, always False: a
+    row with a sign bit is not one-hot there, and is tested in the forest's table). Reads ``block`` rows at a time and stops at
+    the first block that is not one-hot: a 50-class forest's table is not made to find that
+    its trees vote (each tree's rows, fresh memory, took 15 ms against 2 ms in a process that had
     grown a forest)."""
     if nodes.shape[0] == 0:
         return None, False
     columns = np.empty(nodes.shape[0], dtype=np.int64)
     if isinstance(table, ProbabilityRows):
-        # one pass over the class weights (a one-hot row has no -0.0)
+        # one pass over the class weights; a -0.0 makes the tree read its table, where
+        # flat_trees finds it
+        if table.value.shape[1] > 1 << _predict.LEAF_RANK_BITS:  # no NaN holds its column
+            return None, False
         return (columns if _predict.one_hot_rows(table.value, nodes, columns) else None), False
     signed = False
     for start in range(0, nodes.shape[0], block):
@@ -791,7 +799,7 @@ class Tree:
         dtype = np.dtype(dtype)
 
         def build():
-            return flat_trees([self], dtype)[0], self._flat_order()
+            return flat_trees([self], dtype)[0], self._cache["flat_order"]
 
         return self.cached(("flat_trees", dtype), build)
 
@@ -800,7 +808,7 @@ class Tree:
         side in the depth-first (pre-)order of the internal nodes
         (:func:`jitree.kernels.predict.write_flat`, which :func:`flat_trees` keeps here)."""
         if "flat_order" not in self.__dict__.get("_cache", {}):
-            flat_trees([self], np.float64)
+            self._flat_record(np.float64)
         return self._cache["flat_order"]
 
     def flat_missing_right(self):
