@@ -661,3 +661,13 @@ def test_classes_read_by_sample_grow_the_same_trees(monkeypatch, params):
         for name in ("split_kind", "category_bits", "multiway_slot", "missing_left"):
             np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
     assert any(t.tree_.split_kind.max() > 0 for t in forests[0].estimators_)
+
+
+def test_layout_refuses_node_arrays_of_different_lengths():
+    """Each tree writes node_count nodes into the forest's arrays, which numba does not
+    bounds-check: a tree whose child arrays were replaced by longer ones is refused."""
+    tree = jitree.DecisionTreeClassifier().fit(np.arange(8.0)[:, None], np.arange(8) % 2).tree_
+    copy = Tree(*_arrays_with_value(tree, tree.value))
+    copy.children_left = np.concatenate([copy.children_left, [-1]])
+    with pytest.raises(ValueError, match="node arrays have different lengths"):
+        flat_trees([tree, copy], np.float64)
