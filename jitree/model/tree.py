@@ -319,10 +319,10 @@ def _one_hot_leaves(table, nodes, block):
     """``(columns, signed)``: the column of the 1.0 of each of the rows ``nodes`` of
     ``table`` when each is a single 1.0 among zeros (else None), and whether a row read
     holds a negative value or -0.0 (for a :class:`ProbabilityRows` table, always False: a
-    row with a sign bit is not one-hot there, and is tested in the forest's table). Reads ``block`` rows at a time and stops at
-    the first block that is not one-hot: a 50-class forest's table is not made to find that
-    its trees vote (each tree's rows, fresh memory, took 15 ms against 2 ms in a process that had
-    grown a forest)."""
+    row with a sign bit is not one-hot there, and is tested in the forest's table). Reads
+    ``block`` rows at a time and stops at the first block that is not one-hot: a 50-class
+    forest's table is not made to find that its trees vote (each tree's rows, fresh memory,
+    took 15 ms against 2 ms in a process that had grown a forest)."""
     if nodes.shape[0] == 0:
         return None, False
     columns = np.empty(nodes.shape[0], dtype=np.int64)
