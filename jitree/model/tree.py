@@ -20,9 +20,7 @@ FEATURE_NUMERIC = 0
 FEATURE_ORDINAL = 1
 FEATURE_CATEGORICAL = 2
 _ROOT = np.zeros(1, dtype=np.int64)  # a lone tree's root in the prediction kernels
-for _array in (_ROOT,):
-    _array.flags.writeable = False  # every array of the walks' records is read-only
-del _array
+_ROOT.flags.writeable = False  # every array of the walks' records is read-only
 
 # one entry per node
 _ARRAYS = (
@@ -201,7 +199,6 @@ def walk_input(X):
 # in the low bits as threshold (jitree.kernels.predict.table_row)
 _QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
               np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
-_RANK_MASK = np.uint64((1 << _predict.LEAF_RANK_BITS) - 1)
 _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
 
 
@@ -260,7 +257,7 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
         tree.__dict__.setdefault("_cache", {})["flat_order"] = read_only(order[segment])[0]
     table = None
     if tables is not None:
-        nodes = [np.flatnonzero(tree.children_left == TREE_LEAF) if by_leaf else order[segment]
+        nodes = [np.flatnonzero(tree.is_leaf) if by_leaf else order[segment]
                  for tree, segment in zip(trees, segments, strict=True)]
         probe = _table_rows(tables[0], nodes[0][:1])  # a row's shape and type
         block = max(1, _TABLE_BLOCK_BYTES // max(1, probe[:1].nbytes))
@@ -296,7 +293,7 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
                 # each leaf's NaN holds its column instead of its rank
                 tree_bits = bits[segments[t]]
                 at = np.flatnonzero(flat.left[segments[t]] == np.arange(sizes[t]) + roots[t])
-                rank = (tree_bits[at] & _RANK_MASK.astype(bits.dtype)).astype(np.int64)
+                rank = (tree_bits[at] & _predict._RANK_MASK.astype(bits.dtype)).astype(np.int64)
                 tree_bits[at] = nan_bits | column[rank].astype(bits.dtype)
                 flat.votes[t] = 1
         table = read_only(table)[0]
@@ -325,12 +322,12 @@ def _one_hot_leaves(table, nodes, block):
     took 15 ms against 2 ms in a process that had grown a forest)."""
     if nodes.shape[0] == 0:
         return None, False
+    if isinstance(table, ProbabilityRows) and table.value.shape[1] > 1 << _predict.LEAF_RANK_BITS:
+        return None, False  # no NaN holds its column
     columns = np.empty(nodes.shape[0], dtype=np.int64)
     if isinstance(table, ProbabilityRows):
         # one pass over the class weights; a -0.0 makes the tree read its table, where
         # flat_trees finds it
-        if table.value.shape[1] > 1 << _predict.LEAF_RANK_BITS:  # no NaN holds its column
-            return None, False
         return (columns if _predict.one_hot_rows(table.value, nodes, columns) else None), False
     signed = False
     for start in range(0, nodes.shape[0], block):
