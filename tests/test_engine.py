@@ -27,7 +27,7 @@ def _tree_data(X, y, w, regression):
                                y.astype(np.float64), np.empty(0), w,
                                not bool(np.all(w == 1.0)),
                                regression, np.empty((y.shape[0], 0)),
-                               np.empty((y.shape[0], 0), dtype=np.int32))
+                               np.empty((y.shape[0], 0), dtype=np.int32), np.empty(0))
 
 
 @st.composite
@@ -566,7 +566,7 @@ def test_cached_record_types_equal_numba_typing():
         for array in (base, base.astype(np.float32), np.asfortranarray(base), base[:, ::2],
                       frozen, base[0], np.zeros((2, 0))):
             yield TreeData(array, array, array, array, array, array, array, array, True, False,
-                           array, array)
+                           array, array, array)
         for code, big in ((np.int64(3), 2**63 - 1), (5, 2**63), (True, -1)):
             yield GrowSettings(criteria.builtin(0), code, big, 1.5, np.float32(2), None,
                                np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4, np.zeros(0, np.int8),

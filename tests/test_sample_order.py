@@ -144,7 +144,8 @@ def _tree_data(n, d, label, target, weight):
     return TreeData(np.empty((d, 0), dtype=np.int32), np.empty((d, 0)),
                     np.empty((1, 0), dtype=np.uint8), label, np.empty((1, 0), dtype=np.uint8),
                     target, np.empty(0), weight, bool(np.any(weight != 1.0)),
-                    label.shape[0] == 0, np.empty((n, 0)), np.empty((n, 0), dtype=np.int32))
+                    label.shape[0] == 0, np.empty((n, 0)), np.empty((n, 0), dtype=np.int32),
+                    np.empty(0))
 
 
 def _targets(rng, n, regression, weighted):

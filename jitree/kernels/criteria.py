@@ -447,9 +447,62 @@ def node_value(code, stats, weight):
     return stats[0] / weight
 
 
+@jit(inline="always")
+def xlogx(v):
+    """v log v (nats), for v > 0."""
+    return v * math.log(v)
+
+
+@jit(inline="always")
+def table_xlogx(v, table):
+    """:func:`xlogx` of ``v`` > 0, looked up in ``table`` (:func:`fill_xlogx`) when ``v``
+    is a whole number below its length: the same number, without the logarithm."""
+    m = np.uint64(v)
+    if m < table.shape[0] and np.float64(m) == v:
+        return table[m]
+    return xlogx(v)
+
+
+@jit
+def fill_xlogx(table):
+    """``table[m] = m log m`` (:func:`xlogx`; 0 at m = 0), the lookups of
+    :func:`table_xlogx`: a side's class weights are whole numbers unweighted and under
+    bootstrap counts, and entropy's split score then costs a lookup per class, where a
+    logarithm and a division took 5 times gini's time per candidate (a tree on 100k x 20, 3
+    classes: 0.54 s against 0.11 s for gini)."""
+    table[0] = 0.0
+    for m in range(1, table.shape[0]):
+        table[m] = xlogx(np.float64(m))
+
+
+@jit(inline="always")
+def table_entropy_sum(stats, weight, table):
+    """weight * H(stats) in nats, W log W - sum_c s_c log s_c, each term through
+    :func:`table_xlogx`: bit for bit :func:`entropy_sum`, which is this without a table."""
+    total = table_xlogx(weight, table)
+    for c in range(stats.shape[0]):
+        if stats[c] > 0.0:
+            total -= table_xlogx(stats[c], table)
+    return total
+
+
+@jit
+def entropy_sum(stats, weight):
+    """weight * H(stats) in nats as entropy's split score adds it up: W log W - sum_c s_c
+    log s_c, one logarithm per class and no division (:func:`table_entropy_sum` looks the
+    terms up). The textbook form, :func:`_weighted_entropy_sum`, is the same number up to
+    rounding; entropy's score took it until its scans looked up their terms, and trees whose
+    best splits tie within rounding may differ between the two."""
+    total = xlogx(weight)
+    for c in range(stats.shape[0]):
+        if stats[c] > 0.0:
+            total -= xlogx(stats[c])
+    return total
+
+
 @jit
 def _weighted_entropy_sum(stats, weight):
-    """weight * H(stats) in nats: sum_c -s_c log(s_c / weight)."""
+    """weight * H(stats) in nats: sum_c -s_c log(s_c / weight) (gain_ratio's children)."""
     total = 0.0
     for c in range(stats.shape[0]):
         if stats[c] > 0.0:
@@ -502,12 +555,17 @@ def multi_output_score(code, blocks, left, right, weight_left, weight_right):
             right_sq += right[c] * right[c]
         return left_sq / weight_left + right_sq / weight_right
     if code == ENTROPY:
-        for c in range(blocks[n_blocks]):
-            # -(W_l H_l + W_r H_r) in nats, as builtin_score's
-            if left[c] > 0.0:
-                total += left[c] * math.log(left[c] / weight_left)
-            if right[c] > 0.0:
-                total += right[c] * math.log(right[c] / weight_right)
+        for j in range(n_blocks):
+            # -(W_l H_l + W_r H_r) in nats of each output, as builtin_score's (one output:
+            # its number bit for bit)
+            entropy_left = xlogx(weight_left)
+            entropy_right = xlogx(weight_right)
+            for c in range(blocks[j], blocks[j + 1]):
+                if left[c] > 0.0:
+                    entropy_left -= xlogx(left[c])
+                if right[c] > 0.0:
+                    entropy_right -= xlogx(right[c])
+            total += -(entropy_left + entropy_right)
         return total
     for j in range(n_blocks):
         first = blocks[j]
@@ -556,8 +614,7 @@ def builtin_score(code, left, right, weight_left, weight_right, parent_entropy):
     if code == POISSON:
         return poisson_score(left[0], weight_left, right[0], weight_right)
     if code == ENTROPY:
-        return -(_weighted_entropy_sum(left, weight_left)
-                 + _weighted_entropy_sum(right, weight_right))
+        return -(entropy_sum(left, weight_left) + entropy_sum(right, weight_right))
     if code == MISCLASSIFICATION:
         left_max = 0.0
         right_max = 0.0
@@ -615,7 +672,9 @@ def output_child_score(code, stats, weight):
         if stats[0] <= 0.0:
             return -np.inf
         return stats[0] * math.log(stats[0] / weight)
-    if code == ENTROPY or code == GAIN_RATIO:
+    if code == ENTROPY:
+        return -entropy_sum(stats, weight)
+    if code == GAIN_RATIO:
         return -_weighted_entropy_sum(stats, weight)
     largest = 0.0  # MISCLASSIFICATION
     for c in range(stats.shape[0]):

@@ -1077,7 +1077,7 @@ def renumber(data, order, open_nodes):
                     _renumbered(data.label, old), data.label_scratch,
                     _renumbered(data.target, old), _renumbered(data.target_term, old),
                     _renumbered(data.sample_weight, old), data.weighted, data.is_regression,
-                    data.outputs, data.output_columns)
+                    data.outputs, data.output_columns, data.xlogx)
     return data, renumbered
 
 

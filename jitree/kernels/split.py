@@ -194,7 +194,10 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
 
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
     ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
-    classes; the other (built-in) criteria call :func:`criteria.builtin_score`.
+    classes; entropy looks up each side's m log m in ``data.xlogx``
+    (:func:`criteria.table_entropy_sum`: a tree on 100k x 20, 3 classes, 0.29 against
+    0.54 s with a logarithm and a division per class and side); the other (built-in)
+    criteria call :func:`criteria.builtin_score`.
 
     One loop for every criterion: with that call in it, the compiled loop keeps ``left_sq``
     and ``right_sq`` on the stack around each candidate (a store and a load in both chains
@@ -212,6 +215,7 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
     end = rows.end
     sample_weight = data.sample_weight
     weighted = data.weighted
+    xlogx = data.xlogx
     node_stats = node.stats
     node_weight = node.weight
     left = base.stats
@@ -259,6 +263,10 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
             # = left_sq / weight_left + right_sq / weight_right, with one division
             score = ((left_sq * weight_right + right_sq * weight_left)
                      / (weight_left * weight_right))
+        elif code == criteria.ENTROPY:
+            # builtin_score's, its logarithms of whole numbers looked up
+            score = -(criteria.table_entropy_sum(left, weight_left, xlogx)
+                      + criteria.table_entropy_sum(right, weight_right, xlogx))
         else:
             score = criteria.builtin_score(code, left, right, weight_left, weight_right,
                                            parent_entropy)

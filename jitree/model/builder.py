@@ -7,6 +7,8 @@ Python validates nothing here (the estimators did), presorts X once
 :class:`jitree.Tree`.
 """
 
+import functools
+import math
 import numbers
 import queue
 from concurrent.futures import ThreadPoolExecutor
@@ -373,6 +375,31 @@ def target_term(code, target):
     positive = target > 0.0
     term[positive] = target[positive] * np.log(target[positive])
     return term
+
+
+# the longest table of m log m (8 MiB) entropy's scans look up (TreeData.xlogx): larger
+# class weights (nodes of more samples) take the logarithm
+XLOGX_LENGTH = 1 << 20
+
+
+def xlogx_table(code, sample_weight):
+    """``TreeData.xlogx`` of criterion ``code``: for entropy, m log m of the whole numbers m
+    up to the samples' total weight (a side's class weight is at most that; at most
+    :data:`XLOGX_LENGTH` of them), else empty."""
+    if code != criteria.ENTROPY:
+        return np.empty(0)
+    total = float(np.sum(sample_weight))
+    needed = min(XLOGX_LENGTH, int(total) + 1) if math.isfinite(total) else XLOGX_LENGTH
+    return _xlogx(max(1 << 10, 1 << (needed - 1).bit_length()))
+
+
+@functools.lru_cache(maxsize=2)
+def _xlogx(length):
+    """The table of m log m for m < ``length``, made once per length and shared by the fits
+    that need it (no kernel writes it)."""
+    table = np.empty(length)
+    criteria.fill_xlogx(table)
+    return table
 
 
 _TINY = np.nextafter(0.0, 1.0)
@@ -918,7 +945,8 @@ class TreeBuilder:
         data = TreeData(presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label, presorted.label, label_scratch, target,
                         term, sample_weight, not bool(np.all(sample_weight == 1.0)),
-                        not params.has_labels, outputs, output_columns)
+                        not params.has_labels, outputs, output_columns,
+                        xlogx_table(measure.code, sample_weight))
         ranks = None
         if order:
             ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
