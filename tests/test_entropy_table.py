@@ -1,10 +1,12 @@
 """Entropy's split score through the table of m log m (TreeData.xlogx): the same numbers as
-the logarithms, so the same trees, whether a fit has the table or not."""
+the logarithms, so the same trees, whether a fit has the table or not, dense (the table) or
+sparse (the logarithms), weighted or with its rows repeated."""
 
 import math
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,12 +21,14 @@ def _naive_weighted_entropy(stats, weight):
     return float(-(stats[stats > 0] * np.log(p)).sum())
 
 
-def test_the_table_holds_m_log_m_up_to_the_total_weight():
+def test_the_table_holds_the_logarithms_numbers():
     table = builder.xlogx_table(criteria.ENTROPY, np.ones(5000))
     assert table.shape[0] >= 5001
     assert table[0] == 0.0
-    m = np.arange(1, table.shape[0], dtype=np.float64)
-    np.testing.assert_allclose(table[1:], m * np.log(m), rtol=1e-15)
+    # exactly m * log(m) as the C library's log gives it (Python's math.log), which the
+    # scans' scalar path calls: every entry below 5,000, then every 997th
+    for m in list(range(1, 5000)) + list(range(5000, table.shape[0], 997)):
+        assert table[m] == m * math.log(m), m
     # bootstrap counts sum to the rows drawn; other criteria take no table
     assert builder.xlogx_table(criteria.ENTROPY, np.full(3, 1e9)).shape[0] \
         == builder.XLOGX_LENGTH
@@ -65,10 +69,27 @@ def test_split_scores_of_every_path_agree():
     builtin = criteria.builtin_score(criteria.ENTROPY, left, right, 8.0, 10.0, 0.0)
     expected = -(_naive_weighted_entropy(left, 8.0) + _naive_weighted_entropy(right, 10.0))
     assert builtin == pytest.approx(expected, rel=1e-14)
+    # a multi-output measure of one output adds its terms in its own loop
     measure = criteria.builtin(criteria.ENTROPY, np.array([0, 3]))
     assert criteria.split_score(measure, left, right, 8.0, 10.0, 0.0) == builtin
     assert criteria.child_score(measure, left, 8.0) + criteria.child_score(measure, right,
                                                                             10.0) == builtin
+
+
+def _tied_data(n=600, seed=3):
+    """Few distinct values a feature: many candidates of equal counts, ties between
+    features."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 5)).astype(np.float64)
+    X[:, 4] = rng.normal(size=n)
+    y = (X[:, 0] + rng.integers(0, 3, n)) % 4
+    return X, y
+
+
+def _same_trees(a, b):
+    for name in ("feature", "threshold", "children_left", "children_right"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-12)
 
 
 def _grown_without_table(monkeypatch, make, X, y, **fit):
@@ -77,17 +98,10 @@ def _grown_without_table(monkeypatch, make, X, y, **fit):
         return make().fit(X, y, **fit)
 
 
-def _same_trees(a, b):
-    for name in ("feature", "threshold", "children_left", "children_right", "value"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-
-
 @pytest.mark.parametrize("weights", ["none", "whole", "fractions"])
 def test_entropy_trees_are_the_same_with_or_without_the_table(monkeypatch, weights):
-    rng = np.random.default_rng(3)
-    X = rng.integers(0, 6, size=(600, 5)).astype(np.float64)  # many tied values
-    X[:, 4] = rng.normal(size=600)
-    y = (X[:, 0] + rng.integers(0, 3, 600)) % 4
+    X, y = _tied_data()
+    rng = np.random.default_rng(4)
     fit = {}
     if weights == "whole":
         fit["sample_weight"] = rng.integers(1, 4, 600).astype(np.float64)
@@ -108,3 +122,44 @@ def test_entropy_trees_are_the_same_with_or_without_the_table(monkeypatch, weigh
     plain = _grown_without_table(monkeypatch, forest, X, y, **fit)
     for a, b in zip(ours.estimators_, plain.estimators_, strict=True):
         _same_trees(a.tree_, b.tree_)
+
+
+def test_bootstrap_counts_reach_the_kernels_as_whole_numbers():
+    """A bag's counts (and whole-number weights) are the kernels' weights unscaled, so
+    entropy's scans look their sides up in the table."""
+    counts = np.array([1.0, 3.0, 2.0, 7.0, 1.0])
+    assert builder.Scaling.of(None, counts, False).weight_unit == 1.0
+    assert builder.Scaling.of(None, 4 * counts, False).weight_unit == 4.0
+    assert builder.Scaling.of(None, counts / 2, False).weight_unit == 0.5
+    # weights that are not whole multiples of a power of two: the largest into [1, 2)
+    assert builder.Scaling.of(None, np.array([0.3, 0.7, 3.5]), False).weight_unit == 2.0
+    # whole numbers too many for exact sums: the largest into [1, 2)
+    assert builder.Scaling.of(None, np.array([1.0, 2.0 ** 60]), False).weight_unit == 2.0 ** 60
+
+
+def test_entropy_whole_weights_grow_the_tree_of_the_repeated_rows():
+    X, y = _tied_data(n=300, seed=8)
+    weight = np.random.default_rng(9).integers(1, 4, X.shape[0])
+    for make in (lambda: jitree.DecisionTreeClassifier(criterion="entropy"),
+                 lambda: jitree.DecisionTreeClassifier(criterion="entropy",
+                                                       max_features=3, random_state=0)):
+        weighted = make().fit(X, y, sample_weight=weight.astype(np.float64))
+        repeated = make().fit(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+        for name in ("feature", "threshold", "children_left"):
+            np.testing.assert_array_equal(getattr(weighted.tree_, name),
+                                          getattr(repeated.tree_, name), err_msg=name)
+
+
+def test_sparse_entropy_trees_are_the_dense_ones():
+    """The sparse growth scores through the logarithms (criteria.builtin_score), the dense
+    scans through the table: the same trees, ties and all."""
+    X, y = _tied_data(n=500, seed=11)
+    X[X < 2] = 0.0  # stored values: the others
+    for make in (lambda: jitree.DecisionTreeClassifier(criterion="entropy"),
+                 lambda: jitree.RandomForestClassifier(n_estimators=3, criterion="entropy",
+                                                       random_state=0, n_jobs=1)):
+        dense = make().fit(X, y)
+        sparse = make().fit(scipy.sparse.csc_matrix(X), y)
+        for a, b in zip(getattr(dense, "estimators_", [dense]),
+                        getattr(sparse, "estimators_", [sparse]), strict=True):
+            _same_trees(a.tree_, b.tree_)

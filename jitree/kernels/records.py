@@ -62,7 +62,7 @@ TreeData = namedtuple("TreeData", [
     "output_columns",  # (n_samples, n_outputs) int32: a multi-output classification tree's
                        # statistics column of each sample's class in each output, to which
                        # it adds its weight; (n_samples, 0) otherwise
-    "xlogx",          # (m,) float64: m log m for the whole numbers below m, which entropy's
+    "xlogx",          # float64: xlogx[m] = m log m for m < len(xlogx), which entropy's
                       # threshold scans look up (kernels.criteria.table_xlogx); empty for
                       # the other criteria
 ])

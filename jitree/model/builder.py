@@ -193,10 +193,18 @@ class Scaling:
     """Weights and regression targets in the units the kernels grow on, and back.
 
     - Weights are divided by ``weight_unit``: the weight itself when all are equal (they
-      become exactly 1, the unweighted path), else the power of two that brings the largest
-      into [1, 2) (an exact scaling: every sum, score and tie as with the caller's weights).
-      No sum of weights or of squared weights then overflows or underflows, and uniformly
-      scaled weights grow the same tree.
+      become exactly 1, the unweighted path); else, when the weights are whole multiples of
+      a power of two adding up to fewer than 2**50 of it (whole-number weights, bootstrap
+      counts, halves), the largest such power of two (:func:`_weight_unit`: the weights
+      become whole numbers, as the counts of their rows repeated would be, whose m log m
+      entropy looks up, see :func:`xlogx_table`); else the power of two that brings the
+      largest into [1, 2). Each is a power of two or makes every weight 1, an exact
+      scaling: every sum, score and tie as with the caller's weights for the criteria whose
+      scores scale with the weights (gini, squared error, poisson, ...), and, for entropy
+      (W log W - sum_c s_c log s_c, which does not), the same weights and counts of
+      repeated rows reach the kernels as the same whole numbers. No sum of weights or of
+      squared weights then overflows or underflows, and weights scaled by a power of two
+      grow the same tree.
     - Regression targets become ``y' = (y / 2**magnitude - centre) / 2**spread``: centred on
       their weighted mean and scaled by powers of two into (-1, 1). The variance, a mean of
       squares minus a squared mean, then neither overflows (``y = +-1e200``) nor cancels
@@ -234,7 +242,7 @@ class Scaling:
         if sample_weight.min() == largest:
             weight_unit = largest
         else:
-            weight_unit = float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1))
+            weight_unit = _weight_unit(sample_weight, largest)
         if not is_regression:
             return cls(weight_unit)
         if target.ndim == 2:
@@ -313,6 +321,32 @@ class Scaling:
         return np.ldexp(self.centre + np.ldexp(mean, self.spread), self.magnitude)
 
 
+# whole-number kernel weights (see _weight_unit) add up to fewer than this
+_WHOLE_TOTAL = float(2 ** 50)
+_FRACTION_BITS = np.uint64((1 << 52) - 1)
+_IMPLICIT_BIT = np.uint64(1 << 52)
+
+
+def _weight_unit(weight, largest):
+    """The :class:`Scaling` unit of positive finite weights that are not all equal: the
+    largest power of two of which every weight is a whole multiple, when those multiples
+    add up to fewer than 2**50 (1 for whole-number weights of which one is odd, 2**-1 for
+    halves); else the power of two that brings the ``largest`` weight into [1, 2)."""
+    bits = np.ascontiguousarray(weight, dtype=np.float64).view(np.uint64)
+    exponent = (bits >> np.uint64(52)).astype(np.int64)
+    mantissa = bits & _FRACTION_BITS
+    normal = exponent > 0
+    mantissa[normal] |= _IMPLICIT_BIT
+    # weight = mantissa * 2**(exponent - 1075) (subnormals: exponent field 0 counts as 1),
+    # an odd multiple of 2**(exponent - 1075 + trailing zeros of the mantissa)
+    lowest = mantissa & (~mantissa + np.uint64(1))
+    zeros = np.frexp(lowest.astype(np.float64))[1] - 1
+    power = int((np.maximum(exponent, 1) - 1075 + zeros).min())
+    if float(np.sum(weight)) < np.ldexp(_WHOLE_TOTAL, power):
+        return float(np.ldexp(1.0, power))
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1))
+
+
 def _on_grid(centre, z):
     """``centre`` rounded to the nearest multiple of the coarsest power of two 2**g that
     divides every value of ``z`` (|z| < 1), when every value is below 2**(g + 52): ``z -
@@ -375,6 +409,15 @@ def target_term(code, target):
     positive = target > 0.0
     term[positive] = target[positive] * np.log(target[positive])
     return term
+
+
+def search_blocks():
+    """``GrowSettings.n_blocks`` of a dense growth: 8 blocks of parallel work a thread (for
+    balance), or 1 on one thread, which the growth takes as its sign to call its kernels'
+    serial twins (see :func:`jitree.kernels._jit.serial_twin`: a forest grows each tree on
+    one thread)."""
+    threads = numba.get_num_threads()
+    return 1 if threads == 1 else 8 * threads
 
 
 # the longest table of m log m (8 MiB) entropy's scans look up (TreeData.xlogx): larger
@@ -917,7 +960,7 @@ class TreeBuilder:
             X = sparse_to_dense(X, "X", FIT_DENSE_COPIES)
         if isinstance(presorted, SampleX):
             # the sample-order growth: TreeData's sorted arrays hold no rows
-            n_blocks = 8 * numba.get_num_threads()
+            n_blocks = search_blocks()
             label = class_labels(target, not params.has_labels, n_classes)
             n_rows = presorted.shape[0]
             # X goes read-only whatever the caller's array: one compiled growth serves
@@ -937,7 +980,7 @@ class TreeBuilder:
                 presorted = Presorted.of(X, target, not params.has_labels, n_classes)
             # classes left out of the sorted arrays are gathered per scan (see
             # kernels.split.classes_by_sample): one row per block of find_splits
-            n_blocks = 8 * numba.get_num_threads()
+            n_blocks = search_blocks()
             by_sample = presorted.label.shape[0] and not presorted.sorted_label.shape[1]
             label_scratch = np.empty(
                 (n_blocks, presorted.sorted_index.shape[1] if by_sample else 0),
