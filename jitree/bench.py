@@ -76,8 +76,8 @@ class Report:
 
 
 def bench_fit_classification(report, n_samples, repeat, threads):
-    print(f"\n[fit] classification {n_samples} x 20 float32, 3 classes, gini (then entropy, "
-          f"1 thread), full depth")
+    print(f"\n[fit] classification {n_samples} x 20 float32, 3 classes, gini (then entropy "
+          f"on {threads[0]} thread(s)), full depth")
     X, y = make_classification_data(n_samples, 20, 3, seed=0)
     ours = {}
     for t in threads:
@@ -104,8 +104,8 @@ def bench_fit_classification(report, n_samples, repeat, threads):
         peer = tree.DecisionTreeClassifier(criterion="entropy", random_state=0)
         seconds = _median_seconds(lambda: peer.fit(X, y), max(1, repeat))
         report.add("fit-clf-entropy", "scikit-learn", 1, seconds)
-        report.ratio("entropy: speed-up over scikit-learn, 1 thread", seconds,
-                     entropy_seconds)
+        report.ratio(f"entropy: speed-up over scikit-learn, {threads[0]} thread(s) against "
+                     "1", seconds, entropy_seconds)
     return X, y
 
 
@@ -131,7 +131,8 @@ def _small_fit_seconds(fit, repeat, min_seconds=0.2):
 
 def bench_small_fits(report, repeat):
     """Small fits at the default n_jobs against scikit-learn's DecisionTreeClassifier, same
-    process, same data: iris, 1k x 10 and 10k x 20 (3 classes, gini, full depth)."""
+    process, same data: iris, 1k x 10 and 10k x 20 (3 classes, gini, full depth); then
+    forests of 100 trees on 2k x 10 against scikit-learn's, n_jobs=2 both."""
     print("\n[small fits] classification, gini, full depth, default n_jobs")
     tree = _peer("sklearn.tree")
     for label, n_samples, n_features, target in _SMALL_FITS:
@@ -148,6 +149,19 @@ def bench_small_fits(report, repeat):
             seconds = _small_fit_seconds(lambda p=peer, X=X, y=y: p.fit(X, y), repeat)
             report.add("fit-small", "scikit-learn", 1, seconds)
             report.ratio(f"speed-up over scikit-learn, {label}", seconds, ours, target)
+    ensemble = _peer("sklearn.ensemble")
+    X, y = make_classification_data(2_000, 10, 3, seed=0)
+    for kind in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        # each tree grows on one thread, through the serial twins of the growth's kernels
+        print(f"  {kind}, 100 trees on 2k x 10, n_jobs=2:")
+        model = getattr(jitree, kind)(n_estimators=100, n_jobs=2, random_state=0)
+        ours = _small_fit_seconds(lambda m=model: m.fit(X, y), repeat)
+        report.add("fit-small-forest", "jitree", 2, ours)
+        if ensemble is not None:
+            peer = getattr(ensemble, kind)(n_estimators=100, n_jobs=2, random_state=0)
+            seconds = _small_fit_seconds(lambda p=peer: p.fit(X, y), repeat)
+            report.add("fit-small-forest", "scikit-learn", 2, seconds)
+            report.ratio(f"speed-up over scikit-learn, {kind}", seconds, ours)
 
 
 def bench_fit_regression(report, n_samples, repeat, threads):

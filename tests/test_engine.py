@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitree
+from jitree._threading import n_threads
 from jitree.kernels.categorical import NO_MISSING
 from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_multiway
 from jitree.kernels.grower import grow_tree, new_node_table, reserve_nodes
@@ -636,3 +637,78 @@ def test_fits_free_every_array_their_kernels_make():
     assert after.alloc - before.alloc > 0
     assert after.alloc - before.alloc == after.free - before.free
     assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+
+
+def _tree_arrays(model):
+    trees = getattr(model, "estimators_", [model])
+    return [(t.tree_.feature, t.tree_.threshold, t.tree_.children_left, t.tree_.value)
+            for t in trees]
+
+
+@pytest.mark.parametrize("make", [
+    lambda jobs: jitree.DecisionTreeClassifier(n_jobs=jobs),                  # presorted
+    lambda jobs: jitree.DecisionTreeRegressor(n_jobs=jobs, max_features=2,
+                                              random_state=0),
+    lambda jobs: jitree.DecisionTreeClassifier(n_jobs=jobs, splitter="random",
+                                               random_state=0),               # sample order
+    lambda jobs: jitree.DecisionTreeRegressor(n_jobs=jobs, splitter="random",
+                                              random_state=0),
+    lambda jobs: jitree.DecisionTreeClassifier(n_jobs=jobs, max_features=3,
+                                               random_state=0),  # best, in sample order
+])
+def test_one_thread_grows_with_the_serial_twins_the_same_trees(make):
+    """On one thread the growth calls the serial twins of its parallel kernels
+    (GrowSettings.n_blocks 1); they grow the trees the parallel kernels grow."""
+    from jitree.kernels import grow as grow_kernels
+    from jitree.kernels import sample_order, split
+    from jitree.model import builder
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 60))  # wide: the best splitter draws 3 of 60 in sample order
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    if "Regressor" in type(make(1)).__name__:
+        y = np.nan_to_num(X[:, 2]) * 2.0 + rng.normal(size=3000)
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread: no parallel growth to compare with")
+    with n_threads(2):
+        assert builder.search_blocks() == 16
+    with n_threads(1):
+        assert builder.search_blocks() == 1
+    one = make(1).fit(X, y)
+    many = make(2).fit(X, y)
+    for a, b in zip(_tree_arrays(one), _tree_arrays(many), strict=True):
+        for x, z in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, z)
+    # the twins are compiled on their own (their own cache files), without parallel
+    twins = [sample_order.find_node_splits_serial, sample_order.split_samples_serial,
+             split.find_splits_serial, split.find_random_splits_serial,
+             grow_kernels.mark_and_count_serial, grow_kernels.pack_bits_serial,
+             grow_kernels.partition_serial]
+    for twin in twins:
+        assert twin.py_func.__qualname__.endswith("_serial")
+        assert not twin.targetoptions.get("parallel")
+
+
+def test_forest_trees_of_the_twins_are_those_of_the_parallel_kernels(monkeypatch):
+    """A forest's trees (one thread each) grown by the serial twins, and by the parallel
+    kernels on one thread (8 blocks of work, as before the twins): the same trees."""
+    from jitree.model import builder
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(2000, 12))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    forests = [jitree.RandomForestClassifier(n_estimators=3, random_state=0, n_jobs=2),
+               jitree.ExtraTreesRegressor(n_estimators=3, random_state=0, n_jobs=2,
+                                          max_features=0.3)]
+    for forest in forests:
+        target = np.nan_to_num(X[:, 2]) if "Regressor" in type(forest).__name__ \
+            else (X[:, 0] > 0)
+        twinned = forest.fit(X, target)
+        ours = _tree_arrays(twinned)
+        with monkeypatch.context() as patch:
+            patch.setattr(builder, "search_blocks", lambda: 8)
+            parallel = _tree_arrays(forest.fit(X, target))
+        for a, b in zip(ours, parallel, strict=True):
+            for x, z in zip(a, b, strict=True):
+                np.testing.assert_array_equal(x, z)

@@ -35,6 +35,24 @@ class Forest:
         self.model.predict_proba(self.rows_missing)
 
 
+class SmallForest:
+    """100 trees on 2,000 x 10 (3 classes), n_jobs=2: the fits of grid searches and
+    cross-validation on small data, where each tree's growth calls the serial twins of its
+    kernels (jitree.kernels._jit.serial_twin)."""
+
+    params = ([jitree.RandomForestClassifier, jitree.ExtraTreesClassifier],)
+    param_names = ["forest"]
+    timeout = 300
+
+    def setup(self, forest):
+        self.X, self.y = classification_data(2_000, 10)
+        self.model = forest(n_estimators=100, n_jobs=2, random_state=0)
+        self.model.fit(self.X, self.y)
+
+    def time_fit(self, forest):
+        self.model.fit(self.X, self.y)
+
+
 class DiscreteForest:
     """Random forests on 20,000 x 300 float32 features of whole numbers (binary, 5 levels;
     jitree.bench._discrete_data): the best splitter grows in sample order on X's values held

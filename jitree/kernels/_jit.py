@@ -15,6 +15,7 @@ error model are the same for all of them.
 import functools
 import hashlib
 import os
+import types as types_
 
 import numba
 import numpy as np
@@ -27,6 +28,33 @@ _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 
 jit = functools.partial(numba.njit, **_OPTIONS)
 pjit = functools.partial(numba.njit, parallel=True, **_OPTIONS)
+
+
+def serial_twin(kernel):
+    """The :func:`pjit` ``kernel`` compiled without ``parallel``: its prange loops run as
+    plain loops in the calling thread. Growth calls the twin when numba's thread count is 1
+    (a forest grows each tree on one thread): each call of a parallel kernel is a launch
+    through the threading layer, about 1 us, 2.7 us while another thread launches too, and
+    a tree of a few thousand samples makes a hundred. The twin is a function of its own
+    (name ``<kernel>_serial``), so its on-disk cache files are its own."""
+    func = kernel.py_func
+    twin = types_.FunctionType(func.__code__, func.__globals__, func.__name__ + "_serial",
+                               func.__defaults__, func.__closure__)
+    twin.__qualname__ = func.__qualname__ + "_serial"
+    twin.__module__ = func.__module__
+    twin.__doc__ = func.__doc__
+    return jit(twin)
+
+
+@jit(inline="always")
+def one_block(n_blocks):
+    """Whether a growth of ``n_blocks`` blocks of parallel work (``GrowSettings.n_blocks``)
+    runs on one thread: the builder gives it 1 block then (8 a thread otherwise), and it
+    calls its kernels' :func:`serial_twin`. (``numba.get_num_threads()`` in compiled code
+    would keep the growth out of the on-disk cache.)"""
+    return n_blocks == 1
+
+
 # kernels that only borrow arrays (they make, return and keep none; numba refuses to compile
 # one that makes an array): compiled without reference counting. Every array a kernel reads
 # from a record is otherwise counted up on entry and down on exit, two atomic operations

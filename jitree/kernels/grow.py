@@ -10,7 +10,7 @@ re-sorted: a level costs O(n_features * n_samples_in_level).
 import numpy as np
 from numba import prange
 
-from ._jit import borrowing, pjit
+from ._jit import borrowing, pjit, serial_twin
 from .criteria import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
 
@@ -115,6 +115,9 @@ def mark_and_count(data, splits, child_slot, goes_left, children):
                         first_child + slot)
 
 
+mark_and_count_serial = serial_twin(mark_and_count)
+
+
 @pjit
 def pack_bits(flags, bits):
     """bits[w] bit b = flags[64 w + b]: the side flags as a bitset (n / 8 bytes), which stays
@@ -126,6 +129,9 @@ def pack_bits(flags, bits):
         for b in range(min(64, n - first)):
             word |= np.uint64(flags[first + b]) << np.uint64(b)
         bits[w] = word
+
+
+pack_bits_serial = serial_twin(pack_bits)
 
 
 @pjit
@@ -187,6 +193,9 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
                 value_row[start + left + k] = spill_value[k]
                 if with_labels:
                     label_row[start + left + k] = spill_label[k]
+
+
+partition_serial = serial_twin(partition)
 
 
 @pjit

@@ -30,7 +30,11 @@ growth keeps the candidates in a heap and splits the one of largest impurity dec
 (ties: lowest node id), then searches its children.
 
 Parallelism lives in the search, marking and partition kernels (over pairs, nodes and
-features); the loop itself is serial.
+features); the loop itself is serial. On one thread (``GrowSettings.n_blocks`` 1, see
+:func:`jitree.model.builder.search_blocks`) it calls their serial twins instead
+(:func:`jitree.kernels._jit.serial_twin`) of the numeric search, marking and partition
+kernels, which launch nothing (the category, order-criterion and renumbering kernels still
+launch, on one thread).
 
 Specialisations (each one compiles the whole loop with its kernels, about a minute from an
 empty cache, then loads from numba's cache): one per
@@ -57,9 +61,17 @@ from collections import namedtuple
 import numpy as np
 
 from . import criteria
-from ._jit import borrowing, jit
+from ._jit import borrowing, jit, one_block
 from .categorical import MISSING_LEFT, MISSING_RIGHT, MULTIWAY
-from .grow import mark_and_count, pack_bits, partition, partition_multiway
+from .grow import (
+    mark_and_count,
+    mark_and_count_serial,
+    pack_bits,
+    pack_bits_serial,
+    partition,
+    partition_multiway,
+    partition_serial,
+)
 from .pinball import child_order_statistics, rank_targets
 from .predict import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, TREE_LEAF, TREE_UNDEFINED
 from .records import ChildStats, GrowSettings, NodeBatch, PairResults, SplitBatch
@@ -67,8 +79,10 @@ from .sample_order import (
     RENUMBER_LEVELS,
     RENUMBER_MAX_BYTES,
     find_node_splits,
+    find_node_splits_serial,
     renumber,
     split_samples,
+    split_samples_serial,
 )
 from .select import select_features
 from .split import (
@@ -335,9 +349,14 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
         pos = np.empty(m, dtype=np.int64)
         missing = np.empty(m, dtype=np.int64)
         threshold = np.empty(m)
-        find_node_splits(data, order, plain_settings(settings), settings.criterion, batch,
-                         allowed, feature, pos, missing, threshold,
-                         out_children[first:last])
+        if one_block(settings.n_blocks):
+            find_node_splits_serial(data, order, plain_settings(settings),
+                                    settings.criterion, batch, allowed, feature, pos,
+                                    missing, threshold, out_children[first:last])
+        else:
+            find_node_splits(data, order, plain_settings(settings), settings.criterion,
+                             batch, allowed, feature, pos, missing, threshold,
+                             out_children[first:last])
         for j in range(m):
             out_best[0, first + j] = feature[j]
             out_best[1, first + j] = pos[j]
@@ -555,7 +574,16 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
     children = ChildStats(table.child_stats, table.child_floats[0], table.child_count)
     if order is None:
         goes_left, _, child_slot = work
-        mark_and_count(data, splits, child_slot, goes_left, children)
+        if one_block(settings.n_blocks):
+            mark_and_count_serial(data, splits, child_slot, goes_left, children)
+        else:
+            mark_and_count(data, splits, child_slot, goes_left, children)
+    elif one_block(settings.n_blocks):
+        split_samples_serial(data, order, starts, ends, features,
+                             table.floats[C_THRESHOLD, first_candidate:last],
+                             ints[C_MISSING, first_candidate:last], child_offset,
+                             table.child_stats, table.child_floats[0], table.child_count,
+                             not searched_children, settings.n_blocks)
     else:
         split_samples(data, order, starts, ends, features,
                       table.floats[C_THRESHOLD, first_candidate:last],
@@ -756,7 +784,11 @@ def split_candidates(data, settings, categories, order, nodes, count, table, row
                 n_binary += 1
     goes_left, goes_left_bits, child_slot = work
     if n_binary and order is None:
-        pack_bits(goes_left, goes_left_bits)
+        serial = one_block(settings.n_blocks)
+        if serial:
+            pack_bits_serial(goes_left, goes_left_bits)
+        else:
+            pack_bits(goes_left, goes_left_bits)
         start = np.empty(n_binary, dtype=np.int64)
         end = np.empty(n_binary, dtype=np.int64)
         own = np.empty(n_binary, dtype=np.int64)
@@ -768,8 +800,12 @@ def split_candidates(data, settings, categories, order, nodes, count, table, row
             # with its missing values sent left: -1 makes the kernel partition it too
             keep_own = ints[C_CATEGORICAL, c] == 0 and ints[C_MISSING, c] != MISSING_LEFT
             own[t] = ints[C_FEATURE, c] if keep_own else -1
-        partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
-                  start, end, own)
+        if serial:
+            partition_serial(data.sorted_index, data.sorted_value, data.sorted_label,
+                             goes_left_bits, start, end, own)
+        else:
+            partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
+                      start, end, own)
     # only category splits are multiway
     if categories is not None and n_multi and order is None:
         start = np.empty(n_multi, dtype=np.int64)

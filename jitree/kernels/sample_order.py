@@ -46,7 +46,7 @@ import numpy as np
 from numba import prange
 
 from . import criteria
-from ._jit import AHEAD, borrowing, jit, pjit, prefetch, retyped
+from ._jit import AHEAD, borrowing, jit, pjit, prefetch, retyped, serial_twin
 from .categorical import (
     MISSING_LEFT,
     MISSING_RIGHT,
@@ -213,6 +213,9 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
             side_totals = np.empty((2, 2, n_features + 1))     # (weight, count) x side
             search_nodes(data, order, with_measure(settings, measure), nodes, allowed, first,
                          last, (ints, floats, side_stats, side_totals, scratch), out)
+
+
+find_node_splits_serial = serial_twin(find_node_splits)
 
 
 @borrowing
@@ -953,6 +956,9 @@ def split_samples(data, order, split_start, split_end, split_feature, split_thre
         split_block(data, order, split_start, split_end, split_feature, split_threshold,
                     split_missing, child_offset, child_stats, child_weight, child_count, sums,
                     block * k // n_blocks, (block + 1) * k // n_blocks)
+
+
+split_samples_serial = serial_twin(split_samples)
 
 
 @borrowing

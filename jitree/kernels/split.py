@@ -21,7 +21,7 @@ import numpy as np
 from numba import prange
 
 from . import criteria
-from ._jit import AHEAD, borrowing, jit, pjit, prefetch
+from ._jit import AHEAD, borrowing, jit, one_block, pjit, prefetch, serial_twin
 from .categorical import (
     MISSING_RIGHT,
     NO_MISSING,
@@ -195,8 +195,8 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
     ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
     classes; entropy looks up each side's m log m in ``data.xlogx``
-    (:func:`criteria.table_entropy_sum`: a tree on 100k x 20, 3 classes, 0.29 against
-    0.54 s with a logarithm and a division per class and side); the other (built-in)
+    (:func:`criteria.table_entropy_sum`: a tree on 100k x 20, 3 classes, 0.22-0.24 against
+    0.56-0.58 s with a logarithm and a division per class and side); the other (built-in)
     criteria call :func:`criteria.builtin_score`.
 
     One loop for every criterion: with that call in it, the compiled loop keeps ``left_sq``
@@ -912,6 +912,9 @@ def find_splits(data, settings, measure, nodes, pair_node, pair_feature, out, ra
                                 first, last, (missing, label_scratch[block]), out_arrays)
 
 
+find_splits_serial = serial_twin(find_splits)
+
+
 @jit(inline="always")
 def pair_search_start(data, settings, nodes, j, f, scratch, missing):
     """What the search of node ``j`` (a row of the :class:`NodeBatch` ``nodes``) on feature
@@ -1147,14 +1150,24 @@ def find_random_splits(data, settings, measure, nodes, pair_node, pair_feature, 
             out_missing[p] = direction
 
 
+find_random_splits_serial = serial_twin(find_random_splits)
+
+
 @jit(inline="always")
 def search_numeric(data, settings, nodes, pair_node, pair_feature, out, ranks):
     """The threshold search of pairs on numeric and ordinal features:
     :func:`find_random_splits` for the random splitter without order criteria (``ranks``
     None), else :func:`find_splits`."""
     if settings.random_splitter and ranks is None:
-        find_random_splits(data, plain_settings(settings), settings.criterion, nodes,
-                           pair_node, pair_feature, out)
+        if one_block(settings.n_blocks):
+            find_random_splits_serial(data, plain_settings(settings), settings.criterion,
+                                      nodes, pair_node, pair_feature, out)
+        else:
+            find_random_splits(data, plain_settings(settings), settings.criterion, nodes,
+                               pair_node, pair_feature, out)
+    elif one_block(settings.n_blocks):
+        find_splits_serial(data, plain_settings(settings), settings.criterion, nodes,
+                           pair_node, pair_feature, out, ranks)
     else:
         find_splits(data, plain_settings(settings), settings.criterion, nodes, pair_node,
                     pair_feature, out, ranks)
