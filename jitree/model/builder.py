@@ -989,7 +989,9 @@ class TreeBuilder:
                         presorted.sorted_label, presorted.label, label_scratch, target,
                         term, sample_weight, not bool(np.all(sample_weight == 1.0)),
                         not params.has_labels, outputs, output_columns,
-                        xlogx_table(measure.code, sample_weight))
+                        # read by the best splitter's one-output threshold scans only
+                        np.empty(0) if params.random_splitter or multi_output
+                        else xlogx_table(measure.code, sample_weight))
         ranks = None
         if order:
             ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
