@@ -87,6 +87,29 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("as_given", [True, False])
+def test_forest_category_tests_are_laid_out_in_the_forests_flat_order(dtype, as_given):
+    """A categorical forest's first prediction lays its trees' tests out in the flat order
+    its own layout keeps: no tree makes a layout of its own for it (each tree did, in
+    float64, before the forest's layout existed), and the walk agrees with the trees'."""
+    sizes = [4, 9, 90]
+    X, y = categorical_data(3, 2000, sizes)
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0,
+                                           categorical_features=[0, 1, 2]).fit(X, y)
+    rows = np.vstack([X[:300], unseen_rows(X, sizes, 3)]).astype(dtype)
+    assert forest._walk_kind() == "categories"
+    proba = (forest.predict_proba(rows) if as_given
+             else forest._predict_mean_validated(forest._validate_predict_X(rows)))
+    for model in forest.estimators_:
+        cache = model.tree_.__dict__.get("_cache", {})
+        assert "flat_tests" in cache
+        assert not [key for key in cache if isinstance(key, tuple) and key[0] == "flat_trees"]
+    np.testing.assert_allclose(
+        proba, np.mean([model.predict_proba(rows) for model in forest.estimators_], axis=0),
+        rtol=1e-12)
+
+
 @pytest.mark.parametrize("mode", ["subset", "one_vs_rest", "multiway"])
 def test_forest_apply_with_category_tests_walks_every_tree_at_once(monkeypatch, mode):
     """A forest whose trees test categories gives its leaves in one parallel pass
@@ -319,7 +342,7 @@ def test_forest_on_raw_x_equals_the_encoded_walk(dtype, order):
     forest = jitree.RandomForestClassifier(n_estimators=6, random_state=0,
                                            categorical_features=[0, 1]).fit(X, y)
     assert forest._walk_kind() == "categories"
-    assert forest._flat_categories(raw=True) is not None
+    assert forest._flat_categories(rows.dtype, raw=True) is not None
     raw = forest.predict_proba(rows)
     encoded = forest._predict_mean_validated(forest._validate_predict_X(rows))
     np.testing.assert_array_equal(raw, encoded)
@@ -396,7 +419,7 @@ def test_forest_with_an_ordinal_feature_reads_encoded_x():
     forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,
                                            categorical_features=[0],
                                            ordinal_features=[1]).fit(X, y)
-    assert forest._flat_categories(raw=True) is None
+    assert forest._flat_categories(X.dtype, raw=True) is None
     rows = np.vstack([X, unseen_rows(X, [6, 5], 6)])
     leaves = forest.apply(rows)
     for t, model in enumerate(forest.estimators_):

@@ -741,13 +741,18 @@ class BaseForest(ParamsMixin):
             layouts["walk"] = kind
         return kind
 
-    def _flat_categories(self, raw=False):
+    def _flat_categories(self, dtype, raw=False):
         """The trees' :class:`FlatCategories` concatenated in the order of :meth:`_layout`,
         for encoded X, or (``raw``) for X holding the category values themselves (None when
-        the encoder cannot look them up: see :meth:`_predict_mean`)."""
+        the encoder cannot look them up: see :meth:`_predict_mean`). The layout of X's
+        ``dtype``, which the walk reads with them, is made first: it keeps each tree's flat
+        order, in which the tests are laid out (asked first, each tree made a float64
+        layout of its own for it)."""
         key = ("flat_categories", raw)
         layouts = self._cached_layouts()
         if key not in layouts:
+            with n_threads(self.n_jobs):
+                self._layout(dtype)
             tree = self.estimators_[0].tree_
             tables = None
             if raw:
@@ -859,7 +864,7 @@ class BaseForest(ParamsMixin):
         also gives the errors."""
         check_is_fitted(self, "estimators_")
         if walks_as_given(X, self.n_features_in_) and self._walk_kind() == "categories":
-            categories = self._flat_categories(raw=True)
+            categories = self._flat_categories(X.dtype, raw=True)
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)
                 out = walk(np.ascontiguousarray(X), categories)
@@ -888,7 +893,7 @@ class BaseForest(ParamsMixin):
         """:meth:`_predict_mean` of an X already through :meth:`_validate_predict_X`."""
         walk = self._walk_kind()
         if walk == "categories":
-            out = self._predict_flat_categories(X, self._flat_categories())
+            out = self._predict_flat_categories(X, self._flat_categories(X.dtype))
             if out is None:
                 raise_infinite(X, "X")
             return out
@@ -935,7 +940,7 @@ class BaseForest(ParamsMixin):
         ``estimators_`` (:meth:`_cached_layouts`)."""
         walk = self._walk_kind()
         if walk == "categories" and not isinstance(X, CsrRows):
-            leaves = self._apply_categories(X, self._flat_categories())
+            leaves = self._apply_categories(X, self._flat_categories(X.dtype))
             if leaves is None:
                 raise_infinite(X, "X")
             return leaves
