@@ -420,6 +420,7 @@ def test_forest_with_an_ordinal_feature_reads_encoded_x():
                                            categorical_features=[0],
                                            ordinal_features=[1]).fit(X, y)
     assert forest._flat_categories(X.dtype, raw=True) is None
+    assert X.dtype not in forest._cached_layouts()  # no layout made for a walk not taken
     rows = np.vstack([X, unseen_rows(X, [6, 5], 6)])
     leaves = forest.apply(rows)
     for t, model in enumerate(forest.estimators_):

@@ -751,16 +751,20 @@ class BaseForest(ParamsMixin):
         key = ("flat_categories", raw)
         layouts = self._cached_layouts()
         if key not in layouts:
-            with n_threads(self.n_jobs):
-                self._layout(dtype)
             tree = self.estimators_[0].tree_
             tables = None
             if raw:
                 tables = self._feature_encoder().value_tables()
-            layouts[key] = None if raw and tables is None else flat_categories(
-                concatenate_flat_tests([model.tree_.flat_tests()
-                                        for model in self.estimators_], tree.n_categories),
-                tree.feature_kind, tree.n_categories, tables)
+            if raw and tables is None:
+                layouts[key] = None
+            else:
+                with n_threads(self.n_jobs):
+                    self._layout(dtype)
+                layouts[key] = flat_categories(
+                    concatenate_flat_tests([model.tree_.flat_tests()
+                                            for model in self.estimators_],
+                                           tree.n_categories),
+                    tree.feature_kind, tree.n_categories, tables)
         return layouts[key]
 
     def _node_layout(self):
