@@ -13,9 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitree
-from jitree.kernels.predict import CODE_LIMIT, NARROW_CATEGORIES, child_of, leaf_of_row_any
+from jitree.kernels.predict import (
+    CODE_LIMIT,
+    NARROW_CATEGORIES,
+    child_of,
+    chunk_values,
+    leaf_of_row_any,
+    quiet_nan,
+)
 from jitree.model import tree as tree_module
-from jitree.model.tree import SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD
+from jitree.model.tree import _QUIET_NAN, SPLIT_MULTIWAY, SPLIT_SUBSET, SPLIT_THRESHOLD, walk_input
 
 
 def categorical_data(seed, n, sizes, n_numeric=3, missing=0.1):
@@ -270,6 +277,61 @@ def test_category_at_the_last_code_and_missing_word_bit(m):
     rows = np.array([[m - 1.0, 0.0], [np.nan, 0.0], [0.0, 0.0], [float(m), 0.0]])
     np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
     assert model.apply(rows)[0] != model.apply(rows)[2]
+
+
+@pytest.mark.parametrize("mode", ["subset", "multiway"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numbers_taken_as_codes_read_only_the_zero_blocks(mode, dtype):
+    """The category walks read one value a node and take its low bits as a code, a
+    threshold node's too: a number's low bits reach the code mask (255 for a feature of 130
+    categories, past its 131 codes). The tables' first blocks, which threshold nodes read,
+    are zeros up to the mask, so numbers with every low-bit pattern go where the Tree
+    arrays send them (wide subset nodes' bits, multiway slots)."""
+    sizes = [130, 5]
+    X, y = categorical_data(7, 3000, sizes)
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0,
+                                           categorical_features=[0, 1],
+                                           categorical_split=mode).fit(X, y)
+    rows = np.vstack([X[:1024], unseen_rows(X, sizes, 7)]).astype(dtype)
+    unsigned = np.uint32 if dtype == np.float32 else np.uint64
+    numbers = rows[:, 2:].copy()
+    bits = numbers.view(unsigned)
+    bits &= ~unsigned(255)
+    bits |= (np.arange(rows.shape[0]) % 256).astype(unsigned)[:, None]
+    rows[:, 2:] = numbers
+    assert forest._walk_kind() == "categories"
+    leaves = forest.apply(rows)
+    for t, model in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
+        np.testing.assert_array_equal(model.apply(rows), leaves[:, t])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("as_given", [True, False])
+def test_chunk_values_box_each_code_in_a_quiet_nan(dtype, as_given):
+    """chunk_values, the category walks' copy of a task's rows, against NumPy: a numeric
+    value's bits as they are (NaN included), a categorical value (as given, or encoded) a
+    quiet NaN of X's type whose low bits hold its code, m for a missing or unseen one."""
+    X, y, rows = value_data(6, 90, dtype, "C")
+    forest = jitree.RandomForestClassifier(n_estimators=2, random_state=0,
+                                           categorical_features=[0, 1]).fit(X, y)
+    encoded = forest._validate_predict_X(rows)
+    walked = rows if as_given else encoded
+    categories = forest._flat_categories(walked.dtype, raw=as_given)
+    X_walked, X_bits, magnitude_mask, infinity = walk_input(walked)
+    box = quiet_nan(magnitude_mask, infinity)
+    assert box == _QUIET_NAN[np.dtype(dtype)]
+    values = np.empty(X_bits.shape, dtype=X_bits.dtype)
+    chunk_values(X_walked, X_bits, 0, walked.shape[0], categories, box, values)
+    expected = X_bits.copy()
+    n_categories = forest.estimators_[0].tree_.n_categories
+    for j in (0, 1):
+        codes = np.where(np.isnan(encoded[:, j]), n_categories[j],
+                         np.nan_to_num(encoded[:, j]))
+        expected[:, j] = box | codes.astype(X_bits.dtype)
+    np.testing.assert_array_equal(values, expected)
+    assert np.isnan(values[:, :2].view(dtype)).all()
+    assert (~np.isnan(encoded[:, :2])).sum() > 100 and np.isnan(encoded[:, :2]).sum() > 10
 
 
 def test_infinity_is_refused_on_the_flat_category_walk():

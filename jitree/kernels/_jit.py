@@ -151,6 +151,20 @@ _version_the_cache()
 
 
 @intrinsic
+def float_of_bits(typingctx, bits):
+    """The float whose bits are ``bits`` (a uint32: a float32; a uint64: a float64), no
+    conversion: one register move."""
+    if not isinstance(bits, types.Integer) or bits.bitwidth not in (32, 64):
+        return None
+    result = types.float32 if bits.bitwidth == 32 else types.float64
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(result))
+
+    return result(bits), codegen
+
+
+@intrinsic
 def retyped(typingctx, array, like):
     """``array`` under the type of ``like``, which has its dtype, dimensions and layout:
     the same array, no copy. Gives an array made in compiled code the flags of the one it

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ._jit import jit, pjit
+from ._jit import float_of_bits, jit, pjit
 from .checks import nonfinite_rows
 from .records import ZeroPaths
 
@@ -728,14 +728,18 @@ def predict_zero_paths_csr(rows, missing, flat, paths, table, chunk_rows, out):
 
 
 # -- the flat layout with category tests ----------------------------------------------------------
-# Each chunk of rows first maps its categorical values to codes (chunk_codes: a value's own
-# position, else a binary search among the feature's values, which are the codes themselves for
-# encoded X and the fitted category values for raw X), once for every tree: code c < m for the
-# feature's c-th category, m for a missing value (NaN, or a category unseen in training). A
-# subset (or one-vs-rest) node keeps its test as bits, bit c set when code c goes right (bit m:
-# missing values). When every subset node's feature has at most NARROW_CATEGORIES categories,
-# the bits are one 64-bit word beside the flat arrays (``word``, 0 at other nodes), and a node
-# goes right when
+# Each chunk of rows is first copied, its categorical values replaced by their codes
+# (chunk_values: a value's own position, else a binary search among the feature's values,
+# which are the codes themselves for encoded X and the fitted category values for raw X), once
+# for every tree: code c < m for the feature's c-th category, m for a missing value (NaN, or a
+# category unseen in training). A code is kept in the low bits of a quiet NaN of X's type, so a
+# node reads one value, x, whatever its kind: code = bits of x & mask, mask = 2**b - 1 for the
+# fewest bits b that hold every code (code_mask). (The codes in an array of their own, a second
+# read a node: 20 trees of columns of 4 to 1,000 categories, 1M rows, predict_proba 6-7%
+# slower, 4 to 60 categories 2-4%.) A subset (or one-vs-rest) node keeps its test as bits, bit
+# c set when code c goes right (bit m: missing values). When every subset node's feature has at
+# most NARROW_CATEGORIES categories, the bits are one 64-bit word beside the flat arrays
+# (``word``, 0 at other nodes), and a node goes right when
 #     (x > threshold) | (x is NaN & missing_right) | ((word >> (code % 64)) & 1)
 # Trees with a wider subset node keep every subset node's bits in a table (``bits``) instead,
 # a block of m // 64 + 1 words a node (one word for the narrow ones), at the node's
@@ -745,16 +749,16 @@ def predict_zero_paths_csr(rows, missing, flat, paths, table, chunk_rows, out):
 # 1,000 categories, 1 thread, 16 rows a block, 2.0-2.1 s against 1.6-1.7 s. Trees without
 # wide nodes keep the word: read through the table (a dependent load), a walk of 20 trees of
 # columns of 4 to 60 categories was about 1.2x slower. A category node has an infinite
-# threshold and missing_right 0, and a threshold node a
-# word of 0 and the table's first block, all zeros: one expression for every kind, no branch
-# on the kind. A multiway node (word 0, infinite threshold) moves on by its slot instead: its
-# children are adjacent in the flat layout, and the node owns a block of m + 1 entries in a
-# table of slots (entry c: the child of code c, counted from the first); every other node reads
-# the table's first block, all zeros, so the child is
+# threshold and missing_right 0 (x, a NaN, then adds nothing but its bit), and a threshold
+# node a word of 0 and the table's first block, all zeros, of mask // 64 + 1 words (the bits
+# of a number x, taken as a code, index it): one expression for every kind, no branch on the
+# kind. (A threshold node never tests a categorical feature: see tree_check.) A multiway node
+# (word 0, infinite threshold) moves on by its slot instead: its children are adjacent in the
+# flat layout, and the node owns a block of m + 1 entries in a table of slots (entry c: the
+# child of code c, counted from the first); every other node reads the table's first block,
+# mask + 1 zeros, so the child is
 #     left + ((x > threshold) | ...) + slots[slot_base + code]
 # for every kind. Trees without multiway nodes skip the slots table.
-# The codes of a chunk are uint8 when every categorical feature has at most 255 categories
-# (FlatCategories.code_type; twice as many codes stay in the first-level cache), else uint16.
 NARROW_CATEGORIES = 63
 CATEGORY_BLOCK_ROWS = 8  # rows walked together by one thread in these walks (16: the walks
                          # of 20 trees of columns of 4-60 and 4-1,000 categories 1.2-1.25x
@@ -764,17 +768,20 @@ CODE_LIMIT = np.iinfo(np.uint16).max  # features of at most this many categories
 
 
 @jit
-def chunk_codes(X, first, last, categories, codes):
-    """codes[i - first, f] = the category code of X[i, f] for the categorical features of
-    ``categories`` (a :class:`~jitree.kernels.records.FlatCategories`: the value of X is
-    looked up among the feature's values), the feature's number of categories when it is
-    missing or not among them; the other columns of ``codes`` stay 0."""
+def chunk_values(X, X_bits, first, last, categories, box, values):
+    """values[i - first, :] = the bits of X[i, :] (``X_bits``: X viewed as unsigned ints),
+    each categorical feature's of ``categories`` (a
+    :class:`~jitree.kernels.records.FlatCategories`) replaced by the NaN ``box | code``, its
+    category code (the value of X is looked up among the feature's values; the feature's
+    number of categories when it is missing or not among them)."""
     columns = categories.columns
-    values = categories.values
+    values_of = categories.values
     value_code = categories.codes
     offsets = categories.offsets
     n_categories = categories.n_categories
     for i in range(first, last):
+        for f in range(X.shape[1]):
+            values[i - first, f] = X_bits[i, f]
         for k in range(columns.shape[0]):
             f = columns[k]
             x = np.float64(X[i, f])
@@ -785,44 +792,69 @@ def chunk_codes(X, first, last, categories, codes):
                 end = high
                 # first the value's own position: the values of encoded X (and raw values
                 # 0 .. m - 1) are their positions, found without a search
-                if 0.0 <= x < high - low and values[low + np.int64(x)] == x:
+                if 0.0 <= x < high - low and values_of[low + np.int64(x)] == x:
                     low += np.int64(x)
                 else:
                     while low < high:
                         middle = (low + high) // 2
-                        if values[middle] < x:
+                        if values_of[middle] < x:
                             low = middle + 1
                         else:
                             high = middle
-                if low < end and values[low] == x:
+                if low < end and values_of[low] == x:
                     code = value_code[low]
-            codes[i - first, f] = code
+            values[i - first, f] = box | code
+
+
+@jit
+def quiet_nan(magnitude_mask, infinity):
+    """The bits of a quiet NaN of the float type whose ``magnitude_mask`` and ``infinity``
+    the walks take (:func:`jitree.model.tree.walk_input`): the exponent's bits and the
+    fraction's first."""
+    fraction = magnitude_mask ^ infinity
+    return infinity | (fraction - (fraction >> 1))
+
+
+@jit(inline="always")
+def code_mask(n_categories):
+    """2**b - 1 for the fewest bits b that hold every code 0 .. m of the features (m the
+    most categories of one)."""
+    largest = np.uint64(0)
+    for f in range(n_categories.shape[0]):
+        largest = max(largest, np.uint64(n_categories[f]))
+    mask = np.uint64(0)
+    while mask < largest:
+        mask = (mask << np.uint64(1)) | np.uint64(1)
+    return mask
 
 
 @jit(inline="always")
 def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat,
                    categories):
-    """``(first, last, missing, codes, flat_arrays)`` of task ``chunk`` of the category
-    walks: :func:`_chunk_start`'s rows, their codes (:func:`chunk_codes`, one row of codes
-    per row of X, in the code type of ``categories``) and the arrays the walks read at a
-    node (``flat_arrays`` of :func:`_walk_block_categories`), made in the task: numba's
-    parallel lowering takes arrays and scalars into a ``prange`` loop, not tuples."""
+    """``(first, last, missing, values, flat_arrays)`` of task ``chunk`` of the category
+    walks: :func:`_chunk_start`'s rows, their values with the categories' codes boxed in
+    (:func:`chunk_values`) and the arrays the walks read at a node (``flat_arrays`` of
+    :func:`_walk_block_categories`), made in the task: numba's parallel lowering takes arrays
+    and scalars into a ``prange`` loop, not tuples."""
     first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows,
                                         infinite)
-    codes = np.zeros((last - first, X.shape[1]), dtype=categories.code_type.dtype)
-    chunk_codes(X, first, last, categories, codes)
+    values = np.empty((last - first, X.shape[1]), dtype=X_bits.dtype)
+    chunk_values(X, X_bits, first, last, categories, quiet_nan(magnitude_mask, infinity),
+                 values)
     flat_arrays = (flat.feature, flat.threshold, flat.left, flat.missing_right,
                    categories.word, categories.bit_base, categories.bits,
-                   categories.slot_base, categories.slots)
-    return first, last, missing, codes, flat_arrays
+                   categories.slot_base, categories.slots,
+                   code_mask(categories.n_categories))
+    return first, last, missing, values, flat_arrays
 
 
 @jit
-def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, nodes, root,
-                           missing):
-    """:func:`_walk_block_missing` where nodes may also test categories (see above);
-    ``missing``: whether the rows may hold a NaN in a numeric column."""
-    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots = \
+def _walk_block_categories(values, code_row, flat_arrays, max_depth, nodes, root, missing):
+    """:func:`_walk_block_missing` where nodes may also test categories (see above), over
+    rows ``code_row:code_row + CATEGORY_BLOCK_ROWS`` of a task's ``values``
+    (:func:`chunk_values`); ``missing``: whether the rows may hold a NaN in a numeric
+    column."""
+    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
         flat_arrays
     wide = bits.shape[0] > 0  # then every subset node's words are in the table, none in word
     multiway = slots.shape[0] > 0
@@ -834,8 +866,9 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
             for r in range(CATEGORY_BLOCK_ROWS):
                 node = nodes[r]
                 f = np.uint64(feature[node])
-                x = X[np.uint64(first + r), f]
-                code = np.uint64(codes[np.uint64(code_row + r), f])
+                v = values[np.uint64(code_row + r), f]
+                x = float_of_bits(v)
+                code = np.uint64(v) & mask
                 if wide:
                     test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
                 else:
@@ -858,16 +891,17 @@ def _walk_block_categories(X, first, codes, code_row, flat_arrays, max_depth, no
 
 
 @jit
-def _walk_row_categories(X, i, codes, code_row, flat_arrays, root):
-    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots = \
+def _walk_row_categories(values, code_row, flat_arrays, root):
+    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
         flat_arrays
     wide = bits.shape[0] > 0
     multiway = slots.shape[0] > 0
     node = np.uint64(root)
     while np.uint64(left[node]) != node:
         f = np.uint64(feature[node])
-        x = X[np.uint64(i), f]
-        code = np.uint64(codes[np.uint64(code_row), f])
+        v = values[np.uint64(code_row), f]
+        x = float_of_bits(v)
+        code = np.uint64(v) & mask
         if wide:
             test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
         else:
@@ -894,7 +928,7 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
-        first, last, missing, codes, flat_arrays = _category_task(
+        first, last, missing, values, flat_arrays = _category_task(
             X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
@@ -902,13 +936,13 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
             votes = flat.votes[t] != 0
             i = first
             while i + CATEGORY_BLOCK_ROWS <= last:
-                _walk_block_categories(X, i, codes, i - first, flat_arrays, tree_depth[t],
-                                       nodes, root, missing)
+                _walk_block_categories(values, i - first, flat_arrays, tree_depth[t], nodes,
+                                       root, missing)
                 for r in range(CATEGORY_BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
                 i += CATEGORY_BLOCK_ROWS
             while i < last:
-                leaf = _walk_row_categories(X, i, codes, i - first, flat_arrays, root)
+                leaf = _walk_row_categories(values, i - first, flat_arrays, root)
                 add_leaf(flat, votes, base, leaf, table, out, i, t == 0)
                 i += 1
     return infinite.any()
@@ -927,20 +961,20 @@ def apply_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories,
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
         nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
-        first, last, missing, codes, flat_arrays = _category_task(
+        first, last, missing, values, flat_arrays = _category_task(
             X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
         for t in range(tree_root.shape[0]):
             leaves = out[t]
             root = tree_root[t]
             i = first
             while i + CATEGORY_BLOCK_ROWS <= last:
-                _walk_block_categories(X, i, codes, i - first, flat_arrays, tree_depth[t],
-                                       nodes, root, missing)
+                _walk_block_categories(values, i - first, flat_arrays, tree_depth[t], nodes,
+                                       root, missing)
                 for r in range(CATEGORY_BLOCK_ROWS):
                     leaves[i + r] = node_of_flat[nodes[r]]
                 i += CATEGORY_BLOCK_ROWS
             while i < last:
-                leaves[i] = node_of_flat[_walk_row_categories(X, i, codes, i - first,
+                leaves[i] = node_of_flat[_walk_row_categories(values, i - first,
                                                               flat_arrays, root)]
                 i += 1
     return infinite.any()

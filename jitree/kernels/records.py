@@ -276,7 +276,6 @@ FlatCategories = namedtuple("FlatCategories", [
                      # block of slots (0 at other nodes); empty when no node is multiway
     "slots",         # uint16: a block of m + 1 entries per multiway node, entry c the slot
                      # (child - left) of code c; the first block, all 0, serves the others
-    "code_type",     # empty uint8 or uint16 array: the dtype of a chunk's codes
 ])
 
 ShapTrees = namedtuple("ShapTrees", [

@@ -645,7 +645,7 @@ class FeatureEncoder:
 
     def value_tables(self):
         """(values, codes, offsets) to read the categorical features of an unencoded float
-        X by value (:func:`jitree.kernels.predict.chunk_codes`), or None when X must be
+        X by value (:func:`jitree.kernels.predict.chunk_values`), or None when X must be
         encoded first: an ordinal feature (tested on its level codes), or categories that
         are not numbers."""
         if np.any(self.feature_kind_ == FEATURE_ORDINAL):

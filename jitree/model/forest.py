@@ -108,7 +108,7 @@ from .validation import (
 # A parallel task of forest prediction walks its rows through every tree in turn, so every
 # task reloads every tree's nodes: larger tasks reload less (30 trees of 50k nodes: 16k rows
 # ~1.6x faster than 1k rows). But its rows must stay in cache from one tree to the next: a
-# task holds at most FOREST_CHUNK_BYTES of X (with a categorical walk's codes) and at most
+# task holds at most FOREST_CHUNK_BYTES of X (a categorical walk's copy of it) and at most
 # FOREST_CHUNK_ROWS rows. Measured with 2 threads, 1M rows, against tasks of 128k rows
 # (L3 of 32 MB, L2 of 1 MB a core): 100 trees on 20 float64 columns 2.74 -> 1.90 s, on 20
 # float32 columns 1.72 -> 1.70 s; 50 trees on 100 float64 columns 5.16 -> 1.43 s; 20 trees on
@@ -124,14 +124,6 @@ def forest_chunk_rows(n_rows, row_bytes, threads):
     64 rows."""
     return max(64, min(FOREST_CHUNK_ROWS, FOREST_CHUNK_BYTES // max(1, row_bytes),
                        -(-n_rows // (4 * threads))))
-
-
-def _category_chunk_rows(X, categories, threads):
-    """:func:`forest_chunk_rows` of the category walks: a task's rows of X and of their
-    codes (``categories.code_type``) within FOREST_CHUNK_BYTES."""
-    return forest_chunk_rows(X.shape[0], X.shape[1] * (X.itemsize
-                                                       + categories.code_type.itemsize),
-                             threads)
 
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -884,7 +876,7 @@ class BaseForest(ParamsMixin):
         # a few rows fill one task: a second thread would only cost its start (10 us)
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
-            chunk_rows = _category_chunk_rows(X, categories, threads)
+            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             flat, table = self._layout(X.dtype)
             out = kernel_output((X.shape[0], table.shape[1]))
             if _predict.predict_flat_categories(*walk_input(X), flat, categories,
@@ -966,7 +958,7 @@ class BaseForest(ParamsMixin):
         holds an infinity."""
         jobs = 1 if X.shape[0] <= 64 else self.n_jobs
         with n_threads(jobs) as threads:
-            chunk_rows = _category_chunk_rows(X, categories, threads)
+            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             flat, _ = self._layout(X.dtype)
             out = np.empty((flat.root.shape[0], X.shape[0]), dtype=np.int64)
             if _predict.apply_flat_categories(*walk_input(X), flat, categories,

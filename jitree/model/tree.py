@@ -52,7 +52,8 @@ def _zero_blocks(n_categories):
     """Entries of the all-zero first block of the flat layout's bits and slots tables: what
     a code (0 .. m, m the most categories of a feature) indexes."""
     largest = int(np.max(n_categories, initial=0))
-    return (largest >> 6) + 1, largest + 1
+    mask = (1 << largest.bit_length()) - 1  # jitree.kernels.predict.code_mask
+    return (mask >> 6) + 1, mask + 1
 
 
 def _ranks(sizes):
@@ -140,12 +141,9 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
     word, bit_base, bits, slot_base, slots = tests
     if bits.shape[0]:
         word, bit_base, bits = _words_in_table(word, bit_base, bits)
-    code_type = np.uint8 if n_categories[columns].max(initial=0) <= np.iinfo(np.uint8).max \
-        else np.uint16
     return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
                                      _table_base(bit_base, bits), bits,
-                                     _table_base(slot_base, slots), slots,
-                                     np.zeros(0, dtype=code_type)))
+                                     _table_base(slot_base, slots), slots))
 
 
 _SERIAL_TOUCH_BYTES = 1 << 22  # numpy asks for huge pages from 4 MiB on
