@@ -50,7 +50,9 @@ _FEATURE_ARRAYS = (
 
 def _zero_blocks(n_categories):
     """Entries of the all-zero first block of the flat layout's bits and slots tables: what
-    a code (0 .. m, m the most categories of a feature) indexes."""
+    a code of the walks indexes, up to the mask of the codes' bits (a threshold node takes
+    its number's low bits as a code; see the comment above
+    :data:`jitree.kernels.predict.NARROW_CATEGORIES`)."""
     largest = int(np.max(n_categories, initial=0))
     mask = (1 << largest.bit_length()) - 1  # jitree.kernels.predict.code_mask
     return (mask >> 6) + 1, mask + 1
