@@ -18,6 +18,7 @@ from jitree.kernels.predict import (
     NARROW_CATEGORIES,
     child_of,
     chunk_values,
+    code_mask,
     leaf_of_row_any,
     quiet_nan,
 )
@@ -304,6 +305,29 @@ def test_numbers_taken_as_codes_read_only_the_zero_blocks(mode, dtype):
     for t, model in enumerate(forest.estimators_):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
         np.testing.assert_array_equal(model.apply(rows), leaves[:, t])
+
+
+@pytest.mark.parametrize("counts, kinds, expected", [
+    ([130, 0, 5], [2, 0, 2], 255),
+    ([5_000_000, 0, 60], [1, 0, 2], 63),  # an ordinal feature's levels are no codes
+    ([5_000_000, 60], [2, 2], CODE_LIMIT),  # a feature past CODE_LIMIT is tested by no node
+    ([0, 0], [0, 0], 0),
+])
+def test_code_mask_and_zero_blocks_agree_within_sixteen_bits(counts, kinds, expected):
+    """The walks' code mask (from the categorical features' counts, at most CODE_LIMIT) and
+    the tables' zero blocks agree; the mask stays below a float32 NaN's quiet bit, which a
+    feature of 2**22 categories or more would reach."""
+    n_categories = np.array(counts, dtype=np.int32)
+    feature_kind = np.array(kinds)
+    tests = (np.zeros(1, dtype=np.uint64), np.zeros(0, dtype=np.int64),
+             np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64),
+             np.zeros(0, dtype=np.uint16))
+    tables = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(len(counts) + 1, dtype=np.int64))
+    categories = tree_module.flat_categories(tests, feature_kind, n_categories, tables)
+    mask = int(code_mask(categories))
+    assert mask == expected
+    assert tree_module._zero_blocks(n_categories, feature_kind) == ((mask >> 6) + 1, mask + 1)
+    assert mask < 0x400000
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -816,12 +816,15 @@ def quiet_nan(magnitude_mask, infinity):
 
 
 @jit(inline="always")
-def code_mask(n_categories):
-    """2**b - 1 for the fewest bits b that hold every code 0 .. m of the features (m the
-    most categories of one)."""
+def code_mask(categories):
+    """2**b - 1 for the fewest bits b that hold every code 0 .. m of the categorical
+    features of ``categories`` (m the most categories of one, at most CODE_LIMIT: a feature
+    of more is tested by no node of a flat layout, and its codes are read by leaves only;
+    16 bits stay inside a float32 NaN's fraction, below its quiet bit)."""
     largest = np.uint64(0)
-    for f in range(n_categories.shape[0]):
-        largest = max(largest, np.uint64(n_categories[f]))
+    for k in range(categories.columns.shape[0]):
+        largest = max(largest, np.uint64(categories.n_categories[categories.columns[k]]))
+    largest = min(largest, np.uint64(CODE_LIMIT))
     mask = np.uint64(0)
     while mask < largest:
         mask = (mask << np.uint64(1)) | np.uint64(1)
@@ -844,7 +847,7 @@ def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infin
     flat_arrays = (flat.feature, flat.threshold, flat.left, flat.missing_right,
                    categories.word, categories.bit_base, categories.bits,
                    categories.slot_base, categories.slots,
-                   code_mask(categories.n_categories))
+                   code_mask(categories))
     return first, last, missing, values, flat_arrays
 
 

@@ -755,7 +755,7 @@ class BaseForest(ParamsMixin):
                 layouts[key] = flat_categories(
                     concatenate_flat_tests([model.tree_.flat_tests()
                                             for model in self.estimators_],
-                                           tree.n_categories),
+                                           tree.n_categories, tree.feature_kind),
                     tree.feature_kind, tree.n_categories, tables)
         return layouts[key]
 

@@ -48,13 +48,15 @@ _FEATURE_ARRAYS = (
 )
 
 
-def _zero_blocks(n_categories):
+def _zero_blocks(n_categories, feature_kind):
     """Entries of the all-zero first block of the flat layout's bits and slots tables: what
     a code of the walks indexes, up to the mask of the codes' bits (a threshold node takes
     its number's low bits as a code; see the comment above
-    :data:`jitree.kernels.predict.NARROW_CATEGORIES`)."""
-    largest = int(np.max(n_categories, initial=0))
-    mask = (1 << largest.bit_length()) - 1  # jitree.kernels.predict.code_mask
+    :data:`jitree.kernels.predict.NARROW_CATEGORIES`): the categorical features' counts,
+    at most CODE_LIMIT, as :func:`jitree.kernels.predict.code_mask` takes them."""
+    counts = np.asarray(n_categories)[np.asarray(feature_kind) == FEATURE_CATEGORICAL]
+    largest = min(int(np.max(counts, initial=0)), _predict.CODE_LIMIT)
+    mask = (1 << largest.bit_length()) - 1
     return (mask >> 6) + 1, mask + 1
 
 
@@ -90,10 +92,10 @@ def _concatenate_table(parts, n_flat, zero, dtype):
     return np.concatenate(bases), np.concatenate(tables)
 
 
-def concatenate_flat_tests(tests, n_categories):
+def concatenate_flat_tests(tests, n_categories, feature_kind):
     """The flat layouts' tests (:meth:`Tree.flat_tests`) of several trees with the features'
     ``n_categories`` concatenated in order, one first block of each table."""
-    bits_zero, slots_zero = _zero_blocks(n_categories)
+    bits_zero, slots_zero = _zero_blocks(n_categories, feature_kind)
     n_flat = [t[0].shape[0] for t in tests]
     bit_base, bits = _concatenate_table([t[1:3] for t in tests], n_flat, bits_zero, np.uint64)
     slot_base, slots = _concatenate_table([t[3:5] for t in tests], n_flat, slots_zero,
@@ -841,7 +843,7 @@ class Tree:
             node_of_flat = self._flat_order()
             n_flat = node_of_flat.shape[0]
             kind = self.split_kind[node_of_flat]
-            bits_zero, slots_zero = _zero_blocks(self.n_categories)
+            bits_zero, slots_zero = _zero_blocks(self.n_categories, self.feature_kind)
             word = np.zeros(n_flat, dtype=np.uint64)
             bit_base = slot_base = np.zeros(0, dtype=np.int64)
             bits = np.zeros(0, dtype=np.uint64)
