@@ -202,6 +202,7 @@ def walk_input(X):
 _QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
               np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
 _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
+CATEGORY_TASK_BYTES = 4 << 20  # a single tree's category walk: a task's copy of its rows
 
 
 def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
@@ -980,10 +981,14 @@ class Tree:
             infinite = _predict.predict_flat(*walk_input(X), flat, table,
                                              _predict.CHUNK_ROWS, out)
         else:
+            # a task copies its rows of X (the codes inside): CHUNK_ROWS of them, fewer for
+            # a wide X (within CATEGORY_TASK_BYTES, at least 64)
+            chunk_rows = max(64, min(_predict.CHUNK_ROWS,
+                                     CATEGORY_TASK_BYTES // max(1, X.shape[1] * X.itemsize)))
             infinite = _predict.predict_flat_categories(
                 *walk_input(X), flat,
                 self.flat_categories() if categories is None else categories, table,
-                _predict.CHUNK_ROWS, out)
+                chunk_rows, out)
         if infinite:
             if categories is not None:
                 return None
