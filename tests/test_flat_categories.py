@@ -18,7 +18,6 @@ from jitree.kernels.predict import (
     NARROW_CATEGORIES,
     child_of,
     chunk_values,
-    code_mask,
     leaf_of_row_any,
     quiet_nan,
 )
@@ -125,7 +124,6 @@ def test_forest_apply_with_category_tests_walks_every_tree_at_once(monkeypatch, 
     (missing values, unseen categories, narrow and wide subset nodes), in tasks of 64 rows
     and in one task shorter than a block; infinity refused as predict refuses it."""
     from jitree.kernels import predict as predict_kernels
-    from jitree.model import forest as forest_module
 
     sizes = [4, NARROW_CATEGORIES + 1, 200]
     X, y = categorical_data(2, 2500, sizes)
@@ -144,7 +142,7 @@ def test_forest_apply_with_category_tests_walks_every_tree_at_once(monkeypatch, 
         np.testing.assert_array_equal(leaves, expected)
         np.testing.assert_array_equal(forest.apply(rows[:5]), expected[:5])
         with monkeypatch.context() as patch:
-            patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
+            patch.setattr(tree_module, "TASK_BYTES", 3)  # tasks of 64 rows
             np.testing.assert_array_equal(forest.apply(rows), expected)
         assert kernel.call_count == 3 and kernel.call_args.args[-2] == 64
     bad = rows.copy()
@@ -314,9 +312,9 @@ def test_numbers_taken_as_codes_read_only_the_zero_blocks(mode, dtype):
     ([0, 0], [0, 0], 0),
 ])
 def test_code_mask_and_zero_blocks_agree_within_sixteen_bits(counts, kinds, expected):
-    """The walks' code mask (from the categorical features' counts, at most CODE_LIMIT) and
-    the tables' zero blocks agree; the mask stays below a float32 NaN's quiet bit, which a
-    feature of 2**22 categories or more would reach."""
+    """The walks' code mask (from the categorical features' counts, at most CODE_LIMIT),
+    which FlatCategories carries, and the tables' zero blocks agree; the mask stays below a
+    float32 NaN's quiet bit, which a feature of 2**22 categories or more would reach."""
     n_categories = np.array(counts, dtype=np.int32)
     feature_kind = np.array(kinds)
     tests = (np.zeros(1, dtype=np.uint64), np.zeros(0, dtype=np.int64),
@@ -324,7 +322,8 @@ def test_code_mask_and_zero_blocks_agree_within_sixteen_bits(counts, kinds, expe
              np.zeros(0, dtype=np.uint16))
     tables = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(len(counts) + 1, dtype=np.int64))
     categories = tree_module.flat_categories(tests, feature_kind, n_categories, tables)
-    mask = int(code_mask(categories))
+    assert isinstance(categories.code_mask, np.uint64)
+    mask = int(categories.code_mask)
     assert mask == expected
     assert tree_module._zero_blocks(n_categories, feature_kind) == ((mask >> 6) + 1, mask + 1)
     assert mask < 0x400000

@@ -13,6 +13,7 @@ from jitree.datasets import make_classification_data
 from jitree.kernels import predict as predict_kernels
 from jitree.kernels.predict import one_hot_rows
 from jitree.model import forest as forest_module
+from jitree.model import tree as tree_module
 from jitree.model.tree import (
     ProbabilityRows,
     Tree,
@@ -185,11 +186,11 @@ def test_voting_categorical_forest_predicts_as_its_table_rows():
 
 
 def test_tasks_hold_a_bounded_part_of_x():
-    """A prediction task's rows stay within FOREST_CHUNK_BYTES of X (more rows for narrow
+    """A prediction task's rows stay within TASK_BYTES of X (more rows for narrow
     X), within FOREST_CHUNK_ROWS, at 64 rows or more, and at least 4 tasks a thread on
     small inputs."""
     rows_of = forest_module.forest_chunk_rows
-    budget = forest_module.FOREST_CHUNK_BYTES
+    budget = tree_module.TASK_BYTES
     assert rows_of(10**7, 8 * 20, 2) == budget // 160
     assert rows_of(10**7, 4 * 20, 2) == budget // 80 > rows_of(10**7, 8 * 20, 2)
     assert rows_of(10**7, 8, 2) == forest_module.FOREST_CHUNK_ROWS
@@ -214,7 +215,7 @@ def test_prediction_in_tasks_of_64_rows(monkeypatch, data, cls, dtype):
     X_test = X[:1000]
     method = "predict_proba" if hasattr(forests[0], "predict_proba") else "predict"
     whole = [getattr(forest, method)(X_test) for forest in forests]
-    monkeypatch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)
+    monkeypatch.setattr(tree_module, "TASK_BYTES", 3)
     assert forest_module.forest_chunk_rows(1000, X.shape[1] * X.itemsize, 2) == 64
     for forest, expected, name in zip(forests, whole,
                                       ["predict_flat", "predict_flat_categories"], strict=True):
@@ -261,7 +262,7 @@ def test_apply_walks_every_tree_at_once(monkeypatch, data, cls, dtype):
                 forest.apply(plain),
                 np.column_stack([t.tree_.apply(plain) for t in forest.estimators_]))
             with monkeypatch.context() as patch:
-                patch.setattr(forest_module, "FOREST_CHUNK_BYTES", 3)  # tasks of 64 rows
+                patch.setattr(tree_module, "TASK_BYTES", 3)  # tasks of 64 rows
                 np.testing.assert_array_equal(forest.apply(X_test), expected)
             assert kernel.call_count == 4 and kernel.call_args.args[-2] == 64
         bad = X_test.copy()

@@ -734,19 +734,23 @@ def predict_zero_paths_csr(rows, missing, flat, paths, table, chunk_rows, out):
 # for every tree: code c < m for the feature's c-th category, m for a missing value (NaN, or a
 # category unseen in training). A code is kept in the low bits of a quiet NaN of X's type, so a
 # node reads one value, x, whatever its kind: code = bits of x & mask, mask = 2**b - 1 for the
-# fewest bits b that hold every code (code_mask). (The codes in an array of their own, a second
-# read a node: 20 trees of columns of 4 to 1,000 categories, 1M rows, predict_proba 6-7%
-# slower, 4 to 60 categories 2-4%.) A subset (or one-vs-rest) node keeps its test as bits, bit
-# c set when code c goes right (bit m: missing values). When every subset node's feature has at
-# most NARROW_CATEGORIES categories, the bits are one 64-bit word beside the flat arrays
-# (``word``, 0 at other nodes), and a node goes right when
+# fewest bits b that hold every code (FlatCategories.code_mask). (The codes in an array of
+# their own, a second read a node: 20 trees of columns of 4 to 1,000 categories, 1M rows,
+# predict_proba 6-7% slower, 4 to 60 categories 2-4%.) A subset (or one-vs-rest) node keeps
+# its test as bits, bit c set when code c goes right (bit m: missing values). When every
+# subset node's feature has at most NARROW_CATEGORIES categories, the bits are one 64-bit
+# word beside the flat arrays (``word``, 0 at other nodes), and a node goes right when
 #     (x > threshold) | (x is NaN & missing_right) | ((word >> (code % 64)) & 1)
 # Trees with a wider subset node keep every subset node's bits in a table (``bits``) instead,
 # a block of m // 64 + 1 words a node (one word for the narrow ones), at the node's
 # ``bit_base`` (uint32: the walk reads it at every node), and ``word`` is empty: the last term
 # is then ((bits[bit_base + code // 64] >> (code % 64)) & 1). Reading a word and an int64 base
 # at every node was slower: predict_proba of 1M rows through 20 trees of columns of 4 to
-# 1,000 categories, 1 thread, 16 rows a block, 2.0-2.1 s against 1.6-1.7 s. Trees without
+# 1,000 categories, 1 thread, 16 rows a block, 2.0-2.1 s against 1.6-1.7 s. So was a node's
+# test in its threshold's slot (a negative NaN, its payload a narrow node's word or a wide
+# node's base, taken out by masks, no word or base array): 20 trees, 1M rows, 1.2x the time
+# (columns of 4 to 1,000 categories) and 1.4x (4 to 60): the walks are bound by their
+# instructions more than by their loads. Trees without
 # wide nodes keep the word: read through the table (a dependent load), a walk of 20 trees of
 # columns of 4 to 60 categories was about 1.2x slower. A category node has an infinite
 # threshold and missing_right 0 (x, a NaN, then adds nothing but its bit), and a threshold
@@ -816,22 +820,6 @@ def quiet_nan(magnitude_mask, infinity):
 
 
 @jit(inline="always")
-def code_mask(categories):
-    """2**b - 1 for the fewest bits b that hold every code 0 .. m of the categorical
-    features of ``categories`` (m the most categories of one, at most CODE_LIMIT: a feature
-    of more is tested by no node of a flat layout, and its codes are read by leaves only;
-    16 bits stay inside a float32 NaN's fraction, below its quiet bit)."""
-    largest = np.uint64(0)
-    for k in range(categories.columns.shape[0]):
-        largest = max(largest, np.uint64(categories.n_categories[categories.columns[k]]))
-    largest = min(largest, np.uint64(CODE_LIMIT))
-    mask = np.uint64(0)
-    while mask < largest:
-        mask = (mask << np.uint64(1)) | np.uint64(1)
-    return mask
-
-
-@jit(inline="always")
 def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat,
                    categories):
     """``(first, last, missing, values, flat_arrays)`` of task ``chunk`` of the category
@@ -846,8 +834,7 @@ def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infin
                  values)
     flat_arrays = (flat.feature, flat.threshold, flat.left, flat.missing_right,
                    categories.word, categories.bit_base, categories.bits,
-                   categories.slot_base, categories.slots,
-                   code_mask(categories))
+                   categories.slot_base, categories.slots, categories.code_mask)
     return first, last, missing, values, flat_arrays
 
 

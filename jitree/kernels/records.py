@@ -276,6 +276,9 @@ FlatCategories = namedtuple("FlatCategories", [
                      # block of slots (0 at other nodes); empty when no node is multiway
     "slots",         # uint16: a block of m + 1 entries per multiway node, entry c the slot
                      # (child - left) of code c; the first block, all 0, serves the others
+    "code_mask",     # uint64: 2**b - 1 for the fewest bits b that hold every code of the
+                     # categorical features (at most CODE_LIMIT): a value's code is its bits
+                     # & code_mask (jitree.model.tree._code_mask, which sizes the first blocks)
 ])
 
 ShapTrees = namedtuple("ShapTrees", [

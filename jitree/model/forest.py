@@ -88,6 +88,7 @@ from .tree import (
     kernel_output,
     raise_infinite,
     read_only,
+    task_rows,
     walk_csr,
     walk_input,
     walk_rows,
@@ -108,22 +109,19 @@ from .validation import (
 # A parallel task of forest prediction walks its rows through every tree in turn, so every
 # task reloads every tree's nodes: larger tasks reload less (30 trees of 50k nodes: 16k rows
 # ~1.6x faster than 1k rows). But its rows must stay in cache from one tree to the next: a
-# task holds at most FOREST_CHUNK_BYTES of X (a categorical walk's copy of it) and at most
-# FOREST_CHUNK_ROWS rows. Measured with 2 threads, 1M rows, against tasks of 128k rows
+# task holds at most TASK_BYTES of X (a categorical walk's copy of it; jitree.model.tree) and
+# at most FOREST_CHUNK_ROWS rows. Measured with 2 threads, 1M rows, against tasks of 128k rows
 # (L3 of 32 MB, L2 of 1 MB a core): 100 trees on 20 float64 columns 2.74 -> 1.90 s, on 20
 # float32 columns 1.72 -> 1.70 s; 50 trees on 100 float64 columns 5.16 -> 1.43 s; 20 trees on
 # 1,000 float32 columns (200k rows) 0.65 -> 0.22 s; budgets of 2 and 6 MB did about as well.
-FOREST_CHUNK_BYTES = 4 << 20
 FOREST_CHUNK_ROWS = 1 << 17
 
 
 def forest_chunk_rows(n_rows, row_bytes, threads):
     """Rows per parallel task of a forest's prediction of ``n_rows`` rows of ``row_bytes``
     bytes each on ``threads`` threads: at least a few tasks per thread (so that small inputs
-    still use every core), each within FOREST_CHUNK_BYTES and FOREST_CHUNK_ROWS, and at least
-    64 rows."""
-    return max(64, min(FOREST_CHUNK_ROWS, FOREST_CHUNK_BYTES // max(1, row_bytes),
-                       -(-n_rows // (4 * threads))))
+    still use every core), each within FOREST_CHUNK_ROWS and :func:`task_rows`' bounds."""
+    return task_rows(row_bytes, FOREST_CHUNK_ROWS, -(-n_rows // (4 * threads)))
 
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",

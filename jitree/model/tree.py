@@ -48,15 +48,23 @@ _FEATURE_ARRAYS = (
 )
 
 
-def _zero_blocks(n_categories, feature_kind):
-    """Entries of the all-zero first block of the flat layout's bits and slots tables: what
-    a code of the walks indexes, up to the mask of the codes' bits (a threshold node takes
-    its number's low bits as a code; see the comment above
-    :data:`jitree.kernels.predict.NARROW_CATEGORIES`): the categorical features' counts,
-    at most CODE_LIMIT, as :func:`jitree.kernels.predict.code_mask` takes them."""
+def _code_mask(n_categories, feature_kind):
+    """2**b - 1 for the fewest bits b that hold every code 0 .. m of the categorical
+    features of ``feature_kind`` (m: the most categories of one, at most CODE_LIMIT: a
+    feature of more is tested by no node of a flat layout, and its codes are read by leaves
+    only; 16 bits stay inside a float32 NaN's fraction, below its quiet bit). The category
+    walks take a value's code by this mask (``FlatCategories.code_mask``; see the comment
+    above :data:`jitree.kernels.predict.NARROW_CATEGORIES`)."""
     counts = np.asarray(n_categories)[np.asarray(feature_kind) == FEATURE_CATEGORICAL]
     largest = min(int(np.max(counts, initial=0)), _predict.CODE_LIMIT)
-    mask = (1 << largest.bit_length()) - 1
+    return (1 << largest.bit_length()) - 1
+
+
+def _zero_blocks(n_categories, feature_kind):
+    """Entries of the all-zero first block of the flat layout's bits and slots tables: what
+    a code of the walks indexes, up to the mask of the codes' bits (:func:`_code_mask`; a
+    threshold node takes its number's low bits as a code)."""
+    mask = _code_mask(n_categories, feature_kind)
     return (mask >> 6) + 1, mask + 1
 
 
@@ -147,7 +155,8 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
         word, bit_base, bits = _words_in_table(word, bit_base, bits)
     return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
                                      _table_base(bit_base, bits), bits,
-                                     _table_base(slot_base, slots), slots))
+                                     _table_base(slot_base, slots), slots),
+                          np.uint64(_code_mask(n_categories, feature_kind)))
 
 
 _SERIAL_TOUCH_BYTES = 1 << 22  # numpy asks for huge pages from 4 MiB on
@@ -202,7 +211,19 @@ def walk_input(X):
 _QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
               np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
 _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
-CATEGORY_TASK_BYTES = 4 << 20  # a single tree's category walk: a task's copy of its rows
+TASK_BYTES = 4 << 20  # the most of X (a category walk's copy of it) that one prediction task
+                     # holds, so that its rows stay in cache from one tree to the next (see
+                     # jitree.model.forest.FOREST_CHUNK_ROWS for the figures)
+
+
+def task_rows(row_bytes, most_rows, spread=None):
+    """Rows per parallel task of a prediction walk of rows of ``row_bytes`` bytes each: at
+    most ``most_rows`` and ``spread`` (None: no such bound), within TASK_BYTES, and at least
+    64."""
+    rows = min(most_rows, TASK_BYTES // max(1, row_bytes))
+    if spread is not None:
+        rows = min(rows, spread)
+    return max(64, rows)
 
 
 def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
@@ -982,9 +1003,8 @@ class Tree:
                                              _predict.CHUNK_ROWS, out)
         else:
             # a task copies its rows of X (the codes inside): CHUNK_ROWS of them, fewer for
-            # a wide X (within CATEGORY_TASK_BYTES, at least 64)
-            chunk_rows = max(64, min(_predict.CHUNK_ROWS,
-                                     CATEGORY_TASK_BYTES // max(1, X.shape[1] * X.itemsize)))
+            # a wide X
+            chunk_rows = task_rows(X.shape[1] * X.itemsize, _predict.CHUNK_ROWS)
             infinite = _predict.predict_flat_categories(
                 *walk_input(X), flat,
                 self.flat_categories() if categories is None else categories, table,
