@@ -218,6 +218,25 @@ def test_trees_without_wide_nodes_keep_the_words():
     assert categories.word.any()
 
 
+def test_walks_without_subset_nodes_test_no_bits():
+    """A tree of multiway and threshold nodes only keeps no words (the walk then skips the
+    test of bits) and walks as the Tree arrays do: missing values, unseen categories, rows
+    in blocks and rows left over (the single-row walk)."""
+    sizes = [3, 12, 70]
+    X, y = categorical_data(4, 2000, sizes)
+    model = jitree.DecisionTreeClassifier(categorical_features=[0, 1, 2],
+                                          categorical_split="multiway",
+                                          random_state=0).fit(X, y)
+    tree = model.tree_
+    assert (tree.split_kind == SPLIT_MULTIWAY).any()
+    assert not (tree.split_kind == SPLIT_SUBSET).any()
+    categories = tree.flat_categories()
+    assert categories.word.shape == (0,) and categories.bits.shape == (0,)
+    rows = np.vstack([X, unseen_rows(X, sizes, 4)])
+    np.testing.assert_array_equal(model.apply(rows), tree_leaves(model, rows))
+    np.testing.assert_array_equal(model.apply(rows[:5]), tree_leaves(model, rows[:5]))
+
+
 def test_features_beyond_the_code_limit_keep_the_node_walk():
     m = CODE_LIMIT + 1
     codes = np.arange(m, dtype=np.float64)

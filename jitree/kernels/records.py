@@ -258,7 +258,9 @@ FlatCategories = namedtuple("FlatCategories", [
     # comment above its NARROW_CATEGORIES)
     "word",          # (n_flat,) uint64: a narrow subset node's test (bit c: code c goes
                      # right; code m of a feature of m categories: missing values), else 0;
-                     # empty when some subset node is wide (its test is then in bits)
+                     # empty when some subset node is wide (its test is then in bits), or
+                     # when no word is nonzero (no subset node, or only nodes that send
+                     # every code left: the walks then test no bits)
     "columns",       # (k,) int64: the categorical features
     "n_categories",  # (n_features,) int32: categories of each feature (0: numeric)
     "values",        # (n_values,) float64: each categorical feature's values in X,

@@ -153,6 +153,9 @@ def flat_categories(tests, feature_kind, n_categories, tables=None):
     word, bit_base, bits, slot_base, slots = tests
     if bits.shape[0]:
         word, bit_base, bits = _words_in_table(word, bit_base, bits)
+    elif not word.any():
+        word = np.zeros(0, dtype=np.uint64)  # no nonzero word (no subset node, or only
+                                             # nodes sending every code left): no bit tests
     return FlatCategories(*read_only(word, columns.astype(np.int64), n_categories, *tables,
                                      _table_base(bit_base, bits), bits,
                                      _table_base(slot_base, slots), slots),
@@ -212,8 +215,9 @@ _QUIET_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000),
               np.dtype(np.float64): np.uint64(0x7FF8000000000000)}
 _TABLE_BLOCK_BYTES = 1 << 20  # rows of a prediction table computed at a time
 TASK_BYTES = 4 << 20  # the most of X (a category walk's copy of it) that one prediction task
-                     # holds, so that its rows stay in cache from one tree to the next (see
-                     # jitree.model.forest.FOREST_CHUNK_ROWS for the figures)
+                     # holds: a forest's rows stay in cache from one tree to the next (see
+                     # jitree.model.forest.FOREST_CHUNK_ROWS for the figures), and a wide X's
+                     # copy stays small (2,048 rows of 20,000 float64 columns: 328 MB a task)
 
 
 def task_rows(row_bytes, most_rows, spread=None):
