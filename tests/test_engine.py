@@ -333,6 +333,7 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         apply_flat_categories,
         predict_flat,
         predict_flat_categories,
+        predict_flat_serial,
         predict_nodes,
     )
     from jitree.kernels.quantiles import predict_quantiles_flat
@@ -388,8 +389,8 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         quantile.predict_quantiles(X, asked)
     levels.flags.writeable = False
     quantile.predict_quantiles(mapped, levels)
-    for kernel in (predict_flat, predict_flat_categories, predict_nodes, apply_flat,
-                   apply_flat_categories, predict_quantiles_flat):
+    for kernel in (predict_flat, predict_flat_serial, predict_flat_categories, predict_nodes,
+                   apply_flat, apply_flat_categories, predict_quantiles_flat):
         assert kernel.signatures, kernel
         x_types = [(str(signature[0].dtype), signature[0].layout)
                    for signature in kernel.signatures]
@@ -397,7 +398,8 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         for signature in kernel.signatures:
             assert not signature[0].mutable, signature
             if kernel not in (apply_flat, apply_flat_categories):
-                table = signature[5 if kernel in (predict_flat, predict_quantiles_flat) else 6]
+                table = signature[5 if kernel in (predict_flat, predict_flat_serial,
+                                                  predict_quantiles_flat) else 6]
                 assert str(table.dtype) == "float64", signature
 
 

@@ -227,6 +227,101 @@ def test_prediction_in_tasks_of_64_rows(monkeypatch, data, cls, dtype):
             np.testing.assert_array_equal(expected, _mean_of_leaf_rows(forest, X_test))
 
 
+def _leaves_by_arrays(tree, X):
+    """Each row's leaf by the Tree arrays, one row and one node at a time (a missing value
+    goes to the side ``missing_left`` gives)."""
+    leaves = np.empty(X.shape[0], dtype=np.int64)
+    for i, row in enumerate(X):
+        node = 0
+        while tree.children_left[node] >= 0:
+            x = row[tree.feature[node]]
+            go_left = tree.missing_left[node] if np.isnan(x) else x <= tree.threshold[node]
+            node = tree.children_left[node] if go_left else tree.children_right[node]
+        leaves[i] = node
+    return leaves
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_few_rows_walk_blocks_of_trees_on_the_calling_thread(data, cls, dtype):
+    """A prediction of at most FEW_ROWS dense rows runs predict_flat's serial twin, and a
+    row left over from the blocks of BLOCK_ROWS rows walks TREE_BLOCK trees side by side:
+    37 trees (two blocks and five), voting and table trees mixed, rows with and without NaN,
+    1 to FEW_ROWS rows and one more: each tree's table row at the leaf the Tree arrays give,
+    added in tree order, to the bit. An infinity is refused as in a larger call. A single
+    tree takes the serial twin up to FEW_ROWS rows too."""
+    X = data[0].astype(dtype)
+    X[::7, 2] = np.nan
+    y = _target(cls, data)
+    forest = cls(n_estimators=37, random_state=3).fit(X, y)
+    shallow = cls(n_estimators=37, max_depth=4, random_state=4).fit(X, y)
+    forest.estimators_ = [tree for pair in zip(forest.estimators_, shallow.estimators_,
+                                               strict=True) for tree in pair][:37]
+    forest._layouts = {}
+    flat, _ = forest._layout(X.dtype)
+    if cls is jitree.RandomForestClassifier:
+        assert 0 < flat.votes.sum() < 37  # full-depth trees vote, four-level ones do not
+    assert flat.root.shape[0] > 2 * predict_kernels.TREE_BLOCK
+    method = "predict_proba" if hasattr(forest, "predict_proba") else "predict"
+
+    def twin(rows):
+        total = None
+        for model in forest.estimators_:
+            leaf_rows = forest._node_table(model)[_leaves_by_arrays(model.tree_, rows)]
+            total = leaf_rows.copy() if total is None else total + leaf_rows
+        mean = total / len(forest.estimators_)
+        return mean if method == "predict_proba" else mean[:, 0]
+
+    serial = predict_kernels.predict_flat_serial
+    few = tree_module.FEW_ROWS
+    for n_rows in (1, 5, 17, few, few + 1):
+        for rows in (X[:n_rows], X[7:7 + n_rows], np.nan_to_num(X[1:1 + n_rows])):
+            expected = twin(rows)
+            with mock.patch.object(predict_kernels, "predict_flat_serial",
+                                   wraps=serial) as walk:
+                np.testing.assert_array_equal(getattr(forest, method)(rows), expected)
+            assert walk.call_count == (1 if n_rows <= few else 0)
+    rows = X[:3].copy()
+    rows[1, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        getattr(forest, method)(rows)
+    tree = forest.estimators_[0]
+    for n_rows in (few, few + 1):
+        with mock.patch.object(predict_kernels, "predict_flat_serial", wraps=serial) as walk:
+            np.testing.assert_array_equal(tree.predict(X[:n_rows]),
+                                          tree.predict(X[:2 * few])[:n_rows])
+        assert walk.call_count == (1 if n_rows <= few else 0)
+
+
+@pytest.mark.parametrize("split", ["subset", "multiway"])
+def test_few_rows_of_a_categorical_forest_walk_blocks_of_trees(split):
+    """The category walk's rows left over from its blocks of CATEGORY_BLOCK_ROWS rows walk
+    TREE_BLOCK trees side by side too: 37 trees, 1 to 9 rows and a task's leftover, with
+    missing and unseen categories and NaN in numeric columns: the bits of the same rows
+    walked in blocks (each row repeated CATEGORY_BLOCK_ROWS times, in tasks of a multiple
+    of that many rows) and of the trees' table rows added in tree order."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.integers(0, 90, 3000), rng.integers(0, 5, 3000),
+                         rng.normal(size=(3000, 3))])
+    y = (X[:, 0] % 3 == 0).astype(int) + (X[:, 2] > 0)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    forest = jitree.RandomForestClassifier(n_estimators=37, max_depth=8, random_state=0,
+                                           categorical_features=[0, 1], n_jobs=2,
+                                           categorical_split=split).fit(X, y)
+    assert forest._walk_kind() == "categories"
+    block = predict_kernels.CATEGORY_BLOCK_ROWS
+    X_test = X[:60].copy()
+    X_test[8, 0] = 1000.0  # a category unseen in training
+    for n_rows in (1, 5, 9, 35):
+        rows = X_test[8:8 + n_rows]
+        repeated = np.repeat(rows, block, axis=0)
+        assert forest_module.forest_chunk_rows(len(repeated), 40, 2) % block == 0
+        expected = forest.predict_proba(repeated)[::block]
+        np.testing.assert_array_equal(forest.predict_proba(rows), expected)
+        np.testing.assert_array_equal(expected, _mean_of_leaf_rows(
+            forest, forest._validate_predict_X(rows)))
+
+
 @pytest.mark.parametrize("cls", FORESTS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_apply_walks_every_tree_at_once(monkeypatch, data, cls, dtype):

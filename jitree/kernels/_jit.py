@@ -33,9 +33,11 @@ pjit = functools.partial(numba.njit, parallel=True, **_OPTIONS)
 def serial_twin(kernel):
     """The :func:`pjit` ``kernel`` compiled without ``parallel``: its prange loops run as
     plain loops in the calling thread. Growth calls the twin when numba's thread count is 1
-    (a forest grows each tree on one thread): each call of a parallel kernel is a launch
-    through the threading layer, about 1 us, 2.7 us while another thread launches too, and
-    a tree of a few thousand samples makes a hundred. The twin is a function of its own
+    (a forest grows each tree on one thread), and prediction for a call of a few rows
+    (``predict_flat_serial``, see :data:`jitree.model.tree.FEW_ROWS`): each call of a
+    parallel kernel is a launch through the threading layer, about 1 us, 2.7 us while
+    another thread launches too, and a tree of a few thousand samples makes a hundred. The
+    twin is a function of its own
     (name ``<kernel>_serial``), so its on-disk cache files are its own."""
     func = kernel.py_func
     twin = types_.FunctionType(func.__code__, func.__globals__, func.__name__ + "_serial",

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ._jit import float_of_bits, jit, pjit
+from ._jit import float_of_bits, jit, pjit, serial_twin
 from .checks import nonfinite_rows
 from .records import ZeroPaths
 
@@ -427,6 +427,62 @@ def _row_leaf(X, i, flat, t, missing):
     return _walk_row(X, i, flat.feature, flat.threshold, flat.left, flat.root[t])
 
 
+# trees that a row left over from a task's blocks (fewer than BLOCK_ROWS: most often a call
+# of a row or a few) walks side by side: their paths are independent, so the loads of their
+# nodes overlap, where tree after tree each node's load waits for the one before it
+TREE_BLOCK = BLOCK_ROWS
+
+
+@jit(inline="always")
+def _tree_block_leaves(X, i, flat, first_tree, n_trees, missing, nodes):
+    """nodes[k] = the flat leaf that row i reaches in tree first_tree + k of ``flat``,
+    k < n_trees <= TREE_BLOCK, the trees walked together (see :data:`TREE_BLOCK`), NaN
+    going to the side ``missing_right`` gives when the row may hold one (``missing``)."""
+    feature = flat.feature
+    threshold = flat.threshold
+    left = flat.left
+    missing_right = flat.missing_right
+    row = X[np.uint64(i)]
+    max_depth = 0
+    for k in range(n_trees):
+        nodes[k] = flat.root[first_tree + k]
+        max_depth = max(max_depth, flat.depth[first_tree + k])
+    depth = 0
+    while depth < max_depth:
+        for _ in range(CHECK_EVERY):
+            for k in range(n_trees):
+                node = nodes[k]
+                x = row[np.uint64(feature[node])]
+                right = x > threshold[node]
+                if missing:
+                    right |= (x != x) & (missing_right[node] != 0)
+                nodes[k] = np.uint64(left[node]) + np.uint64(right)
+        depth += CHECK_EVERY
+        done = True
+        for k in range(n_trees):
+            if np.uint64(left[nodes[k]]) != nodes[k]:
+                done = False
+        if done:
+            break
+
+
+@jit
+def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
+    """:func:`predict_flat` of rows first:last, fewer than BLOCK_ROWS, through TREE_BLOCK
+    trees at a time (:func:`_tree_block_leaves`), each row adding its trees in order. A
+    function of its own: in the kernel's body, the blocks' walk of 1M rows through 20 trees
+    took 0.74-0.80 s against 0.71-0.76 s before (alternating processes; 1.04x in one)."""
+    n_trees = flat.root.shape[0]
+    for i in range(first, last):
+        for first_tree in range(0, n_trees, TREE_BLOCK):
+            n_block = min(TREE_BLOCK, n_trees - first_tree)
+            _tree_block_leaves(X, i, flat, first_tree, n_block, missing, nodes)
+            for k in range(n_block):
+                t = first_tree + k
+                add_leaf(flat, flat.votes[t] != 0, flat.leaf_base[t], nodes[k], table, out,
+                         i, t == 0)
+
+
 @pjit
 def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, out):
     """out[i, :] = sum over trees t of table[leaf of row i in tree t, :], in parallel over
@@ -437,7 +493,8 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     the trees' flat layouts are concatenated: tree t starts at node ``flat.root[t]`` and is
     ``flat.depth[t]`` deep. Within a chunk the trees
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
-    rows fit together.
+    rows fit together. The rows left over from the blocks of BLOCK_ROWS rows (all of a call
+    of a few rows) go through TREE_BLOCK trees at a time (:func:`_leftover_rows`).
 
     Missing values: each chunk is first scanned for a NaN or infinity (``X_bits``: X viewed as
     unsigned ints; a value is not finite when its exponent bits, those of ``infinity``, are
@@ -455,9 +512,10 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
-        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+        nodes = np.empty(max(BLOCK_ROWS, TREE_BLOCK), dtype=np.uint64)
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
+        i = first
         for t in range(flat.root.shape[0]):
             base = flat.leaf_base[t]
             votes = flat.votes[t] != 0
@@ -467,11 +525,13 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
                 for r in range(BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
                 i += BLOCK_ROWS
-            while i < last:
-                add_leaf(flat, votes, base, _row_leaf(X, i, flat, t, missing), table, out, i,
-                         t == 0)
-                i += 1
+        _leftover_rows(X, i, last, flat, missing, nodes, table, out)
     return infinite.any()
+
+
+# a prediction of a few rows, which one task holds, on the calling thread: no launch through
+# the threading layer, and no change of numba's thread count around it
+predict_flat_serial = serial_twin(predict_flat)
 
 
 @pjit
@@ -914,6 +974,72 @@ def _walk_row_categories(values, code_row, flat_arrays, root):
     return node
 
 
+@jit
+def _tree_block_categories(values, code_row, flat_arrays, tree_root, tree_depth, first_tree,
+                           n_trees, nodes, missing):
+    """nodes[k] = the flat leaf that row ``code_row`` of a task's ``values`` reaches in tree
+    first_tree + k, k < n_trees <= TREE_BLOCK: :func:`_walk_block_categories`' step, the
+    trees walked side by side as :func:`_tree_block_leaves` walks them."""
+    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
+        flat_arrays
+    wide = bits.shape[0] > 0
+    subset = word.shape[0] > 0
+    multiway = slots.shape[0] > 0
+    row = np.uint64(code_row)
+    max_depth = 0
+    for k in range(n_trees):
+        nodes[k] = tree_root[first_tree + k]
+        max_depth = max(max_depth, tree_depth[first_tree + k])
+    depth = 0
+    while depth < max_depth:
+        for _ in range(CHECK_EVERY):
+            for k in range(n_trees):
+                node = nodes[k]
+                v = values[row, np.uint64(feature[node])]
+                x = float_of_bits(v)
+                code = np.uint64(v) & mask
+                if wide:
+                    test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+                elif subset:
+                    test = word[node]
+                else:
+                    test = np.uint64(0)
+                right = ((x > threshold[node])
+                         | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
+                if missing:
+                    right |= (x != x) & (missing_right[node] != 0)
+                step = np.uint64(right)
+                if multiway:
+                    step += np.uint64(slots[np.uint64(slot_base[node]) + code])
+                nodes[k] = np.uint64(left[node]) + step
+        depth += CHECK_EVERY
+        done = True
+        for k in range(n_trees):
+            if np.uint64(left[nodes[k]]) != nodes[k]:
+                done = False
+        if done:
+            break
+
+
+@jit
+def _leftover_category_rows(values, first, start, last, flat_arrays, flat, missing, nodes,
+                            table, out):
+    """:func:`predict_flat_categories` of rows start:last of the task whose rows begin at
+    ``first`` (fewer than CATEGORY_BLOCK_ROWS: those left over from its blocks), through
+    TREE_BLOCK trees at a time (:func:`_tree_block_categories`), each row adding its trees
+    in order: :func:`_leftover_rows` of the category walk."""
+    n_trees = flat.root.shape[0]
+    for i in range(start, last):
+        for first_tree in range(0, n_trees, TREE_BLOCK):
+            n_block = min(TREE_BLOCK, n_trees - first_tree)
+            _tree_block_categories(values, i - first, flat_arrays, flat.root, flat.depth,
+                                   first_tree, n_block, nodes, missing)
+            for k in range(n_block):
+                t = first_tree + k
+                add_leaf(flat, flat.votes[t] != 0, flat.leaf_base[t], nodes[k], table, out,
+                         i, t == 0)
+
+
 @pjit
 def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, table,
                             chunk_rows, out):
@@ -926,9 +1052,10 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
     for chunk in prange(n_chunks):
-        nodes = np.empty(CATEGORY_BLOCK_ROWS, dtype=np.uint64)
+        nodes = np.empty(max(CATEGORY_BLOCK_ROWS, TREE_BLOCK), dtype=np.uint64)
         first, last, missing, values, flat_arrays = _category_task(
             X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
+        i = first
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             base = flat.leaf_base[t]
@@ -940,10 +1067,8 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
                 for r in range(CATEGORY_BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
                 i += CATEGORY_BLOCK_ROWS
-            while i < last:
-                leaf = _walk_row_categories(values, i - first, flat_arrays, root)
-                add_leaf(flat, votes, base, leaf, table, out, i, t == 0)
-                i += 1
+        _leftover_category_rows(values, first, i, last, flat_arrays, flat, missing, nodes,
+                                table, out)
     return infinite.any()
 
 

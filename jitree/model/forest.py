@@ -35,7 +35,6 @@ import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
 from .._threading import n_threads, resolve_n_jobs
@@ -80,6 +79,7 @@ from .classifier import (
 from .honest import reestimate, split_rows
 from .regressor import DecisionTreeRegressor, r2
 from .tree import (
+    FEW_ROWS,
     SPLIT_SUBSET,
     ProbabilityRows,
     concatenate_flat_tests,
@@ -686,16 +686,20 @@ class BaseForest(ParamsMixin):
             self._layouts["trees"] = trees
         return self._layouts
 
+    def _prediction_jobs(self, X):
+        """Threads of a prediction of X: one for FEW_ROWS rows or fewer (one task)."""
+        return 1 if X.shape[0] <= FEW_ROWS else self.n_jobs
+
     def _layout(self, dtype):
         """The trees' flat layouts concatenated and their leaves' table (:func:`flat_trees`),
         built once per X dtype."""
         dtype = np.dtype(dtype)
         layouts = self._cached_layouts()
         if dtype not in layouts:
-            layouts[dtype] = flat_trees(
-                [model.tree_ for model in self.estimators_], dtype,
-                [self._leaf_table(model) for model in self.estimators_],
-                workers=numba.get_num_threads())
+            with n_threads(self.n_jobs) as workers:
+                layouts[dtype] = flat_trees(
+                    [model.tree_ for model in self.estimators_], dtype,
+                    [self._leaf_table(model) for model in self.estimators_], workers=workers)
         return layouts[dtype]
 
     def _zero_paths(self, flat, n_columns):
@@ -748,8 +752,7 @@ class BaseForest(ParamsMixin):
             if raw and tables is None:
                 layouts[key] = None
             else:
-                with n_threads(self.n_jobs):
-                    self._layout(dtype)
+                self._layout(dtype)
                 layouts[key] = flat_categories(
                     concatenate_flat_tests([model.tree_.flat_tests()
                                             for model in self.estimators_],
@@ -871,8 +874,7 @@ class BaseForest(ParamsMixin):
     def _predict_flat_categories(self, X, categories):
         """The flat category walk of X with ``categories`` (see :meth:`_flat_categories`);
         None when X holds an infinity."""
-        # a few rows fill one task: a second thread would only cost its start (10 us)
-        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        jobs = self._prediction_jobs(X)
         with n_threads(jobs) as threads:
             chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             flat, table = self._layout(X.dtype)
@@ -891,8 +893,12 @@ class BaseForest(ParamsMixin):
             if out is None:
                 raise_infinite(X, "X")
             return out
-        # a few rows fill one task: a second thread would only cost its start (10 us)
-        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        if walk == "threshold" and X.shape[0] <= FEW_ROWS and not isinstance(X, CsrRows):
+            # one task, on the calling thread: no change of numba's thread count
+            out = self._predict_threshold(X, _predict.predict_flat_serial, FEW_ROWS)
+            out /= len(self.estimators_)
+            return out
+        jobs = self._prediction_jobs(X)
         with n_threads(jobs) as threads:
             if isinstance(X, CsrRows):  # rows are scattered into a block's buffer
                 chunk_rows = forest_chunk_rows(X.shape[0], 0, threads)
@@ -904,10 +910,7 @@ class BaseForest(ParamsMixin):
                 walk_csr(X, flat, table, chunk_rows, out,
                          lambda: self._zero_paths(flat, X.shape[1]))
             elif walk == "threshold":
-                flat, table = self._layout(X.dtype)
-                out = kernel_output((X.shape[0], table.shape[1]))
-                if _predict.predict_flat(*walk_input(X), flat, table, chunk_rows, out):
-                    raise_infinite(X, "X")
+                out = self._predict_threshold(X, _predict.predict_flat, chunk_rows)
             else:
                 walk, roots, table = self._node_layout()
                 out = kernel_output((X.shape[0], table.shape[1]))
@@ -915,6 +918,16 @@ class BaseForest(ParamsMixin):
                                           chunk_rows, out):
                     raise_infinite(X, "X")
         out /= len(self.estimators_)
+        return out
+
+    def _predict_threshold(self, X, walk, chunk_rows):
+        """The trees' table rows summed for each row of a dense X by ``walk``
+        (:func:`~jitree.kernels.predict.predict_flat` or its serial twin) in tasks of
+        ``chunk_rows`` rows; an infinity in X raises."""
+        flat, table = self._layout(X.dtype)
+        out = kernel_output((X.shape[0], table.shape[1]))
+        if walk(*walk_input(X), flat, table, chunk_rows, out):
+            raise_infinite(X, "X")
         return out
 
     def apply(self, X):
@@ -938,7 +951,7 @@ class BaseForest(ParamsMixin):
             if leaves is None:
                 raise_infinite(X, "X")
             return leaves
-        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        jobs = self._prediction_jobs(X)
         with n_threads(jobs) as threads:
             if isinstance(X, CsrRows) or walk == "nodes":
                 return np.stack([model.tree_.apply(X) for model in self.estimators_]).T
@@ -954,7 +967,7 @@ class BaseForest(ParamsMixin):
         """:meth:`_apply_validated` of the category walk, with ``categories`` (see
         :meth:`_flat_categories`: X encoded, or holding the category values); None when X
         holds an infinity."""
-        jobs = 1 if X.shape[0] <= 64 else self.n_jobs
+        jobs = self._prediction_jobs(X)
         with n_threads(jobs) as threads:
             chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
             flat, _ = self._layout(X.dtype)

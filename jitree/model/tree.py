@@ -218,16 +218,20 @@ TASK_BYTES = 4 << 20  # the most of X (a category walk's copy of it) that one pr
                      # holds: a forest's rows stay in cache from one tree to the next (see
                      # jitree.model.forest.FOREST_CHUNK_ROWS for the figures), and a wide X's
                      # copy stays small (2,048 rows of 20,000 float64 columns: 328 MB a task)
+FEW_ROWS = 64  # a task's fewest rows: a prediction of at most this many rows is one task, and
+               # runs on one thread (a second one would only cost its start, about 10 us),
+               # a threshold walk on the calling thread (predict_flat_serial: no launch
+               # through the threading layer)
 
 
 def task_rows(row_bytes, most_rows, spread=None):
     """Rows per parallel task of a prediction walk of rows of ``row_bytes`` bytes each: at
     most ``most_rows`` and ``spread`` (None: no such bound), within TASK_BYTES, and at least
-    64."""
+    FEW_ROWS."""
     rows = min(most_rows, TASK_BYTES // max(1, row_bytes))
     if spread is not None:
         rows = min(rows, spread)
-    return max(64, rows)
+    return max(FEW_ROWS, rows)
 
 
 def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
@@ -1003,8 +1007,9 @@ class Tree:
                 lambda: _predict.zero_paths(flat, X.shape[1])))
             return out
         if self.is_binary_threshold:
-            infinite = _predict.predict_flat(*walk_input(X), flat, table,
-                                             _predict.CHUNK_ROWS, out)
+            walk = _predict.predict_flat_serial if X.shape[0] <= FEW_ROWS \
+                else _predict.predict_flat
+            infinite = walk(*walk_input(X), flat, table, _predict.CHUNK_ROWS, out)
         else:
             # a task copies its rows of X (the codes inside): CHUNK_ROWS of them, fewer for
             # a wide X
