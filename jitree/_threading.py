@@ -55,9 +55,14 @@ def n_threads(n_jobs):
     """Run the enclosed kernels on ``n_jobs`` threads, restoring the previous count after.
 
     numba's thread count is per calling thread, so concurrent callers do not disturb each other.
+    An unchanged count is not set again (two calls of ``numba.set_num_threads``: 6-8 us, a
+    tenth of a one-row prediction).
     """
     wanted = resolve_n_jobs(n_jobs)
     previous = numba.get_num_threads()
+    if previous == wanted:
+        yield wanted
+        return
     numba.set_num_threads(wanted)
     try:
         yield wanted

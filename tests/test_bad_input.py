@@ -224,6 +224,22 @@ def test_wrong_feature_names_at_predict_and_reordered_columns():
         forest.predict(X)
 
 
+def test_columns_named_as_methods_are_columns():
+    """A DataFrame's columns are also its attributes: columns named ``toarray`` and
+    ``tocsr`` do not make it a sparse matrix (the methods are looked for on the type), in
+    fit and predict, of a tree and a forest."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["toarray", "tocsr", "dtypes"])
+    for model in (DecisionTreeClassifier(random_state=0),
+                  jitree.RandomForestClassifier(n_estimators=3, random_state=0)):
+        model.fit(frame, Y)
+        assert list(model.feature_names_in_) == ["toarray", "tocsr", "dtypes"]
+        np.testing.assert_array_equal(model.predict_proba(frame),
+                                      model.fit(X, Y).predict_proba(X))
+    with pytest.raises(TypeError, match="column 'tocsr' of X has dtype"):
+        DecisionTreeClassifier().fit(frame.assign(tocsr="text"), Y)
+
+
 @pytest.mark.parametrize("method", ["predict", "apply", "predict_proba"])
 def test_feature_name_warnings_point_at_the_users_call(method):
     """Whatever the depth of jitree's own calls (a forest's walk of X as given, a tree's

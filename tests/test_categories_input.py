@@ -238,6 +238,18 @@ def test_plain_numeric_array_is_not_copied(dtype, order):
     assert np.shares_memory(encoded, X)
 
 
+def test_is_trivial_follows_the_kinds_when_they_change():
+    """is_trivial is kept with the kinds it was found for: kinds changed in place or
+    replaced give the new answer."""
+    X = np.random.default_rng(3).random((20, 3))
+    encoder, _ = encode(X)
+    assert encoder.is_trivial and encoder.is_trivial
+    encoder.feature_kind_[1] = FEATURE_CATEGORICAL
+    assert not encoder.is_trivial
+    encoder.feature_kind_ = np.zeros(3, dtype=np.int8)
+    assert encoder.is_trivial
+
+
 def test_trivial_encoding_equals_check_X():
     X = np.arange(12).reshape(4, 3)
     encoder, encoded = encode(X, categorical_features=[])

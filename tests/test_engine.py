@@ -333,6 +333,7 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         apply_flat_categories,
         predict_flat,
         predict_flat_categories,
+        predict_flat_categories_serial,
         predict_flat_serial,
         predict_nodes,
     )
@@ -389,8 +390,9 @@ def test_predict_kernels_compile_once_per_x_type(tmp_path, monkeypatch):
         quantile.predict_quantiles(X, asked)
     levels.flags.writeable = False
     quantile.predict_quantiles(mapped, levels)
-    for kernel in (predict_flat, predict_flat_serial, predict_flat_categories, predict_nodes,
-                   apply_flat, apply_flat_categories, predict_quantiles_flat):
+    for kernel in (predict_flat, predict_flat_serial, predict_flat_categories,
+                   predict_flat_categories_serial, predict_nodes, apply_flat,
+                   apply_flat_categories, predict_quantiles_flat):
         assert kernel.signatures, kernel
         x_types = [(str(signature[0].dtype), signature[0].layout)
                    for signature in kernel.signatures]

@@ -299,7 +299,9 @@ def test_few_rows_of_a_categorical_forest_walk_blocks_of_trees(split):
     TREE_BLOCK trees side by side too: 37 trees, 1 to 9 rows and a task's leftover, with
     missing and unseen categories and NaN in numeric columns: the bits of the same rows
     walked in blocks (each row repeated CATEGORY_BLOCK_ROWS times, in tasks of a multiple
-    of that many rows) and of the trees' table rows added in tree order."""
+    of that many rows) and of the trees' table rows added in tree order. Up to FEW_ROWS
+    rows, the forest and a lone tree take the kernel's serial twin (on the calling
+    thread), beyond it the parallel kernel."""
     rng = np.random.default_rng(5)
     X = np.column_stack([rng.integers(0, 90, 3000), rng.integers(0, 5, 3000),
                          rng.normal(size=(3000, 3))])
@@ -312,14 +314,69 @@ def test_few_rows_of_a_categorical_forest_walk_blocks_of_trees(split):
     block = predict_kernels.CATEGORY_BLOCK_ROWS
     X_test = X[:60].copy()
     X_test[8, 0] = 1000.0  # a category unseen in training
+    serial = predict_kernels.predict_flat_categories_serial
+    few = tree_module.FEW_ROWS
+    tree = forest.estimators_[0]
     for n_rows in (1, 5, 9, 35):
         rows = X_test[8:8 + n_rows]
         repeated = np.repeat(rows, block, axis=0)
         assert forest_module.forest_chunk_rows(len(repeated), 40, 2) % block == 0
         expected = forest.predict_proba(repeated)[::block]
-        np.testing.assert_array_equal(forest.predict_proba(rows), expected)
+        expected_tree = tree.predict_proba(repeated)[::block]
+        for model, want in ((forest, expected), (tree, expected_tree)):
+            for n in (n_rows, len(repeated)):
+                with mock.patch.object(predict_kernels, "predict_flat_categories_serial",
+                                       wraps=serial) as walk:
+                    got = model.predict_proba(rows if n == n_rows else repeated)
+                np.testing.assert_array_equal(got if n == n_rows else got[::block], want)
+                assert walk.call_count == (1 if n <= few else 0)
         np.testing.assert_array_equal(expected, _mean_of_leaf_rows(
             forest, forest._validate_predict_X(rows)))
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply"])
+def test_a_contiguous_float_array_of_numeric_features_skips_the_validation(data, method):
+    """A C- or F-ordered float32 / float64 ndarray of a forest or tree of numeric features
+    is walked as given (check_X, which would return it unchanged, is not called); a strided
+    view, a list, integers, a wrong width go through the validation: the same predictions,
+    and its errors. A model with an ordinal feature encodes the same X; a forest whose
+    ``estimators_`` were replaced by trees of another width checks X against them."""
+    from jitree.model import _base
+    from jitree.model.categories import FeatureEncoder
+
+    X, y = data[0][:400], data[1][:400]
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    tree = jitree.DecisionTreeClassifier(random_state=0).fit(X, y)
+    for model in (forest, tree):
+        expected = getattr(model, method)(X[:50])
+        rounded = X[:50].astype(np.float32)
+        as_given = [X[:50], np.asfortranarray(X[:50]), X[:1], rounded]
+        validated = [np.repeat(X[:50], 2, axis=0)[::2], X[:50].tolist()]
+        for rows in as_given + validated:
+            with mock.patch.object(_base, "check_X", wraps=_base.check_X) as check:
+                got = getattr(model, method)(rows)
+            assert check.call_count == (0 if any(rows is r for r in as_given) else 1)
+            if rows is not rounded:
+                np.testing.assert_array_equal(got, expected[:len(got)])
+        np.testing.assert_array_equal(getattr(model, method)(rounded),
+                                      getattr(model, method)(rounded.astype(np.float64)))
+        with pytest.raises(ValueError, match="features, but"):
+            getattr(model, method)(X[:5, :-1])
+        with pytest.raises(ValueError, match="infinity"):
+            getattr(model, method)(np.where(np.arange(X.shape[1]) == 2, np.inf, X[:5]))
+    ordinal = jitree.RandomForestClassifier(n_estimators=5, random_state=0,
+                                            ordinal_features=[0]).fit(X, y)
+    with mock.patch.object(FeatureEncoder, "transform",
+                           autospec=True, side_effect=FeatureEncoder.transform) as encode:
+        got = getattr(ordinal, method)(X[:50])
+    assert encode.call_count == 1
+    np.testing.assert_array_equal(got, getattr(ordinal, method)(X[:50].tolist()))
+    wide = jitree.RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        np.column_stack([X, X[:, :2]]), y)
+    forest.estimators_ = wide.estimators_
+    forest._layouts = {}
+    with pytest.raises(ValueError, match="features, but"):
+        getattr(forest, method)(X[:5])
 
 
 @pytest.mark.parametrize("cls", FORESTS)

@@ -1,12 +1,14 @@
 """Invariants of fitted trees and of prediction."""
 
 import threading
+from unittest import mock
 
 import numba
 import numpy as np
 import pytest
 
 import jitree
+from jitree._threading import n_threads
 from jitree.kernels.predict import leaf_of_row
 
 from naive import predict_walk
@@ -86,6 +88,24 @@ def test_n_jobs_restores_thread_count():
     before = numba.get_num_threads()
     X, y = _data(n=100)
     jitree.DecisionTreeClassifier(n_jobs=1).fit(X, y).predict(X)
+    assert numba.get_num_threads() == before
+
+
+def test_n_threads_sets_a_changed_count_only_and_restores_it():
+    """n_threads leaves numba's count alone when it is already the one asked for (a served
+    row's call is not charged two set_num_threads) and restores a changed one, after an
+    error too."""
+    before = numba.get_num_threads()
+    if before < 2:
+        pytest.skip("needs two threads to change the count")
+    with mock.patch.object(numba, "set_num_threads", wraps=numba.set_num_threads) as set_:
+        with n_threads(before) as wanted:
+            assert wanted == before and numba.get_num_threads() == before
+        assert set_.call_count == 0
+        with pytest.raises(RuntimeError), n_threads(1):
+            assert numba.get_num_threads() == 1
+            raise RuntimeError
+        assert [call.args for call in set_.call_args_list] == [(1,), (before,)]
     assert numba.get_num_threads() == before
 
 

@@ -1072,6 +1072,10 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     return infinite.any()
 
 
+# a call of a few rows (jitree.model.tree.FEW_ROWS) walks on the calling thread
+predict_flat_categories_serial = serial_twin(predict_flat_categories)
+
+
 @pjit
 def apply_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categories, node_of_flat,
                           chunk_rows, out):

@@ -30,6 +30,7 @@ from .validation import (
     has_nonfinite,
     is_sparse,
     match_feature_names,
+    passes_unchanged,
     prediction_chunks,
     sparse_row_blocks,
     sparse_to_dense,
@@ -628,16 +629,22 @@ class BaseDecisionTree(ParamsMixin):
         x 20 columns, 5 categorical: the encoding took longer than the walk); anything else
         is validated (:meth:`_validate_predict_X`): an ndarray subclass (np.matrix is
         refused there) too. The names were matched here: X's encoding, taken when it holds an
-        infinity, goes by position."""
+        infinity, goes by position. A plain C- or F-contiguous float32 / float64 ndarray of
+        ``n_features_in_`` columns, of a tree whose features are all numeric, is returned as
+        it is, its names matched (:func:`passes_unchanged`)."""
         check_is_fitted(self)
         tree = self.tree_
-        if (walks_as_given(X, self.n_features_in_) and not tree.is_binary_threshold
-                and tree.has_flat_categories):
+        if not walks_as_given(X, self.n_features_in_):
+            return self._validate_predict_X(X)
+        if not tree.is_binary_threshold and tree.has_flat_categories:
             categories = tree.value_categories(self._feature_encoder())
             if categories is not None:
                 match_feature_names(self, getattr(self, "feature_names_in_", None), None)
                 return CategoryValueRows(np.ascontiguousarray(X), categories,
                                          lambda: self._validate_predict_X(X, by_position=True))
+        if passes_unchanged(X, self._feature_encoder()):
+            match_feature_names(self, getattr(self, "feature_names_in_", None), None)
+            return X
         return self._validate_predict_X(X)
 
     def _chunked(self, X, rows=False):

@@ -102,6 +102,7 @@ from .validation import (
     check_y,
     is_sparse,
     match_feature_names,
+    passes_unchanged,
     sparse_to_dense,
     walks_as_given,
 )
@@ -858,30 +859,46 @@ class BaseForest(ParamsMixin):
         walked as given, its categories looked up by value in the walk (no encoded copy of
         X); else ``validated`` of X through the validation. A lookup that cannot be made that
         way, and X holding an infinity (``walk`` returns None), go through the encoder, which
-        also gives the errors."""
+        also gives the errors. A plain C- or F-contiguous float32 / float64 ndarray of the
+        trees' width, of a forest whose features are all numeric, is given to ``validated``
+        as it is, its names matched (:func:`passes_unchanged`). The width and names are
+        those of the trees, as :meth:`_validate_predict_X` checks them (a user may have
+        replaced ``estimators_``)."""
         check_is_fitted(self, "estimators_")
-        if walks_as_given(X, self.n_features_in_) and self._walk_kind() == "categories":
+        first = self.estimators_[0]
+        if not walks_as_given(X, first.n_features_in_):
+            return validated(self._validate_predict_X(X))
+        if self._walk_kind() == "categories":
             categories = self._flat_categories(X.dtype, raw=True)
             if categories is not None:
-                match_feature_names(self, getattr(self, "feature_names_in_", None), None)
+                match_feature_names(self, getattr(first, "feature_names_in_", None), None)
                 out = walk(np.ascontiguousarray(X), categories)
                 if out is not None:
                     return out
                 # X holds an infinity: the encoder gives the error (the names were matched)
                 return validated(self._validate_predict_X(X, by_position=True))
+        if passes_unchanged(X, self._feature_encoder()):
+            match_feature_names(self, getattr(first, "feature_names_in_", None), None)
+            return validated(X)
         return validated(self._validate_predict_X(X))
 
     def _predict_flat_categories(self, X, categories):
         """The flat category walk of X with ``categories`` (see :meth:`_flat_categories`);
-        None when X holds an infinity."""
-        jobs = self._prediction_jobs(X)
-        with n_threads(jobs) as threads:
-            chunk_rows = forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads)
-            flat, table = self._layout(X.dtype)
-            out = kernel_output((X.shape[0], table.shape[1]))
-            if _predict.predict_flat_categories(*walk_input(X), flat, categories,
-                                                table, chunk_rows, out):
-                return None
+        None when X holds an infinity. FEW_ROWS rows or fewer are one task, walked on the
+        calling thread by the kernel's serial twin (no change of numba's thread count)."""
+        flat, table = self._layout(X.dtype)
+        out = kernel_output((X.shape[0], table.shape[1]))
+        row_bytes = X.shape[1] * X.itemsize
+        if X.shape[0] <= FEW_ROWS:
+            infinite = _predict.predict_flat_categories_serial(
+                *walk_input(X), flat, categories, table, FEW_ROWS, out)
+        else:
+            with n_threads(self.n_jobs) as threads:
+                infinite = _predict.predict_flat_categories(
+                    *walk_input(X), flat, categories, table,
+                    forest_chunk_rows(X.shape[0], row_bytes, threads), out)
+        if infinite:
+            return None
         out /= len(self.estimators_)
         return out
 
@@ -1221,10 +1238,14 @@ class _ForestClassifier(BaseForest):
         model, chunks = self._chunked(X, rows=True)
         if chunks is not None:
             return model._predict_chunks(chunks, model._predict_validated)
-        return self._predict_validated(self._validate_predict_X(X))
+        return self._labels(self._predict_mean(X))
 
     def _predict_validated(self, X):
-        proba = self._predict_proba_validated(X)
+        return self._labels(self._predict_proba_validated(X))
+
+    def _labels(self, proba):
+        """The class of the highest probability in each row of ``proba`` (several outputs:
+        of each output's probabilities)."""
         if self.n_outputs_ > 1:
             return output_labels(self.classes_, proba)
         return self.classes_.take(np.argmax(proba, axis=1))

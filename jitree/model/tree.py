@@ -1014,7 +1014,9 @@ class Tree:
             # a task copies its rows of X (the codes inside): CHUNK_ROWS of them, fewer for
             # a wide X
             chunk_rows = task_rows(X.shape[1] * X.itemsize, _predict.CHUNK_ROWS)
-            infinite = _predict.predict_flat_categories(
+            walk = _predict.predict_flat_categories_serial if X.shape[0] <= FEW_ROWS \
+                else _predict.predict_flat_categories
+            infinite = walk(
                 *walk_input(X), flat,
                 self.flat_categories() if categories is None else categories, table,
                 chunk_rows, out)

@@ -13,12 +13,16 @@ from ..kernels.checks import any_nonfinite, count_nan
 
 
 def _is_dataframe(X):
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
+    """Whether X is a table (pandas, polars, ...): it has columns, dtypes and to_numpy.
+    Each is looked for on X's type first: ``hasattr(frame, "dtypes")`` builds pandas'
+    Series of dtypes (about 80 us, most of a one-row prediction)."""
+    return all(hasattr(type(X), name) or hasattr(X, name)
+               for name in ("columns", "dtypes", "to_numpy"))
 
 
 def is_chunk_iterator(X):
     """An iterator (e.g. a generator) of chunks, as opposed to an array-like X."""
-    return hasattr(X, "__next__") and not hasattr(X, "shape")
+    return hasattr(type(X), "__next__") and not hasattr(X, "shape")
 
 
 def feature_names_of(X):
@@ -113,12 +117,13 @@ def match_feature_names(estimator, fitted_names, names, has_shape=True):
     return None
 
 
-def frame_to_numpy(frame):
+def frame_to_numpy(frame, dtypes=None):
     """A DataFrame of numeric columns as a NumPy array; the missing values (``pd.NA``) of
     pandas' nullable Int64 / Float64 / boolean columns become NaN. Bool columns become 0.0 and
     1.0 beside the others (pandas alone would make an object array of every entry, each
-    then converted in Python: 4 s for 500k x 32)."""
-    dtypes = list(frame.dtypes)
+    then converted in Python: 4 s for 500k x 32). ``dtypes``: the frame's column dtypes
+    when the caller has them (each ``frame.dtypes`` builds a Series)."""
+    dtypes = list(frame.dtypes) if dtypes is None else dtypes
     if all(isinstance(dtype, np.dtype) for dtype in dtypes):
         if any(dtype.kind == "b" for dtype in dtypes):
             return frame.to_numpy(dtype=np.float64)
@@ -274,6 +279,14 @@ def walks_as_given(X, n_features):
             and X.shape[0] > 0 and X.shape[1] == n_features)
 
 
+def passes_unchanged(X, encoder):
+    """Whether X, for which :func:`walks_as_given` holds, is its own validation with
+    ``encoder``: every feature numeric and X C- or F-contiguous (``check_X`` then returns it
+    as it is; the feature names are still to be matched). Served rows skip the checks'
+    10-15 us."""
+    return (X.flags.c_contiguous or X.flags.f_contiguous) and encoder.is_trivial
+
+
 class CategoryValueRows:
     """A float X of categorical columns that hold the category values themselves, for the
     flat category walk of one tree (:func:`jitree.kernels.predict.predict_flat_categories`
@@ -380,18 +393,22 @@ def check_X(X, name="X", finite=True, allow_nan=False, report=None, dense_copies
     (:func:`sparse_to_dense`, ``dense_copies`` of its size to be held)."""
     if is_sparse(X):
         X = sparse_to_dense(X, name, dense_copies)
-    elif hasattr(X, "toarray") or hasattr(X, "tocsr"):
+    elif hasattr(type(X), "toarray") or hasattr(type(X), "tocsr"):
+        # methods, looked for on the type: a DataFrame's attributes are its columns too (a
+        # column "toarray" is not a sparse matrix), and each miss costs pandas a lookup
         raise TypeError(f"{name} is a sparse matrix of type {type(X).__name__}; jitree reads "
                         "scipy.sparse matrices and arrays, or dense data (call X.toarray())")
     if _is_dataframe(X):
-        for column, dtype in zip(X.columns, X.dtypes, strict=True):
-            kind = getattr(dtype, "kind", "O")
-            if kind not in "biuf":
-                raise TypeError(
-                    f"column {column!r} of {name} has dtype {dtype}; jitree needs numeric "
-                    "columns: declare it in categorical_features or ordinal_features to use "
-                    "its values as categories")
-        X = frame_to_numpy(X)
+        dtypes = list(X.dtypes)
+        numeric = [getattr(dtype, "kind", "O") in "biuf" for dtype in dtypes]
+        if not all(numeric):  # the columns named only then (pandas' string columns iterate
+            # slowly: a third of a one-row DataFrame's check)
+            j = numeric.index(False)
+            raise TypeError(
+                f"column {X.columns[j]!r} of {name} has dtype {dtypes[j]}; jitree needs "
+                "numeric columns: declare it in categorical_features or ordinal_features to "
+                "use its values as categories")
+        X = frame_to_numpy(X, dtypes)
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape "
                          "(n_samples, n_features)")
@@ -466,7 +483,7 @@ def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
     trees do (its forests warn)."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
-    if is_sparse(y) or hasattr(y, "toarray"):
+    if is_sparse(y) or hasattr(type(y), "toarray"):
         raise TypeError(f"y is a sparse matrix of type {type(y).__name__}; jitree needs a "
                         "dense y (call y.toarray())")
     if _is_dataframe(y):
