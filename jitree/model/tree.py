@@ -220,8 +220,9 @@ TASK_BYTES = 4 << 20  # the most of X (a category walk's copy of it) that one pr
                      # copy stays small (2,048 rows of 20,000 float64 columns: 328 MB a task)
 FEW_ROWS = 64  # a task's fewest rows: a prediction of at most this many rows is one task, and
                # runs on one thread (a second one would only cost its start, about 10 us),
-               # a threshold walk on the calling thread (predict_flat_serial: no launch
-               # through the threading layer)
+               # a flat walk (threshold or category tests) on the calling thread
+               # (predict_flat_serial, predict_flat_categories_serial: no launch through
+               # the threading layer)
 
 
 def task_rows(row_bytes, most_rows, spread=None):
