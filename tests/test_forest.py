@@ -338,8 +338,8 @@ def test_few_rows_of_a_categorical_forest_walk_blocks_of_trees(split):
 def test_a_contiguous_float_array_of_numeric_features_skips_the_validation(data, method):
     """A C- or F-ordered float32 / float64 ndarray of a forest or tree of numeric features
     is walked as given (check_X, which would return it unchanged, is not called); a strided
-    view, a list, integers, a wrong width go through the validation: the same predictions,
-    and its errors. A model with an ordinal feature encodes the same X; a forest whose
+    view, a list, a wrong width go through the validation: the same predictions, and its
+    errors. A model with an ordinal feature encodes the same X; a forest whose
     ``estimators_`` were replaced by trees of another width checks X against them."""
     from jitree.model import _base
     from jitree.model.categories import FeatureEncoder

@@ -888,7 +888,6 @@ class BaseForest(ParamsMixin):
         calling thread by the kernel's serial twin (no change of numba's thread count)."""
         flat, table = self._layout(X.dtype)
         out = kernel_output((X.shape[0], table.shape[1]))
-        row_bytes = X.shape[1] * X.itemsize
         if X.shape[0] <= FEW_ROWS:
             infinite = _predict.predict_flat_categories_serial(
                 *walk_input(X), flat, categories, table, FEW_ROWS, out)
@@ -896,7 +895,7 @@ class BaseForest(ParamsMixin):
             with n_threads(self.n_jobs) as threads:
                 infinite = _predict.predict_flat_categories(
                     *walk_input(X), flat, categories, table,
-                    forest_chunk_rows(X.shape[0], row_bytes, threads), out)
+                    forest_chunk_rows(X.shape[0], X.shape[1] * X.itemsize, threads), out)
         if infinite:
             return None
         out /= len(self.estimators_)
