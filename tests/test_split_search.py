@@ -94,3 +94,31 @@ def test_min_samples_leaf_and_split_respected():
     leaves = tree.children_left < 0
     assert tree.n_node_samples[leaves].min() >= 7
     assert tree.n_node_samples[~leaves].min() >= 20
+
+
+def _ulps_from(value, steps):
+    """``value`` moved ``steps`` representable doubles up (negative: down)."""
+    toward = np.inf if steps > 0 else -np.inf
+    for _ in range(abs(steps)):
+        value = np.nextafter(value, toward)
+    return value
+
+
+@given(a=st.floats(0.0, 1e12), b=st.floats(0.0, 1e12), weight_left=st.floats(1e-6, 1e9),
+       weight_right=st.floats(1e-6, 1e9), steps=st.integers(-40, 40))
+def test_a_candidate_passed_by_without_division_cannot_beat_the_best(
+        a, b, weight_left, weight_right, steps):
+    """The scans divide only where ``may_beat`` says a candidate may beat the best (see
+    SURELY_BELOW): whenever the score as the scan computes it exceeds a best near it,
+    ``may_beat`` says so. Gini computes (a W_r + b W_l) / (W_l W_r) (a, b: the sides' sums
+    of squared class weights), squared error a / W_l + b / W_r (a, b: the sides' squared
+    sums of w y); the best is each score moved a few representable doubles either way."""
+    from jitree.kernels.split import may_beat
+
+    numerator = a * weight_right + b * weight_left
+    denominator = weight_left * weight_right
+    for score in (numerator / denominator, a / weight_left + b / weight_right):
+        best = _ulps_from(score, steps)
+        if score > best:
+            assert may_beat(numerator, denominator, best), (score, best)
+    assert may_beat(numerator, denominator, -np.inf)

@@ -69,6 +69,25 @@ def non_missing_end(value_row, start, end):
 
 _ONE = np.uint64(1)
 
+# Gini's and squared error's threshold scans divide only for a candidate that may beat the
+# best so far. Their scores are n / d with d = W_l W_r (gini: n = sum_c l_c**2 W_r +
+# sum_c r_c**2 W_l; squared error: n = S_l**2 W_r + S_r**2 W_l, the score computed as
+# S_l**2 / W_l + S_r**2 / W_r), every term nonnegative. Each product, sum and division rounds
+# by at most half an ulp, so a candidate whose n is at most best * d * SURELY_BELOW (16 ulps
+# of room, a few used) has a rounded score below the best, which the scan, keeping only a
+# strictly better score, would have passed by: the scores, positions and trees are those of
+# a division per candidate.
+SURELY_BELOW = 1.0 - 16.0 * np.finfo(np.float64).eps
+
+
+@jit(inline="always")
+def may_beat(numerator, denominator, best):
+    """Whether a score of about ``numerator / denominator`` (both nonnegative and rounded,
+    see :data:`SURELY_BELOW`) may exceed ``best`` once computed and rounded; False only when
+    it cannot (a NaN, as from an infinite best times a zero product of weights, says True:
+    the score is then computed)."""
+    return not numerator <= best * denominator * SURELY_BELOW
+
 
 @jit
 def _scan_range(start, end, min_samples_leaf, n_left0, n_right0):
@@ -260,9 +279,13 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
                                         right[0] / weight_right):
             continue
         if code == criteria.GINI:
-            # = left_sq / weight_left + right_sq / weight_right, with one division
-            score = ((left_sq * weight_right + right_sq * weight_left)
-                     / (weight_left * weight_right))
+            # = left_sq / weight_left + right_sq / weight_right, with one division, made
+            # only when the candidate may beat the best (see SURELY_BELOW)
+            numerator = left_sq * weight_right + right_sq * weight_left
+            denominator = weight_left * weight_right
+            if not may_beat(numerator, denominator, best_score):
+                continue
+            score = numerator / denominator
         elif code == criteria.ENTROPY:
             # builtin_score's, its logarithms of whole numbers looked up
             score = -(criteria.table_entropy_sum(left, weight_left, xlogx)
@@ -331,7 +354,14 @@ def scan_regression(settings, data, rows, node, base, n_right0):
         if poisson:
             score = criteria.poisson_score(sum_left, weight_left, sum_right, weight_right)
         else:
-            score = sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
+            square_left = sum_left * sum_left
+            square_right = sum_right * sum_right
+            # the two divisions made only when the candidate may beat the best (see
+            # SURELY_BELOW): S_l**2 / W_l + S_r**2 / W_r against best * W_l W_r
+            if not may_beat(square_left * weight_right + square_right * weight_left,
+                            weight_left * weight_right, best_score):
+                continue
+            score = square_left / weight_left + square_right / weight_right
         if score > best_score:
             best_score = score
             best_pos = np.int64(k) + 1
