@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import jitree
+from jitree.kernels.split import may_beat
 
 from naive import brute_force_best, node_members, split_value
 
@@ -96,29 +97,33 @@ def test_min_samples_leaf_and_split_respected():
     assert tree.n_node_samples[~leaves].min() >= 20
 
 
-def _ulps_from(value, steps):
-    """``value`` moved ``steps`` representable doubles up (negative: down)."""
-    toward = np.inf if steps > 0 else -np.inf
-    for _ in range(abs(steps)):
-        value = np.nextafter(value, toward)
+
+def _below(value, steps):
+    """``value`` moved ``steps`` representable doubles down."""
+    for _ in range(steps):
+        value = np.nextafter(value, -np.inf)
     return value
 
 
+@example(a=5e-324, b=0.0, weight_left=0.4, weight_right=0.4, steps=1)
+@example(a=8.45e-315, b=3.585e-310, weight_left=0.304, weight_right=2.617, steps=1)
+@example(a=0.0, b=0.0, weight_left=1.0, weight_right=0.5, steps=1)
 @given(a=st.floats(0.0, 1e12), b=st.floats(0.0, 1e12), weight_left=st.floats(1e-6, 1e9),
-       weight_right=st.floats(1e-6, 1e9), steps=st.integers(-40, 40))
+       weight_right=st.floats(1e-6, 1e9), steps=st.integers(1, 3))
 def test_a_candidate_passed_by_without_division_cannot_beat_the_best(
         a, b, weight_left, weight_right, steps):
     """The scans divide only where ``may_beat`` says a candidate may beat the best (see
-    SURELY_BELOW): whenever the score as the scan computes it exceeds a best near it,
-    ``may_beat`` says so. Gini computes (a W_r + b W_l) / (W_l W_r) (a, b: the sides' sums
-    of squared class weights), squared error a / W_l + b / W_r (a, b: the sides' squared
-    sums of w y); the best is each score moved a few representable doubles either way."""
-    from jitree.kernels.split import may_beat
-
+    SURELY_BELOW): for a best one to three representable doubles below the score as a scan
+    computes it, ``may_beat`` says True. Gini computes (a W_r + b W_l) / (W_l W_r) (a, b: the
+    sides' sums of squared class weights), squared error a / W_l + b / W_r (a, b: the sides'
+    squared sums of w y); subnormal values included (the explicit examples: scores whose
+    products round to zero or lose their relative precision). A best of zero or less, or
+    minus infinity, always computes the score."""
     numerator = a * weight_right + b * weight_left
     denominator = weight_left * weight_right
     for score in (numerator / denominator, a / weight_left + b / weight_right):
-        best = _ulps_from(score, steps)
-        if score > best:
-            assert may_beat(numerator, denominator, best), (score, best)
-    assert may_beat(numerator, denominator, -np.inf)
+        best = _below(score, steps)
+        assert score > best
+        assert may_beat(numerator, denominator, best), (score, best)
+    for best in (0.0, -5e-324, -1.0, -np.inf):
+        assert may_beat(numerator, denominator, best)

@@ -69,24 +69,27 @@ def non_missing_end(value_row, start, end):
 
 _ONE = np.uint64(1)
 
-# Gini's and squared error's threshold scans divide only for a candidate that may beat the
-# best so far. Their scores are n / d with d = W_l W_r (gini: n = sum_c l_c**2 W_r +
-# sum_c r_c**2 W_l; squared error: n = S_l**2 W_r + S_r**2 W_l, the score computed as
-# S_l**2 / W_l + S_r**2 / W_r), every term nonnegative. Each product, sum and division rounds
-# by at most half an ulp, so a candidate whose n is at most best * d * SURELY_BELOW (16 ulps
-# of room, a few used) has a rounded score below the best, which the scan, keeping only a
-# strictly better score, would have passed by: the scores, positions and trees are those of
-# a division per candidate.
+# Gini's and squared error's threshold scans (dense, one output) divide only for a candidate
+# that may beat the best so far. Their scores are n / d with d = W_l W_r (gini: n = sum_c
+# l_c**2 W_r + sum_c r_c**2 W_l; squared error: n = S_l**2 W_r + S_r**2 W_l, the score
+# computed as S_l**2 / W_l + S_r**2 / W_r). Each product, sum and division rounds by at most
+# half a unit of its result's last place, relative to it while it is a normal number: when
+# best * d is above NORMAL_FLOOR, a candidate whose n is at most best * d * SURELY_BELOW
+# (sixteen times the doubles' relative precision below it, of which the roundings use four)
+# has a rounded score below the best, which the scan, keeping only a strictly better score,
+# would have passed by. Below the floor (subnormal products: their rounding is not relative),
+# with a best of zero or less, or NaN, the score is computed. The scores, positions and
+# trees are those of a division per candidate.
 SURELY_BELOW = 1.0 - 16.0 * np.finfo(np.float64).eps
+NORMAL_FLOOR = 2.0 ** -900
 
 
 @jit(inline="always")
 def may_beat(numerator, denominator, best):
-    """Whether a score of about ``numerator / denominator`` (both nonnegative and rounded,
-    see :data:`SURELY_BELOW`) may exceed ``best`` once computed and rounded; False only when
-    it cannot (a NaN, as from an infinite best times a zero product of weights, says True:
-    the score is then computed)."""
-    return not numerator <= best * denominator * SURELY_BELOW
+    """Whether a score of about ``numerator / denominator`` (see :data:`SURELY_BELOW`) may
+    exceed ``best`` once computed and rounded: False only where it cannot."""
+    bound = best * denominator * SURELY_BELOW
+    return not (bound >= NORMAL_FLOOR and numerator <= bound)
 
 
 @jit
@@ -212,11 +215,12 @@ def scan_classification(settings, data, rows, node, parent_entropy, base, n_righ
     otherwise. Candidates keep non-missing samples on both sides.
 
     Gini keeps sum_c l_c**2 and sum_c r_c**2 up to date in O(1) per sample
-    ((l + w)**2 - l**2 = w (2 l + w)), so its score costs two divisions whatever the number of
-    classes; entropy looks up each side's m log m in ``data.xlogx``
-    (:func:`criteria.table_entropy_sum`: a tree on 100k x 20, 3 classes, 0.22-0.24 against
-    0.56-0.58 s with a logarithm and a division per class and side); the other (built-in)
-    criteria call :func:`criteria.builtin_score`.
+    ((l + w)**2 - l**2 = w (2 l + w)), so its score costs one division whatever the number of
+    classes, made only for a candidate that may beat the best (:func:`may_beat`); entropy
+    looks up each side's m log m in ``data.xlogx`` (:func:`criteria.table_entropy_sum`: a
+    tree on 100k x 20, 3 classes, 0.22-0.24 against 0.56-0.58 s with a logarithm and a
+    division per class and side); the other (built-in) criteria call
+    :func:`criteria.builtin_score`.
 
     One loop for every criterion: with that call in it, the compiled loop keeps ``left_sq``
     and ``right_sq`` on the stack around each candidate (a store and a load in both chains
