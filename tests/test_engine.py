@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 import jitree
 from jitree._threading import n_threads
 from jitree.kernels.categorical import NO_MISSING
-from jitree.kernels.grow import mark_and_count, pack_bits, partition, partition_multiway
+from jitree.kernels.grow import (
+    mark_and_count,
+    pack_bits,
+    partition,
+    partition_into,
+    partition_into_serial,
+    partition_multiway,
+)
 from jitree.kernels.grower import grow_tree, new_node_table, reserve_nodes
 from jitree.kernels.presort import fill_from_keys, fill_sorted
 from jitree.kernels.random import stream_key, uniform
@@ -179,10 +186,53 @@ def _side_by_side(presorted, n_nodes, rng):
     return bounds
 
 
+def _sorted_copy(data, index, value, label):
+    """``data`` (a TreeData) with the sorted arrays ``index``, ``value``, ``label``."""
+    return TreeData(index, value, label, *data[3:])
+
+
+def _check_partition_into(presorted, X, y, w, regression, goes_left, bits, bounds):
+    """partition_into and its serial twin, from ``presorted``'s arrays (left as they are)
+    into new ones, with the classes carried and (as a forest tree's) left out: every
+    feature's segment of every node is its left samples then its right ones, in the order
+    they had, at the same positions; the split's own feature too."""
+    _, data = _tree_data(X, y, w, regression)
+    data = _sorted_copy(data, presorted.sorted_index, presorted.sorted_value,
+                        presorted.sorted_label)
+    n_split = len(bounds) - 1
+    n_left = np.array([goes_left[presorted.sorted_index[0, bounds[j]:bounds[j + 1]]].sum()
+                       for j in range(n_split)], dtype=np.int64)
+    carried = presorted.sorted_label.shape[1] > 0
+    before = (presorted.sorted_index.copy(), presorted.sorted_value.copy(),
+              presorted.sorted_label.copy())
+    for kernel in (partition_into, partition_into_serial):
+        for labels in ((True, False) if carried else (False,)):
+            source = data if labels else _sorted_copy(
+                data, data.sorted_index, data.sorted_value,
+                np.empty((1, 0), dtype=data.sorted_label.dtype))
+            target = _sorted_copy(source, np.full_like(source.sorted_index, -1),
+                                  np.full_like(source.sorted_value, np.nan),
+                                  np.zeros_like(source.sorted_label))
+            kernel(source, bits, bounds[:-1].copy(), bounds[1:].copy(), n_left, target)
+            for g in range(X.shape[1]):
+                want = np.concatenate([
+                    np.concatenate([row[goes_left[row] == 1], row[goes_left[row] == 0]])
+                    for row in (presorted.sorted_index[g, bounds[j]:bounds[j + 1]]
+                                for j in range(n_split))])
+                np.testing.assert_array_equal(target.sorted_index[g], want)
+                np.testing.assert_array_equal(target.sorted_value[g], X[want, g])
+                if labels:
+                    np.testing.assert_array_equal(target.sorted_label[g], y[want])
+    for kept, array in zip(before, (presorted.sorted_index, presorted.sorted_value,
+                                    presorted.sorted_label), strict=True):
+        np.testing.assert_array_equal(array, kept)  # the source is left as it was
+
+
 def _check_binary_partition(X, y, w, regression, n_nodes, rng):
     """Several binary nodes side by side, each sample sent left or right at random, one
     node naming a feature as its own (its segment is left as it is: the split's own order),
-    partitioned by the kernel and by NumPy."""
+    partitioned by the kernel and by NumPy; partition_into too (see
+    :func:`_check_partition_into`)."""
     presorted, _ = _tree_data(X, y, w, regression)
     n, d = X.shape
     bounds = _side_by_side(presorted, n_nodes, rng)
@@ -195,6 +245,7 @@ def _check_binary_partition(X, y, w, regression, n_nodes, rng):
         own[rng.integers(n_split)] = rng.integers(d)
     before_index = presorted.sorted_index.copy()
     before_value = presorted.sorted_value.copy()
+    _check_partition_into(presorted, X, y, w, regression, goes_left, bits, bounds)
     partition(presorted.sorted_index, presorted.sorted_value, presorted.sorted_label, bits,
               bounds[:-1].copy(), bounds[1:].copy(), own)
     for g in range(d):

@@ -199,6 +199,59 @@ partition_serial = serial_twin(partition)
 
 
 @pjit
+def partition_into(source, goes_left_bits, split_start, split_end, split_left, target):
+    """:func:`partition` of every feature's segment of every split node from the sorted
+    arrays of the :class:`TreeData` ``source`` into those of ``target``, at the same
+    positions, parallel over features: node j's left samples (``split_left[j]`` of them, the
+    set bits of ``goes_left_bits`` among its samples) to ``split_start[j]:split_start[j] +
+    split_left[j]`` and the rest after them, each group in increasing feature value, labels
+    moving with their samples. The split feature's segment too: it comes out as
+    :func:`partition` leaves it (already left | right, unless its missing values go left).
+
+    Knowing where the right side starts, each sample is written once, at its own side's next
+    position, where :func:`partition` writes it on both sides and copies the right side
+    back. A standalone copy of the two loops (one float32 feature of 95,000 samples, its
+    side bits drawn at random, the segments of a level side by side, medians of 30, two
+    runs): segments of 12 samples (a forest tree's deep levels) 2.2-2.3 against 3.9-4.1 ns a
+    move, of 100 to 95,000 samples 1.3-2.1 against 1.7-2.7 ns. The depth-wise growth
+    alternates between two copies of the sorted arrays (see
+    :data:`jitree.kernels.grower.PING_PONG_BYTES`)."""
+    sorted_index = source.sorted_index
+    sorted_value = source.sorted_value
+    sorted_label = source.sorted_label
+    target_index = target.sorted_index
+    target_value = target.sorted_value
+    target_label = target.sorted_label
+    with_labels = sorted_label.shape[1] == sorted_index.shape[1]
+    for f in prange(sorted_index.shape[0]):
+        index_row = sorted_index[f]
+        value_row = sorted_value[f]
+        label_row = sorted_label[f] if with_labels else sorted_label[0]
+        out_index = target_index[f]
+        out_value = target_value[f]
+        out_label = target_label[f] if with_labels else target_label[0]
+        for j in range(split_start.shape[0]):
+            # unsigned positions and sample indices: no negative-index fix-ups
+            start = np.uint64(split_start[j])
+            end = np.uint64(split_end[j])
+            left = start
+            right = start + np.uint64(split_left[j])
+            for k in range(start, end):
+                i = np.uint64(index_row[k])
+                to_left = (goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE
+                at = left if to_left else right
+                out_index[at] = i
+                out_value[at] = value_row[k]
+                if with_labels:
+                    out_label[at] = label_row[k]
+                left += to_left
+                right += _ONE - to_left
+
+
+partition_into_serial = serial_twin(partition_into)
+
+
+@pjit
 def partition_multiway(sorted_index, sorted_value, sorted_label, child_slot, split_start,
                        split_end, child_offset, child_count):
     """Stable partition of every feature's segment of every multiway node into its children,

@@ -917,8 +917,8 @@ class TreeBuilder:
 
     def build(self, X, target, sample_weight, n_stats, n_classes, presorted=None):
         """Grow the tree. ``presorted``: a :class:`Presorted` of this tree's samples, numbered
-        as the rows of ``target`` and ``sample_weight`` (it is consumed: its arrays are
-        partitioned in place), or a :class:`SampleX` for the sample-order growth (see
+        as the rows of ``target`` and ``sample_weight`` (it is consumed: the growth
+        overwrites its arrays), or a :class:`SampleX` for the sample-order growth (see
         :func:`sample_order_growth`); X presorted (or taken as a :class:`SampleX`) here if
         None. X gives the number of features."""
         multi_output = self.params.n_outputs > 1
