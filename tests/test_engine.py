@@ -195,7 +195,7 @@ def _check_partition_into(presorted, X, y, w, regression, goes_left, bits, bound
     """partition_into and its serial twin, from ``presorted``'s arrays (left as they are)
     into new ones, with the classes carried and (as a forest tree's) left out: every
     feature's segment of every node is its left samples then its right ones, in the order
-    they had, at the same positions; the split's own feature too."""
+    they had, at the same positions."""
     _, data = _tree_data(X, y, w, regression)
     data = _sorted_copy(data, presorted.sorted_index, presorted.sorted_value,
                         presorted.sorted_label)

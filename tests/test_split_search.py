@@ -127,3 +127,6 @@ def test_a_candidate_passed_by_without_division_cannot_beat_the_best(
         assert may_beat(numerator, denominator, best), (score, best)
     for best in (0.0, -5e-324, -1.0, -np.inf):
         assert may_beat(numerator, denominator, best)
+    if 2.0 ** -800 < numerator / denominator < 1e300:
+        # a candidate of half the best is passed by: the filter is on
+        assert not may_beat(numerator, denominator, 2.0 * (numerator / denominator))

@@ -3,8 +3,9 @@
 Every open node owns the same range ``start:end`` in each feature's sorted arrays. After a
 node is split on feature ``f`` at position ``pos``, the samples ``sorted_index[f, start:pos]``
 go left; every other feature's segment is partitioned stably so that its left samples occupy
-``start:start + n_left`` and its right samples the rest, both still sorted. No node is ever
-re-sorted: a level costs O(n_features * n_samples_in_level).
+``start:start + n_left`` and its right samples the rest, both still sorted (in place, or,
+:func:`partition_into`, every feature's segment into a second copy of the sorted arrays).
+No node is ever re-sorted: a level costs O(n_features * n_samples_in_level).
 """
 
 import numpy as np
@@ -212,9 +213,10 @@ def partition_into(source, goes_left_bits, split_start, split_end, split_left, t
     position, where :func:`partition` writes it on both sides and copies the right side
     back. A standalone copy of the two loops (one float32 feature of 95,000 samples, its
     side bits drawn at random, the segments of a level side by side, medians of 30, two
-    runs): segments of 12 samples (a forest tree's deep levels) 2.2-2.3 against 3.9-4.1 ns a
-    move, of 100 to 95,000 samples 1.3-2.1 against 1.7-2.7 ns. The depth-wise growth
-    alternates between two copies of the sorted arrays (see
+    runs while another process ran; :func:`partition`'s comment measures another setup):
+    segments of 12 samples (a forest tree's deep levels) 2.2-2.3 against 3.9-4.1 ns a move,
+    of 100 to 95,000 samples 1.3-2.1 against 1.7-2.7 ns. The depth-wise growth alternates
+    between two copies of the sorted arrays (see
     :data:`jitree.kernels.grower.PING_PONG_BYTES`)."""
     sorted_index = source.sorted_index
     sorted_value = source.sorted_value

@@ -16,7 +16,9 @@ One round of growth, for a batch of open nodes that may be split (:func:`splitta
    candidates go to a :class:`CandidateTable`.
 2. :func:`split_candidates`: the accepted splits become internal nodes with their children
    appended to the :class:`NodeTable` (node ids in order of parent, then child slot), and the
-   sorted segments of the parents with a child still open are partitioned.
+   sorted segments of the parents with a child still open are partitioned (in place, or
+   into a second copy of the sorted arrays that the next level reads:
+   :data:`PING_PONG_BYTES`).
 
 The random splitter grows in sample order instead (single-output trees on numeric features,
 :func:`jitree.model.builder.sample_order_growth`), and so does the best splitter of a
@@ -924,13 +926,16 @@ def bounded(settings, max_children):
 # random forest of 20 trees on those rows in 0.95. Where the sorted arrays outgrow the
 # caches the gain fades (150k x 20: 0.93 for a tree, 0.92-0.97 for a forest's trees), each
 # level then streaming through two copies instead of one, while the second copy doubles the
-# sorted arrays' memory (each tree of a forest holds its own as it grows). So it is made only
-# while they hold at most this many bytes (about 370k samples of 20 float32 features with
-# their classes carried, a forest tree's bag of about 420k distinct samples); larger ones,
-# the best-first growth (whose waiting nodes' segments stay where they are) and trees with
-# categorical features (their category and multiway partitions) partition in place. The
-# trees are the same.
-PING_PONG_BYTES = 1 << 26
+# sorted arrays' memory (each tree of a forest holds its own as it grows; a tree's fit on
+# 200k x 20 float32 held 4.3 times X's bytes above it at its peak, against the 3 times the
+# memory target allows). So it is made only while they hold at most this many bytes, which
+# the caches can hold (about 46k samples of 20 float32 features with their classes carried,
+# a forest tree's bag of about 52k distinct samples): a second copy of at most 8 MiB.
+# Larger ones, the best-first growth (whose waiting nodes' segments stay where they are),
+# trees with categorical features (their category and multiway partitions) and the order
+# criteria (their order statistics, kernels.pinball, are kept with the sorted arrays)
+# partition in place. The trees are the same.
+PING_PONG_BYTES = 1 << 23
 
 
 @jit
