@@ -97,7 +97,6 @@ def test_min_samples_leaf_and_split_respected():
     assert tree.n_node_samples[~leaves].min() >= 20
 
 
-
 def _below(value, steps):
     """``value`` moved ``steps`` representable doubles down."""
     for _ in range(steps):

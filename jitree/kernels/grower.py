@@ -798,29 +798,30 @@ def split_candidates(data, settings, categories, order, nodes, count, table, row
             pack_bits(goes_left, goes_left_bits)
         start = np.empty(n_binary, dtype=np.int64)
         end = np.empty(n_binary, dtype=np.int64)
-        own = np.empty(n_binary, dtype=np.int64)
+        # into a second copy, each node's left count (where its right side starts); in
+        # place, the feature whose segment the kernel leaves as it is
+        left_or_own = np.empty(n_binary, dtype=np.int64)
         for t in range(n_binary):
             c = binary[t]
             start[t] = ints[C_START, c]
             end[t] = ints[C_END, c]
-            # the split feature's own segment is already left | right unless categorical or
-            # with its missing values sent left: -1 makes the kernel partition it too
-            keep_own = ints[C_CATEGORICAL, c] == 0 and ints[C_MISSING, c] != MISSING_LEFT
-            own[t] = ints[C_FEATURE, c] if keep_own else -1
-        if ping_pong:
-            n_left = np.empty(n_binary, dtype=np.int64)
-            for t in range(n_binary):
-                n_left[t] = table.child_count[ints[C_CHILD_FIRST, binary[t]]]
-            if serial:
-                partition_into_serial(data, goes_left_bits, start, end, n_left, spare)
+            if ping_pong:
+                left_or_own[t] = table.child_count[ints[C_CHILD_FIRST, c]]
             else:
-                partition_into(data, goes_left_bits, start, end, n_left, spare)
+                # the split feature's own segment is already left | right unless categorical
+                # or with its missing values sent left: -1 makes the kernel partition it too
+                keep_own = ints[C_CATEGORICAL, c] == 0 and ints[C_MISSING, c] != MISSING_LEFT
+                left_or_own[t] = ints[C_FEATURE, c] if keep_own else -1
+        if ping_pong and serial:
+            partition_into_serial(data, goes_left_bits, start, end, left_or_own, spare)
+        elif ping_pong:
+            partition_into(data, goes_left_bits, start, end, left_or_own, spare)
         elif serial:
             partition_serial(data.sorted_index, data.sorted_value, data.sorted_label,
-                             goes_left_bits, start, end, own)
+                             goes_left_bits, start, end, left_or_own)
         else:
             partition(data.sorted_index, data.sorted_value, data.sorted_label, goes_left_bits,
-                      start, end, own)
+                      start, end, left_or_own)
     # only category splits are multiway
     if categories is not None and n_multi and order is None:
         start = np.empty(n_multi, dtype=np.int64)
