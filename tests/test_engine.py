@@ -626,7 +626,7 @@ def test_cached_record_types_equal_numba_typing():
         for code, big in ((np.int64(3), 2**63 - 1), (5, 2**63), (True, -1)):
             yield GrowSettings(criteria.builtin(0), code, big, 1.5, np.float32(2), None,
                                np.uint8(1), 0, 0, 0.0, 0.0, 0.0, 4, np.zeros(0, np.int8),
-                               np.zeros((0, 0), np.uint8), 0.5, 0)
+                               np.zeros((0, 0), np.uint8), 0.5, 1 << 23, 0)
 
     seen = set()
     for _ in range(2):  # the second pass reads the cache

@@ -76,10 +76,32 @@ def test_sample_order_does_not_change_the_tree():
 @pytest.mark.parametrize("params", [dict(), dict(max_features=2, random_state=3),
                                     dict(splitter="random", random_state=5),
                                     dict(max_leaf_nodes=20)])
-def test_results_do_not_depend_on_n_jobs(params):
+@pytest.mark.parametrize("in_place", [False, True])
+def test_results_do_not_depend_on_n_jobs(params, in_place, monkeypatch):
+    from jitree.kernels import grower
+    from jitree.model import _base, builder
+
+    if numba.config.NUMBA_NUM_THREADS == 1:
+        pytest.skip("one thread: n_jobs=2 would run the serial kernels too")
+    if in_place:  # the partition in place of sorted arrays too large for a second copy
+        monkeypatch.setattr(grower, "PING_PONG_BYTES", 0)
+    # a fit this small runs on one thread whatever n_jobs (_PARALLEL_FIT_VALUES): lifted, so
+    # that n_jobs=2 runs the parallel kernels (blocks of the search a thread)
+    monkeypatch.setattr(_base, "_PARALLEL_FIT_VALUES", 0)
+    blocks = []
+    search_blocks = builder.search_blocks
+
+    def spy():
+        blocks.append(search_blocks())
+        return blocks[-1]
+
+    monkeypatch.setattr(builder, "search_blocks", spy)
     X, y = _data(n=2000)
     a = jitree.DecisionTreeClassifier(n_jobs=1, **params).fit(X, y)
+    one_thread = list(blocks)
     b = jitree.DecisionTreeClassifier(n_jobs=2, **params).fit(X, y)
+    assert set(one_thread) == {1}
+    assert min(blocks[len(one_thread):]) > 1
     _same_tree(a.tree_, b.tree_)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 

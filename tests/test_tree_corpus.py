@@ -77,6 +77,28 @@ def test_tree_corpus(corpus, name):
     assert_same_result(expected, fit_case(CASES[name]), name)
 
 
+@pytest.mark.parametrize("name", list(CASES))
+def test_tree_corpus_partitioned_in_place(corpus, name, monkeypatch):
+    """The recorded trees when every growth partitions its sorted arrays in place, as a growth
+    whose sorted arrays hold more than ``grower.PING_PONG_BYTES`` does: the corpus's data sets
+    are small enough for the second copy, so this is the case that runs that path on them."""
+    from jitree.kernels import grower
+    from jitree.model import builder
+
+    monkeypatch.setattr(grower, "PING_PONG_BYTES", 0)
+    bounds = []
+    grow_tree = builder.grow_tree
+
+    def spy(data, settings, *args):
+        bounds.append(settings.second_copy_bytes)
+        return grow_tree(data, settings, *args)
+
+    monkeypatch.setattr(builder, "grow_tree", spy)
+    expected = unflatten(corpus, name)
+    assert_same_result(expected, fit_case(CASES[name]), name)
+    assert bounds and set(bounds) == {0}  # every growth of the case took the bound
+
+
 @pytest.mark.parametrize("one, other", [("nan_clf", "threads_1"),
                                         ("forest_rf_clf", "forest_rf_clf_n_jobs_2")])
 def test_recorded_trees_independent_of_n_jobs(corpus, one, other):

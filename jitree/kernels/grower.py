@@ -711,13 +711,13 @@ def child_bounds(nodes, parent, count, table, first, last, settings, feature):
 
 @jit(inline="always")
 def split_candidates(data, settings, categories, order, nodes, count, table, rows, pools, work,
-                     spare, ping_pong):
+                     spare):
     """Split the candidates ``rows`` of ``table`` (already marked): their children join the
     node table, and the parents whose children may be split further have their segments
     partitioned (the sample-order growth, ``order`` not None, partitioned them when it found
-    the split): in place, or, ``ping_pong``, from ``data``'s sorted arrays into ``spare``'s
-    (:func:`partition_into`). Returns (nodes, count, pools, open children: rows id, start,
-    end)."""
+    the split): from ``data``'s sorted arrays into ``spare``'s (:func:`partition_into`) when
+    ``spare`` holds the second copy (:func:`with_spare_sorted`), else in place. Returns
+    (nodes, count, pools, open children: rows id, start, end)."""
     ints = table.ints
     n_new = 0
     for c in rows:
@@ -790,6 +790,7 @@ def split_candidates(data, settings, categories, order, nodes, count, table, row
                 binary[n_binary] = c
                 n_binary += 1
     goes_left, goes_left_bits, child_slot = work
+    ping_pong = holds_copy(spare)
     if n_binary and order is None:
         serial = one_block(settings.n_blocks)
         if serial:
@@ -936,6 +937,8 @@ def bounded(settings, max_children):
 # trees with categorical features (their category and multiway partitions) and the order
 # criteria (their order statistics, kernels.pinball, are kept with the sorted arrays)
 # partition in place. The trees are the same.
+# The builder passes it to the growth as ``GrowSettings.second_copy_bytes`` (the tests lower
+# it to grow the same trees in place).
 PING_PONG_BYTES = 1 << 23
 
 
@@ -946,16 +949,28 @@ def sorted_bytes(data):
 
 
 @jit
-def with_spare_sorted(data):
-    """``data`` with new sorted arrays of the same shapes and types (their contents
-    undefined), every other field shared: the second copy that :data:`PING_PONG_BYTES`
-    bounds."""
-    return TreeData(retyped(np.empty_like(data.sorted_index), data.sorted_index),
-                    retyped(np.empty_like(data.sorted_value), data.sorted_value),
-                    retyped(np.empty_like(data.sorted_label), data.sorted_label),
+def with_spare_sorted(data, second_copy):
+    """``data`` with new sorted arrays of the same types, every other field shared: of the
+    same shapes (their contents undefined) when ``second_copy`` (the copy that
+    :data:`PING_PONG_BYTES` bounds), else of no samples (:func:`holds_copy` False)."""
+    n_rows = data.sorted_index.shape[1] if second_copy else 0
+    n_label_rows = data.sorted_label.shape[1] if second_copy else 0
+    return TreeData(retyped(np.empty((data.sorted_index.shape[0], n_rows),
+                                     dtype=data.sorted_index.dtype), data.sorted_index),
+                    retyped(np.empty((data.sorted_value.shape[0], n_rows),
+                                     dtype=data.sorted_value.dtype), data.sorted_value),
+                    retyped(np.empty((data.sorted_label.shape[0], n_label_rows),
+                                     dtype=data.sorted_label.dtype), data.sorted_label),
                     data.label, data.label_scratch, data.target, data.target_term,
                     data.sample_weight, data.weighted, data.is_regression, data.outputs,
                     data.output_columns, data.xlogx)
+
+
+@jit(inline="always")
+def holds_copy(spare):
+    """Whether ``spare`` (:func:`with_spare_sorted`) holds a second copy of the sorted
+    arrays (a growth with samples to partition has rows in them)."""
+    return spare.sorted_index.shape[1] > 0
 
 
 @jit
@@ -971,7 +986,8 @@ def n_rows_of(data, order):
 def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight):
     """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it overwrites: it
     partitions them in place, or partitions each level from them into a second copy and
-    back, :data:`PING_PONG_BYTES`). ``categories``: a :class:`CategorySettings`, or None
+    back when they hold at most ``settings.second_copy_bytes``, see
+    :data:`PING_PONG_BYTES`). ``categories``: a :class:`CategorySettings`, or None
     when every feature is numeric or ordinal (the category search is then left out of the
     compiled code).
     ``ranks``: the :class:`Ranks` scratch of the order criteria (absolute_error, quantile),
@@ -1027,9 +1043,9 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
     renumbered_size = float(n_rows)  # the open nodes' mean size at the last renumbering
     # the depth-wise presorted growth of numeric features partitions each level from one
     # copy of the sorted arrays into the other (see PING_PONG_BYTES)
-    ping_pong = (order is None and categories is None and ranks is None and not best_first
-                 and sorted_bytes(data) <= PING_PONG_BYTES)
-    spare = with_spare_sorted(data) if ping_pong else data
+    spare = with_spare_sorted(data, order is None and categories is None and ranks is None
+                              and not best_first
+                              and sorted_bytes(data) <= settings.second_copy_bytes)
     while True:
         if order is not None and order.renumber > 0 and not best_first \
                 and open_nodes.shape[1]:
@@ -1081,8 +1097,8 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
             break
         nodes, count, pools, open_nodes = split_candidates(
             tree_data, settings, categories, tree_order, nodes, count, table, rows, pools, work,
-            spare, ping_pong)
-        if ping_pong:
+            spare)
+        if holds_copy(spare):
             # the open children's segments are in the other copy now
             tree_data, spare = spare, tree_data
     bits, bits_size, slots, slots_size = pools

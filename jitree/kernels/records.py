@@ -116,6 +116,10 @@ GrowSettings = namedtuple("GrowSettings", [
     "interaction",            # (n_groups, n_features) uint8: interaction constraints, the
                               # features of each group (a branch uses one group's), or (0, 0)
     "quantile",               # float64: the order criteria's alpha (absolute_error: 0.5)
+    "second_copy_bytes",      # int64: the depth-wise presorted growth of numeric features
+                              # partitions each level into a second copy of the sorted arrays
+                              # when they hold at most this many bytes, else in place (0:
+                              # in place, whatever the data; kernels.grower.PING_PONG_BYTES)
     "max_children",           # int64: multiway splits of more children are not searched (0:
                               # no bound); the best-first growth bounds them by its leaf
                               # budget when it searches a node again (see kernels.grower)

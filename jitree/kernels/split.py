@@ -79,7 +79,8 @@ _ONE = np.uint64(1)
 # has a rounded score below the best, which the scan, keeping only a strictly better score,
 # would have passed by. Below the floor (subnormal products: their rounding is not relative),
 # with a best of zero or less, or NaN, the score is computed. The scores, positions and
-# trees are those of a division per candidate.
+# trees are those of a division per candidate. (The multi-output squared-error scan bounds
+# its estimates likewise: _ESTIMATE_RELATIVE, _ESTIMATE_ABSOLUTE.)
 SURELY_BELOW = 1.0 - 16.0 * np.finfo(np.float64).eps
 NORMAL_FLOOR = 2.0 ** -900
 
@@ -508,6 +509,7 @@ def _store_column(lefts, m, left, n_stats):
 # each, first order), four times over; its absolute part covers the divisions' underflow
 # (2**-1075 a division). Both start from the same rounded squares (the kernels are compiled
 # without fastmath, so no product is fused into an add), and their terms are nonnegative.
+# (The one-output scans' filter bounds its roundings likewise: SURELY_BELOW, NORMAL_FLOOR.)
 _ESTIMATE_RELATIVE = 2.0 ** -50
 _ESTIMATE_ABSOLUTE = 2.0 ** -1060
 # Fewest outputs whose squared-error trees use :func:`scan_squared_error_outputs`: below,

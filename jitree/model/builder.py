@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numba
 import numpy as np
 
-from ..kernels import criteria, pinball, sample_order
+from ..kernels import criteria, grower, pinball, sample_order
 from ..kernels.grower import (
     F_IMPURITY,
     F_LOWER,
@@ -116,7 +116,7 @@ class GrowParams:
             else np.ascontiguousarray(self.monotonic, dtype=np.int8),
             _NO_INTERACTIONS if self.interaction is None
             else np.ascontiguousarray(self.interaction, dtype=np.uint8),
-            np.float64(self.quantile), np.int64(0))
+            np.float64(self.quantile), np.int64(grower.PING_PONG_BYTES), np.int64(0))
 
     def categories(self, n_features, sample_unit):
         """The :class:`~jitree.kernels.records.CategorySettings` record, or None when no
