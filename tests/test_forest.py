@@ -293,6 +293,84 @@ def test_few_rows_walk_blocks_of_trees_on_the_calling_thread(data, cls, dtype):
         assert walk.call_count == (1 if n_rows <= few else 0)
 
 
+def _general_path(forest, method, X):
+    """``method`` of ``forest`` on X with the served calls' shortcut turned off."""
+    with mock.patch.object(type(forest), "_served_mean", lambda self, X: None):
+        return getattr(forest, method)(X)
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_served_rows_give_the_general_paths_bits(data, cls, dtype):
+    """A served call (a plain C-contiguous float ndarray of 1 .. FEW_ROWS rows through
+    threshold trees) takes the shortcut of _served_mean and gives the general path's bits,
+    NaN included, for predict and predict_proba, one and two outputs; an infinity is
+    refused alike. Any other X (more rows, F order, a strided view, ints, a list, the wrong
+    width) takes the general path. The shortcut follows a change of ``estimators_``."""
+    X = data[0].astype(dtype)
+    X[::5, 1] = np.nan
+    y = _target(cls, data)
+    few = tree_module.FEW_ROWS
+    for target in (y, np.column_stack([y, y[::-1]])):
+        forest = cls(n_estimators=12, random_state=1).fit(X, target)
+        methods = ["predict", "predict_proba"] if hasattr(forest, "predict_proba") \
+            else ["predict"]
+        for rows in (X[:1], X[3:8], X[:few], np.ascontiguousarray(X[5:5 + few][::-1])):
+            for method in methods:
+                with mock.patch.object(type(forest), "_walked_as_given",
+                                       side_effect=AssertionError("the general path")):
+                    got = getattr(forest, method)(rows)
+                expected = _general_path(forest, method, rows)
+                if isinstance(expected, list):
+                    for a, b in zip(got, expected, strict=True):
+                        np.testing.assert_array_equal(a, b)
+                else:
+                    np.testing.assert_array_equal(got, expected)
+    inf_rows = X[:3].copy()
+    inf_rows[1, 4] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        forest.predict(inf_rows)
+    others = [X[:few + 1], np.asfortranarray(X[:6]), X[:12:2],
+              np.nan_to_num(X[:4]).astype(np.int64),
+              X[:2].tolist(), X[:3, :5]]
+    for rows in others:
+        assert forest._served_mean(rows) is None
+    for rows in others[:5]:
+        np.testing.assert_array_equal(forest.predict(rows), _general_path(forest, "predict",
+                                                                          rows))
+    with pytest.raises(ValueError, match="features"):
+        forest.predict(X[:3, :5])
+    before = forest.predict(X[:4])
+    forest.estimators_ = forest.estimators_[:3]
+    after = forest.predict(X[:4])
+    np.testing.assert_array_equal(after, _general_path(forest, "predict", X[:4]))
+    assert not np.array_equal(after, before)  # the three trees' mean, not the twelve's
+
+
+def test_served_rows_of_named_or_categorical_forests():
+    """A forest fitted on named columns warns of a served ndarray as the general path does;
+    a forest with category tests never takes the shortcut (its walk reads categories)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    forest = jitree.RandomForestClassifier(n_estimators=5, random_state=0).fit(frame, y)
+    with pytest.warns(UserWarning, match="valid feature names"):
+        served = forest.predict_proba(X[:2])
+    with mock.patch.object(type(forest), "_walked_as_given",
+                           side_effect=AssertionError("the general path")), \
+            pytest.warns(UserWarning, match="valid feature names"):
+        assert forest._served_mean(X[:2]) is not None
+    np.testing.assert_array_equal(served, forest.predict_proba(frame.iloc[:2]))
+    codes = np.column_stack([rng.integers(0, 6, 400), X[:, 1:]])
+    categorical = jitree.RandomForestClassifier(n_estimators=5, random_state=0,
+                                                categorical_features=[0]).fit(codes, y)
+    assert categorical._walk_kind() == "categories"
+    assert categorical._served_mean(codes[:2]) is None
+    assert categorical.predict_proba(codes[:2]).shape == (2, 2)
+
+
 @pytest.mark.parametrize("split", ["subset", "multiway"])
 def test_few_rows_of_a_categorical_forest_walk_blocks_of_trees(split):
     """The category walk's rows left over from its blocks of CATEGORY_BLOCK_ROWS rows walk

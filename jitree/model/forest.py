@@ -31,6 +31,7 @@ import numbers
 import sys
 import threading
 import time
+import typing
 import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +89,7 @@ from .tree import (
     kernel_output,
     raise_infinite,
     read_only,
+    read_only_view,
     task_rows,
     walk_csr,
     walk_input,
@@ -364,6 +366,19 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         return [grow(t) for t in tree_indices]
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(grow, tree_indices))
+
+
+class _Served(typing.NamedTuple):
+    """A forest's served calls' lookups for X of one dtype (see
+    :meth:`BaseForest._served_mean`)."""
+    n_features: int
+    names: object  # the fitted feature names, or None
+    flat: object  # FlatTrees
+    table: np.ndarray
+    n_trees: int
+    bits: np.dtype  # X viewed as unsigned ints of its width
+    magnitude_mask: object
+    infinity: object
 
 
 class BaseForest(ParamsMixin):
@@ -850,9 +865,54 @@ class BaseForest(ParamsMixin):
 
     def _predict_mean(self, X):
         """Mean over the trees of each row's leaf table row (probabilities or means); X as
-        :meth:`_walked_as_given` takes it."""
+        :meth:`_walked_as_given` takes it (a served call as :meth:`_served_mean` does)."""
+        mean = self._served_mean(X)
+        if mean is not None:
+            return mean
         return self._walked_as_given(X, self._predict_flat_categories,
                                      self._predict_mean_validated)
+
+    def _served_mean(self, X):
+        """:meth:`_predict_mean` of a served call, else None (X then takes the general path):
+        a plain C-contiguous float32 or float64 ndarray of 1 .. FEW_ROWS rows of the trees'
+        width, through trees of threshold tests on numeric features. The general path gives
+        such X unchanged to the flat walk's serial twin on the calling thread; here what it
+        decides on every call (the walk, the encoder, the layout, the names, X's bits) is
+        looked up once per dtype and trees (:meth:`_served_layout`): the time of a call
+        around the kernel's (about 11.6 us with numba's dispatch), 100 trees, 1 row, went
+        from about 18 to 10 us. The same kernel, arguments and result."""
+        if not (type(X) is np.ndarray and X.ndim == 2 and 0 < X.shape[0] <= FEW_ROWS
+                and X.flags.c_contiguous and hasattr(self, "estimators_")):
+            return None
+        layouts = self._cached_layouts()
+        key = ("served", X.dtype)
+        served = layouts.get(key)
+        if served is None:
+            served = layouts[key] = self._served_layout(X.dtype)
+        if served is False or X.shape[1] != served.n_features:
+            return None
+        if served.names is not None:  # warns, as the general path does
+            match_feature_names(self, served.names, None)
+        X = read_only_view(X)
+        out = np.empty((X.shape[0], served.table.shape[1]))
+        if _predict.predict_flat_serial(X, X.view(served.bits), served.magnitude_mask,
+                                        served.infinity, served.flat, served.table,
+                                        FEW_ROWS, out):
+            raise_infinite(X, "X")
+        out /= served.n_trees
+        return out
+
+    def _served_layout(self, dtype):
+        """What :meth:`_served_mean` reads for X of ``dtype``, or False when such X takes the
+        general path (another dtype, category tests, an encoder that changes X)."""
+        if dtype not in (np.float32, np.float64) or self._walk_kind() != "threshold" \
+                or not self._feature_encoder().is_trivial:
+            return False
+        first = self.estimators_[0]
+        _, bits, magnitude_mask, infinity = walk_input(np.empty((0, 0), dtype=dtype))
+        flat, table = self._layout(dtype)
+        return _Served(first.n_features_in_, getattr(first, "feature_names_in_", None), flat,
+                       table, len(self.estimators_), bits.dtype, magnitude_mask, infinity)
 
     def _walked_as_given(self, X, walk, validated):
         """``walk(X, categories)`` of a float NumPy X of a forest with flat category tests,
