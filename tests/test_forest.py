@@ -306,7 +306,8 @@ def test_served_rows_give_the_general_paths_bits(data, cls, dtype):
     threshold trees) takes the shortcut of _served_mean and gives the general path's bits,
     NaN included, for predict and predict_proba, one and two outputs; an infinity is
     refused alike. Any other X (more rows, F order, a strided view, ints, a list, the wrong
-    width) takes the general path. The shortcut follows a change of ``estimators_``."""
+    width, no rows) takes the general path. The shortcut follows a change of
+    ``estimators_``."""
     X = data[0].astype(dtype)
     X[::5, 1] = np.nan
     y = _target(cls, data)
@@ -331,19 +332,17 @@ def test_served_rows_give_the_general_paths_bits(data, cls, dtype):
     with pytest.raises(ValueError, match="infinity"):
         forest.predict(inf_rows)
     others = [X[:few + 1], np.asfortranarray(X[:6]), X[:12:2],
-              np.nan_to_num(X[:4]).astype(np.int64),
-              X[:2].tolist(), X[:3, :5]]
+              np.nan_to_num(X[:4]).astype(np.int64), X[:2].tolist(),
+              np.ascontiguousarray(X[:3, :5]), X[:0]]
     for rows in others:
         assert forest._served_mean(rows) is None
-    for rows in others[:5]:
-        np.testing.assert_array_equal(forest.predict(rows), _general_path(forest, "predict",
-                                                                          rows))
     with pytest.raises(ValueError, match="features"):
-        forest.predict(X[:3, :5])
-    before = forest.predict(X[:4])
+        forest.predict(others[-2])
+    method = methods[-1]  # probabilities or means
+    before = getattr(forest, method)(X[:4])
     forest.estimators_ = forest.estimators_[:3]
-    after = forest.predict(X[:4])
-    np.testing.assert_array_equal(after, _general_path(forest, "predict", X[:4]))
+    after = getattr(forest, method)(X[:4])
+    np.testing.assert_array_equal(after, _general_path(forest, method, X[:4]))
     assert not np.array_equal(after, before)  # the three trees' mean, not the twelve's
 
 

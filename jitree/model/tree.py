@@ -203,10 +203,16 @@ def walk_input(X):
     array (read-only in pandas 3), a read-only memory map and a user's own array then share
     one compiled walk per dtype and order."""
     X = read_only_view(X)
-    if X.dtype == np.float32:
-        return X, X.view(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)
-    return (X, X.view(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
-            np.uint64(0x7FF0000000000000))
+    bits, magnitude_mask, infinity = _FLOAT_BITS[X.dtype]
+    return X, X.view(bits), magnitude_mask, infinity
+
+
+# each float dtype's bits (the walk_input of X of that dtype), made once: a served row's
+# call builds none of them
+_FLOAT_BITS = {
+    np.dtype(np.float32): (np.dtype(np.uint32), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)),
+    np.dtype(np.float64): (np.dtype(np.uint64), np.uint64(0x7FFFFFFFFFFFFFFF),
+                           np.uint64(0x7FF0000000000000))}
 
 
 # the bits of a quiet NaN of each threshold type; a forest's leaf has this NaN with its rank
