@@ -332,20 +332,27 @@ def test_flat_walk_sends_missing_values_where_the_tree_says(dtype):
                                     dict(max_depth=1), dict(min_samples_split=10**6)])
 def test_flat_order_is_the_depth_first_pair_numbering(params):
     """Tree._flat_order (the compiled walk, kernels.predict.write_flat) against a Python
-    stack walk: children numbered in pairs, internal nodes in depth-first order (best-first
-    and pruned trees number their nodes out of level order; the sparse growth's deep chains
-    of nodes)."""
+    stack walk: children numbered in pairs, internal nodes in depth-first order, the heavier
+    child's subtree first (best-first and pruned trees number their nodes out of level
+    order; the sparse growth's deep chains of nodes)."""
     from jitree.datasets import make_classification_data
 
     def naive(tree):
         order, stack = [0], [0]
+        weight = tree.weighted_n_node_samples
         while stack:
             node = stack.pop()
-            left = int(tree.children_left[node])
-            if left != L:
-                right = int(tree.children_right[node])
-                order += [left, right]
-                stack += [right, left]
+            first = int(tree.children_left[node])
+            if first != L:
+                last = int(tree.children_right[node])
+                children = list(range(first, last + 1)) \
+                    if tree.split_kind[node] == SPLIT_MULTIWAY else [first, last]
+                order += children
+                # the heaviest child's subtree first (ties: the first in slot order), then
+                # the others in slot order
+                heavy = max(range(len(children)), key=lambda j: (weight[children[j]], -j))
+                visit = [children[heavy]] + [c for j, c in enumerate(children) if j != heavy]
+                stack += visit[::-1]
         return np.array(order)
 
     def check_layout(tree):
@@ -388,6 +395,16 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
     check_layout(deep)
     X[::5, 1] = np.nan  # missing values sent either way
     check_layout(jitree.DecisionTreeRegressor(random_state=0, **params).fit(X, y).tree_)
+    # multiway nodes: the heaviest of k children first, the others in slot order
+    # (half the rows' category tells their class: the root's split is multiway)
+    X[:, 0] = np.where(rng.random(X.shape[0]) < 0.5, 2 * y + rng.integers(0, 2, X.shape[0]),
+                       rng.integers(0, 6, X.shape[0]))
+    multiway = jitree.DecisionTreeClassifier(random_state=0, categorical_features=[0],
+                                             categorical_split="multiway",
+                                             **params).fit(X, y).tree_
+    if params.get("max_depth") != 1 and "min_samples_split" not in params:
+        assert (multiway.split_kind == SPLIT_MULTIWAY).any()
+    np.testing.assert_array_equal(multiway._flat_order(), naive(multiway))
 
 
 # -- exports ----------------------------------------------------------------------------------

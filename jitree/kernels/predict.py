@@ -44,17 +44,23 @@ LEAF_RANK_BITS = 22  # low bits of a leaf's NaN threshold that hold its rank (le
 
 
 @jit
-def write_flat(tree, flat, at, order, toward, nan_bits):
+def write_flat(tree, weight, flat, at, order, toward, nan_bits):
     """Write the flat layout of one tree (:meth:`jitree.Tree.flat`) into ``flat``'s
     ``feature``, ``threshold``, ``left`` and ``missing_right`` from flat id ``at`` on, and
     each flat node's Tree id into ``order`` at the same positions; returns the tree's depth.
     ``tree``: the TreeWalk record of a valid tree (every node but the root is one node's
-    child, numbered after it).
+    child, numbered after it); ``weight``: its nodes' training weights
+    (``weighted_n_node_samples``).
 
     Flat order: the root, then the children of each internal node side by side (the two of a
     binary node, the k of a multiway node in slot order), internal nodes in depth-first
     (pre-)order, from a stack of the internal nodes still to visit: O(nodes) whatever the
-    depth. A node's first child is ``left`` (absolute: ``at`` included); a leaf is its own
+    depth. Of a node's children, the one of most training weight is visited first (ties,
+    and trees without weights: the first in slot order), then the others in slot order: the
+    children of the heavier side follow their parent's, so the path most rows take reads
+    consecutive nodes (100 trees on 200k x 20, 1M rows on 2 threads: 0.965-1.002 of the time
+    of left-first, median 0.974 over 5 processes; 200k rows on 1 thread 0.998-1.008, no
+    gain). A node's first child is ``left`` (absolute: ``at`` included); a leaf is its own
     left child, with feature 0 and threshold +inf, or, when ``nan_bits`` (the bits of a
     quiet NaN of the threshold's type) is not 0, that NaN with the leaf's rank among the
     tree's leaves in Tree id order in its low bits (:func:`table_row`). A category node's
@@ -97,10 +103,17 @@ def write_flat(tree, flat, at, order, toward, nan_bits):
         for j in range(count):
             order[k + j] = first + j if multiway else (first if j == 0 else last)
             left[k + j] = k + j  # a leaf's; an internal node's is set when it is visited
-        # the first child's subtree is visited first: pushed last
-        for j in range(count - 1, -1, -1):
-            if children_left[order[k + j]] != TREE_LEAF:
-                stack[top] = k + j
+        # the heaviest child's subtree is visited first (pushed last), then the others in
+        # slot order
+        heavy = 0
+        for j in range(1, count):
+            if weight[order[k + j]] > weight[order[k + heavy]]:
+                heavy = j
+        for j in range(count, -1, -1):
+            # j = count .. 1: slot j - 1, from the last down, but the heaviest; j = 0: it
+            child = heavy if j == 0 else j - 1
+            if (j == 0 or child != heavy) and children_left[order[k + child]] != TREE_LEAF:
+                stack[top] = k + child
                 stack_depth[top] = child_depth
                 top += 1
         k += count
