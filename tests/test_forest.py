@@ -895,9 +895,15 @@ def test_classes_read_by_sample_grow_the_same_trees(monkeypatch, params):
 
 def test_layout_refuses_node_arrays_of_different_lengths():
     """Each tree writes node_count nodes into the forest's arrays, which numba does not
-    bounds-check: a tree whose child arrays were replaced by longer ones is refused."""
+    bounds-check: a tree whose child arrays were replaced by longer ones, or its weights
+    (which order the children) by shorter ones, is refused."""
     tree = jitree.DecisionTreeClassifier().fit(np.arange(8.0)[:, None], np.arange(8) % 2).tree_
     copy = Tree(*_arrays_with_value(tree, tree.value))
     copy.children_left = np.concatenate([copy.children_left, [-1]])
+    with pytest.raises(ValueError, match="node arrays have different lengths"):
+        flat_trees([tree, copy], np.float64)
+    # the weights, which order each node's children
+    copy = Tree(*_arrays_with_value(tree, tree.value))
+    copy.weighted_n_node_samples = copy.weighted_n_node_samples[:1]
     with pytest.raises(ValueError, match="node arrays have different lengths"):
         flat_trees([tree, copy], np.float64)

@@ -337,7 +337,7 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
     order; the sparse growth's deep chains of nodes)."""
     from jitree.datasets import make_classification_data
 
-    def naive(tree):
+    def naive(tree, heavy_first=True):
         order, stack = [0], [0]
         weight = tree.weighted_n_node_samples
         while stack:
@@ -350,7 +350,8 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
                 order += children
                 # the heaviest child's subtree first (ties: the first in slot order), then
                 # the others in slot order
-                heavy = max(range(len(children)), key=lambda j: (weight[children[j]], -j))
+                heavy = max(range(len(children)), key=lambda j: (weight[children[j]], -j)) \
+                    if heavy_first else 0
                 visit = [children[heavy]] + [c for j, c in enumerate(children) if j != heavy]
                 stack += visit[::-1]
         return np.array(order)
@@ -389,6 +390,8 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
     X, y = make_classification_data(4000, 6, 3, seed=2)
     tree = jitree.DecisionTreeClassifier(random_state=0, **params).fit(X, y).tree_
     check_layout(tree)
+    if not params:  # some right child is the heavier and has a subtree: the orders differ
+        assert not np.array_equal(naive(tree), naive(tree, heavy_first=False))
     rng = np.random.default_rng(0)  # a chain of hundreds of levels: one value per row
     chain = np.diag(rng.uniform(1.0, 2.0, 600))
     deep = jitree.DecisionTreeClassifier(**params).fit(chain, rng.integers(0, 2, 600)).tree_
@@ -404,6 +407,8 @@ def test_flat_order_is_the_depth_first_pair_numbering(params):
                                              **params).fit(X, y).tree_
     if params.get("max_depth") != 1 and "min_samples_split" not in params:
         assert (multiway.split_kind == SPLIT_MULTIWAY).any()
+    if not params:  # the heaviest of the root's children is not its first
+        assert not np.array_equal(naive(multiway), naive(multiway, heavy_first=False))
     np.testing.assert_array_equal(multiway._flat_order(), naive(multiway))
 
 

@@ -56,18 +56,17 @@ def write_flat(tree, weight, flat, at, order, toward, nan_bits):
     binary node, the k of a multiway node in slot order), internal nodes in depth-first
     (pre-)order, from a stack of the internal nodes still to visit: O(nodes) whatever the
     depth. Of a node's children, the one of most training weight is visited first (ties,
-    and trees without weights: the first in slot order), then the others in slot order: the
-    children of the heavier side follow their parent's, so the path most rows take reads
-    consecutive nodes (100 trees on 200k x 20, 1M rows on 2 threads: 0.965-1.002 of the time
-    of left-first, median 0.974 over 5 processes; 200k rows on 1 thread 0.998-1.008, no
-    gain). A node's first child is ``left`` (absolute: ``at`` included); a leaf is its own
-    left child, with feature 0 and threshold +inf, or, when ``nan_bits`` (the bits of a
-    quiet NaN of the threshold's type) is not 0, that NaN with the leaf's rank among the
-    tree's leaves in Tree id order in its low bits (:func:`table_row`). A category node's
-    threshold is +inf; a threshold node's is the largest value of the threshold's type <=
-    its float64 threshold (``toward``: -inf of that type), so that ``x <= it`` exactly when
-    ``x <= threshold`` for every x of that type. ``missing_right``: 1 for a threshold node
-    that sends a missing value right."""
+    such as equal or zero weights: the first in slot order), then the others in slot order:
+    the children of the heaviest follow their parent's, so the path most rows take reads
+    consecutive nodes (the figures: docs/user_guide/performance.rst). A node's first child
+    is ``left`` (absolute: ``at`` included); a leaf is its own left child, with feature 0
+    and threshold +inf, or, when ``nan_bits`` (the bits of a quiet NaN of the threshold's
+    type) is not 0, that NaN with the leaf's rank among the tree's leaves in Tree id order
+    in its low bits (:func:`table_row`). A category node's threshold is +inf; a threshold
+    node's is the largest value of the threshold's type <= its float64 threshold
+    (``toward``: -inf of that type), so that ``x <= it`` exactly when ``x <= threshold`` for
+    every x of that type. ``missing_right``: 1 for a threshold node that sends a missing
+    value right."""
     # the arrays as locals: a helper taking the records per node paid their reference
     # counts (a 20-tree forest's layout 145 ms against 30 ms)
     children_left = tree.children_left

@@ -264,7 +264,8 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
     for tree, size in zip(trees, sizes, strict=True):
         # each tree writes node_count nodes from its root (the kernel walks its children)
         if (tree.children_left.shape[0] != size or tree.children_right.shape[0] != size
-                or tree.split_kind.shape[0] != size):
+                or tree.split_kind.shape[0] != size
+                or tree.weighted_n_node_samples.shape[0] != size):
             raise ValueError(f"the tree's node arrays have different lengths (node_count "
                              f"{size})")
     roots = np.cumsum(sizes) - sizes
@@ -825,9 +826,9 @@ class Tree:
         mapping flat ids back to Tree ids. Siblings are numbered side by side, pairs in
         depth-first order, so that each subtree occupies one contiguous stretch of memory: deep
         in the tree a row's path stays within a few cache lines (measured 2x the throughput of
-        a breadth-first numbering on a 45k-node tree). Of a node's children, the heavier
-        one's subtree comes first (most training weight), so that the path most rows take
-        reads consecutive nodes.
+        a breadth-first numbering on a 45k-node tree). Of a node's children (two, or a
+        multiway node's k), the subtree of the one of most training weight comes first, so
+        that the path most rows take reads consecutive nodes.
         """
         flat, node_of_flat = self._flat_record(dtype)
         return flat.feature, flat.threshold, flat.left, int(flat.depth[0]), node_of_flat
@@ -845,7 +846,7 @@ class Tree:
 
     def _flat_order(self):
         """Tree ids in flat order: the root, then the children of each internal node side by
-        side in the depth-first (pre-)order of the internal nodes, the heavier child's
+        side in the depth-first (pre-)order of the internal nodes, the heaviest child's
         subtree first (:func:`jitree.kernels.predict.write_flat`, which :func:`flat_trees`
         keeps here)."""
         if "flat_order" not in self.__dict__.get("_cache", {}):
