@@ -221,7 +221,7 @@ def test_renumber_is_the_numpy_gather(n, d, by_column, regression, weighted, wit
     held.flags.writeable = False  # as the growth holds X
     data, order = renumber(_tree_data(n, d, label, target, weight),
                            SampleOrder(held, by_column, samples, np.empty(n, dtype=np.int32),
-                                       8.0, codes), open_nodes)
+                                       8.0, codes, True), open_nodes)
     old = np.concatenate([before[a:b] for a, b in open_] + [np.empty(0, dtype=np.int32)])
     # the open samples numbered in node order, the others left as they were
     renumbered = before.copy()
@@ -263,7 +263,7 @@ def test_split_samples_is_the_numpy_partition(segment, regression, weighted, nan
     split_samples(_tree_data(n, d, label, target, weight),
                   SampleOrder(_held(X, by_column), by_column, samples,
                               np.full(n, -1, dtype=np.int32), 0.0,
-                              np.empty((0, 0), dtype=np.uint8)),
+                              np.empty((0, 0), dtype=np.uint8), True),
                   np.array([start]), np.array([end]), np.array([f]), np.array([threshold]),
                   np.array([MISSING_LEFT if nan_left else MISSING_RIGHT]), np.array([0]),
                   stats, weights, counts, regression and not searched, 1)
@@ -373,6 +373,62 @@ def test_sample_order_tree_is_the_presorted_tree_under_hypothesis(case):
 @given(fits("best"))
 def test_best_splitter_sample_order_tree_is_the_presorted_tree(case):
     _same_tree_both_ways(case)
+
+
+@st.composite
+def two_valued_fits(draw):
+    # X of two values a feature, none missing (the best splitter's unsorted search,
+    # kernels.split.scan_two_valued), a few columns of more values or of missing ones
+    # beside them (the sorted search, in the same nodes)
+    n = draw(st.integers(4, 400))
+    d = draw(st.integers(1, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    low, high = draw(st.sampled_from([(0.0, 1.0), (-0.5, 3.25), (2.0, 7.0), (-1e30, 1e30)]))
+    X = np.where(rng.random((n, d)) < rng.uniform(0.05, 0.95, d), high, low).astype(dtype)
+    if d > 1 and draw(st.booleans()):
+        X[:, -1] = rng.integers(0, 4, n)
+        if draw(st.booleans()):
+            X[rng.random(n) < 0.2, -1] = np.nan
+    regression = draw(st.booleans())
+    if regression:  # ties, or sums that round
+        y = rng.integers(0, 4, n) * draw(st.sampled_from([1.0, 0.1, np.pi]))
+        criterion = draw(st.sampled_from(["squared_error", "poisson"]))
+    else:
+        y = rng.integers(0, draw(st.integers(1, 4)), n)
+        criterion = draw(st.sampled_from(["gini", "entropy", "misclassification",
+                                          "gain_ratio"]))
+    # whole weights: the classifier's unsorted search; fractional: only the regressor's
+    w = {"none": None, "whole": rng.integers(0, 4, n).astype(np.float64),
+         "fractional": rng.random(n) * 3}[draw(st.sampled_from(["none", "whole",
+                                                               "fractional"]))]
+    if w is not None and not w.sum() > 0:
+        w[0] = 1.0
+    if criterion == "poisson" and not (y * (w if w is not None else 1)).sum() > 0:
+        y[0] = 1.0
+    params = dict(
+        random_state=draw(st.integers(0, 1000)), max_features=draw(st.integers(1, d)),
+        criterion=criterion, min_samples_leaf=draw(st.integers(1, 5)),
+        min_weight_fraction_leaf=draw(st.sampled_from([0.0, 0.1])),
+        max_depth=draw(st.sampled_from([None, 2])),
+        max_leaf_nodes=draw(st.sampled_from([None, 4])))
+    if not regression and draw(st.booleans()):
+        params["monotonic_cst"] = rng.integers(-1, 2, d).tolist()
+    return X, y, w, params
+
+
+@settings(deadline=None, max_examples=80)
+@given(two_valued_fits())
+def test_two_valued_features_grow_the_presorted_tree(case):
+    # the search of a two-valued feature adds up its one candidate's sums without sorting
+    # the node's samples: the same scores, to the bit, and so the same trees
+    X, y, w, params = case
+    model = jitree.DecisionTreeRegressor if params["criterion"] in (
+        "squared_error", "poisson") else jitree.DecisionTreeClassifier
+    if "monotonic_cst" in params and len(np.unique(y)) > 2:
+        params.pop("monotonic_cst")  # binary classification only
+    a, b = _fit_both(lambda: model(**params).fit(X, y, sample_weight=w))
+    assert_same_trees(a, b)
 
 
 @pytest.mark.parametrize("bootstrap", [False, True])

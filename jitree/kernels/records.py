@@ -85,6 +85,9 @@ SampleOrder = namedtuple("SampleOrder", [
                       # 0 .. 255 (binary, one-hot, counts, scales; see
                       # kernels.sample_order.small_codes), read by the best splitter's
                       # search in place of X; else (0, 0)
+    "whole_weights",  # bool: every sample's weight a whole number, of a total below 2**26
+                      # (every sum of them and of their squares exact in any order; see
+                      # kernels.split.scan_two_valued)
 ])
 
 Measure = namedtuple("Measure", [

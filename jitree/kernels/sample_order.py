@@ -37,7 +37,10 @@ visits each one the node's values on it are read once and its samples sorted
 presorted segment's order), then searched by the presorted search's own code
 (:func:`jitree.kernels.split.best_single_threshold`); the children are added up on the
 winner's sorted samples as the presorted growth adds them (:func:`best_sorted`), so the
-trees are the presorted growth's, for regressors and any weights too.
+trees are the presorted growth's, for regressors and any weights too. A feature of two
+values at the node (binary, one-hot, indicator columns), none missing, is not sorted: its
+one candidate's sums are added up in the samples' order
+(:func:`jitree.kernels.split.scan_two_valued`), the scan's sums to the bit.
 """
 
 import math
@@ -62,8 +65,10 @@ from .split import (
     best_single_threshold,
     cut_between,
     feature_limits,
+    midpoint,
     missing_only_score,
     missing_tail,
+    scan_two_valued,
     with_measure,
 )
 
@@ -187,7 +192,8 @@ def find_node_splits(data, order, settings, measure, nodes, allowed, out_feature
     for block in prange(n_blocks):
         first = block * m // n_blocks
         last = (block + 1) * m // n_blocks
-        scratch = np.empty((3, n_stats))
+        # left, right, missing (and, for the best splitter, 8 rows of scan_two_valued's)
+        scratch = np.empty((11 if exact else 3, n_stats))
         out = (out_feature, out_pos, out_missing, out_threshold, out_children)
         if exact:
             walk = np.arange(n_features)  # each node's walk leaves it as it found it
@@ -549,25 +555,46 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
     (:func:`varies`), and if so those samples by increasing value on it (NaN last, equal
     values in increasing sample index, as a presorted feature's segment holds them), with
     their values and classes, into the first ``end - start`` entries of ``sort_work``'s
-    value row and of row ``slot`` of its index and label rows (its first entry: the
-    sort's keys and scratch, see :func:`argsort_keys`, whose positions row holds ``n + 1``
-    entries or more: the partition may write one past ``n``). X is read once, at each sample
-    (from ``order.codes`` when it holds X's values as bytes): its values wait in the raw
-    row."""
+    value row and of row ``slot`` of its index and label rows: :func:`gathered_values`,
+    then :func:`sort_gathered`."""
+    low, high, count = gathered_values(order, start, end, f, sort_work)
+    n = end - start
+    if not varies(low, high, count, n):
+        return False
+    sort_gathered(data, order, start, end, sort_work, slot, low, high, count,
+                  two_valued(sort_work[0][0], n, low, high))
+    return True
+
+
+@borrowing(inline="always")
+def gathered_values(order, start, end, f, sort_work):
+    """Feature ``f``'s values at the samples ``samples[start:end]`` into ``sort_work``'s raw
+    row (X's type) and first key row (float64), in the samples' order; their (smallest,
+    largest, number not missing). X is read once, at each sample (from ``order.codes``
+    when it holds X's values as bytes)."""
+    keys, _, _, raw, _ = sort_work
+    if order.codes.shape[0]:  # X's values as bytes: a quarter of float32 X's cache lines
+        return gather_column(flat_x(order.codes, order.by_column), order.samples, start,
+                             end - start, f, raw, keys[0])
+    return gather_column(flat_x(order.X, order.by_column), order.samples, start,
+                         end - start, f, raw, keys[0])
+
+
+@borrowing(inline="always")
+def sort_gathered(data, order, start, end, sort_work, slot, low, high, count, binary):
+    """The samples ``samples[start:end]`` by increasing value of the feature
+    :func:`gathered_values` read (its ``(low, high, count)``; ``binary``: every value
+    ``low``, ``high`` or NaN, :func:`two_valued`), with their values and classes, into the
+    first ``end - start`` entries of ``sort_work``'s value row and of row ``slot`` of its
+    index and label rows (its first entry: the sort's keys and scratch, see
+    :func:`argsort_keys`, whose positions row holds ``n + 1`` entries or more: the
+    partition may write one past ``n``). The values wait in the raw row."""
     keys, index_rows, value_row, raw, label_rows = sort_work
     samples = order.samples
     key = keys[0]
     n = end - start
-    if order.codes.shape[0]:  # X's values as bytes: a quarter of float32 X's cache lines
-        low, high, count = gather_column(flat_x(order.codes, order.by_column), samples,
-                                         start, n, f, raw, key)
-    else:
-        low, high, count = gather_column(flat_x(order.X, order.by_column), samples, start,
-                                         n, f, raw, key)
-    if not varies(low, high, count, n):
-        return False
     by_value = keys[3]
-    if two_valued(key, n, low, high):
+    if binary:
         # a binary (one-hot, indicator) feature: the stable sort is a stable partition,
         # written without branches (each position is written, the next slot taken only
         # by a match: a branch per sample would be mispredicted half the time). The last
@@ -600,7 +627,6 @@ def sorted_rows(data, order, start, end, f, sort_work, slot):
         value_row[r] = raw[k]
         if not is_regression:
             label_row[r] = label[i]
-    return True
 
 
 @borrowing(inline="always")
@@ -619,7 +645,12 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
     increasing order, this search in the walk's: the scans' scores are never NaN, so the
     two rules agree). Searching each feature as the walk visits it reads X once per sample
     and feature (a search of the drawn features after the draw read it three times: range,
-    sort keys, values).
+    sort keys, values). A feature of two values at the node, none missing and
+    unconstrained, is searched without sorting (:func:`jitree.kernels.split.scan_two_valued`:
+    a regressor's, or a classifier's with ``order.whole_weights``), and sorted only if it
+    wins (random forest classifiers of 8 trees, 20,000 x 300, 1 thread, alternating fits in
+    one process, before then after: binary features 0.362 then 0.320 s, 5 levels 0.482
+    then 0.423 s; the regressor, 4 trees, binary, 0.278 then 0.257 s; the same trees).
 
     The split's children are added up on the winner's sorted rows (kept: the sort rows hold
     two slots, the best so far and the one being searched) as the presorted growth's
@@ -646,6 +677,8 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
     best_end = 0
     best_missing = NO_MISSING
     best_threshold_value = 0.0
+    best_unsorted = False
+    values = sort_work[0][0]  # the gathered values' keys (gathered_values)
     slot = 0  # the sort rows' slot of the feature searched; the other holds the best's
     count = 0
     visited = 0
@@ -659,18 +692,32 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
         if f < 0:
             continue
         visited += 1
-        if not sorted_rows(data, order, start, end, f, sort_work, slot):
+        low, high, present = gathered_values(order, start, end, f, sort_work)
+        if not varies(low, high, present, n):
             continue
         count += 1
-        index_row = index_rows[slot]
-        label_row = label_rows[slot]
-        end_nm, missing_weight = missing_tail(data, index_row, value_row, label_row, 0, n,
-                                              missing)
-        rows = Rows(index_row, value_row, label_row, 0, end_nm,
-                    feature_limits(monotonic, f, nodes.lower[j], nodes.upper[j]))
-        score, pos, threshold, direction = best_single_threshold(
-            settings, data, rows, node, Side(missing, missing_weight, n - end_nm),
-            parent_entropy, left, right, None)
+        binary = two_valued(values, n, low, high)
+        limits = feature_limits(monotonic, f, nodes.lower[j], nodes.upper[j])
+        unsorted = (binary and present == n and limits.monotonic == 0
+                    and (data.is_regression or order.whole_weights))
+        if unsorted:
+            # two values, none missing: the scan's one candidate, without sorting
+            score, pos = scan_two_valued(settings, data, node, order.samples, start, values,
+                                         low, parent_entropy, left, right, scratch[3:])
+            end_nm = n
+            direction = NO_MISSING
+            threshold = midpoint(low, high)
+        else:
+            sort_gathered(data, order, start, end, sort_work, slot, low, high, present,
+                          binary)
+            index_row = index_rows[slot]
+            label_row = label_rows[slot]
+            end_nm, missing_weight = missing_tail(data, index_row, value_row, label_row, 0,
+                                                  n, missing)
+            rows = Rows(index_row, value_row, label_row, 0, end_nm, limits)
+            score, pos, threshold, direction = best_single_threshold(
+                settings, data, rows, node, Side(missing, missing_weight, n - end_nm),
+                parent_entropy, left, right, None)
         if pos >= 0 and (best_feature < 0 or score > best_score
                          or (score == best_score and f < best_feature)):
             best_feature = f
@@ -679,10 +726,15 @@ def best_sorted(data, order, settings, nodes, j, allowed, walk, node, parent_ent
             best_end = end_nm
             best_missing = direction
             best_threshold_value = threshold
-            slot = 1 - slot
+            best_unsorted = unsorted
+            if not unsorted:
+                slot = 1 - slot
     if draw:
         undo_walk(key, step, walk)
     if best_feature >= 0 and out_children.shape[0] > 0:
+        if best_unsorted:
+            # a two-valued winner, searched without sorting: its rows now
+            sorted_rows(data, order, start, end, best_feature, sort_work, 1 - slot)
         # the winner's rows: the slot it was sorted into, left behind by the switch
         index_row = index_rows[1 - slot]
         label_row = label_rows[1 - slot]
@@ -1077,7 +1129,7 @@ def renumber(data, order, open_nodes):
         copy_renumbered(codes, order.by_column, old, codes_copy)
         codes = retyped(codes_copy, order.codes)
     renumbered = SampleOrder(retyped(copy, X), order.by_column, samples, order.spill,
-                             order.renumber, codes)
+                             order.renumber, codes, order.whole_weights)
     # the outputs' arrays have no columns in this growth (one output), nothing to copy
     data = TreeData(data.sorted_index, data.sorted_value, data.sorted_label,
                     _renumbered(data.label, old), data.label_scratch,

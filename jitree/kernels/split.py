@@ -373,6 +373,110 @@ def scan_regression(settings, data, rows, node, base, n_right0):
     return best_score, best_pos
 
 
+@borrowing(inline="always")
+def scan_two_valued(settings, data, node, samples, start, key, low, parent_entropy, left,
+                    right, lanes):
+    """:func:`scan_single_side`'s ``(score, pos)`` for a feature of two values, ``low`` and
+    a larger one, at the node's samples ``samples[start:start + node.count]`` (their values
+    in ``key``, in the same order), none missing and the feature unconstrained, without
+    sorting them: the scan's only candidate leaves the ``low`` samples on the left, and its
+    tests (leaf sizes and weights) and scores are the scans' own
+    (:func:`scan_classification`, :func:`scan_regression`), made once on the same sums.
+
+    Each sample adds to its side's sums (the side an index into ``lanes``, at least (8,
+    n_classes) or (4, 1): no branch to mispredict on a feature whose values alternate).
+
+    - Regression: one pass in the samples' order, which is the order a sorted segment holds
+      the ``low`` samples in (increasing sample index), adds the ``low`` samples' w y and
+      weights as the scan adds them: the candidate's sums are the scan's to the bit.
+    - Classification, for whole-number weights of a total below 2**26 only
+      (``SampleOrder.whole_weights``): every sum of them, every sum of their squares and
+      every difference the scan makes is then a whole number below 2**52, exact in any
+      order. The class weights go into four pairs of rows taken in turn, so that no
+      sample waits for the previous one's sum; the scan's running sums of squares are the
+      sums of squares of the totals.
+
+    ``left`` and ``right``: scratch statistics."""
+    code = settings.criterion.code
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    node_stats = node.stats
+    node_weight = node.weight
+    n_stats = node_stats.shape[0]
+    n = node.count
+    if n < 2 * min_samples_leaf or n < 2:
+        return -np.inf, -1
+    n_left = 0
+    weight_left = 0.0
+    sum_left = 0.0
+    left_sq = 0.0
+    right_sq = 0.0
+    w = 1.0
+    if data.is_regression:
+        # each sample's w y onto row ``side`` of lanes (0: low), its weight onto row 2 +
+        # side (a 0-or-1 factor in place of the index compiled to a branch)
+        target = data.target
+        lanes[:4, 0] = 0.0
+        for k in range(n):
+            i = np.uint64(samples[start + k])
+            if weighted:
+                w = sample_weight[i]
+            side = np.int64(key[k] != low)
+            n_left += 1 - side
+            lanes[side, 0] += w * target[i]
+            lanes[2 + side, 0] += w
+        sum_left = lanes[0, 0]
+        weight_left = lanes[2, 0]
+    else:
+        # each sample's weight onto its class on its side, in four pairs of rows taken in
+        # turn (row 2 q + side)
+        label = data.label
+        lanes[:8, :n_stats] = 0.0
+        for k in range(n):
+            i = np.uint64(samples[start + k])
+            if weighted:
+                w = sample_weight[i]
+            side = np.int64(key[k] != low)
+            n_left += 1 - side
+            lanes[2 * (k & 3) + side, label[i]] += w
+        for c in range(n_stats):
+            left[c] = (lanes[0, c] + lanes[2, c]) + (lanes[4, c] + lanes[6, c])
+            right[c] = node_stats[c] - left[c]
+            weight_left += left[c]
+            left_sq += left[c] * left[c]
+            right_sq += right[c] * right[c]
+    # the scan's one candidate, after its n_left-th sample
+    first_candidate, stop = _scan_range(0, n, min_samples_leaf, 0, 0)
+    k = np.uint64(n_left - 1)
+    if k < first_candidate or k >= stop:
+        return -np.inf, -1
+    weight_right = node_weight - weight_left
+    if weight_left <= 0.0 or weight_right <= 0.0:
+        return -np.inf, -1
+    if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+        return -np.inf, -1
+    if data.is_regression:
+        sum_right = node_stats[0] - sum_left
+        if code == criteria.POISSON:
+            score = criteria.poisson_score(sum_left, weight_left, sum_right, weight_right)
+        else:
+            score = (sum_left * sum_left / weight_left
+                     + sum_right * sum_right / weight_right)
+    elif code == criteria.GINI:
+        score = ((left_sq * weight_right + right_sq * weight_left)
+                 / (weight_left * weight_right))
+    elif code == criteria.ENTROPY:
+        score = -(criteria.table_entropy_sum(left, weight_left, data.xlogx)
+                  + criteria.table_entropy_sum(right, weight_right, data.xlogx))
+    else:
+        score = criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                       parent_entropy)
+    if score > -np.inf:
+        return score, np.int64(n_left)
+    return -np.inf, -1
+
 # threshold candidates a user criterion's scan scores per call of its batch function
 USER_BATCH = 256
 

@@ -610,6 +610,20 @@ def exact_sums(weight):
     return bool(np.all(weight == np.floor(weight))) and float(weight.sum()) < 2.0**40
 
 
+# whole_weights: whole-number weights of a total below this many
+WHOLE_WEIGHTS_TOTAL = 2.0**26
+
+
+def whole_weights(sample_weight):
+    """``SampleOrder.whole_weights`` of the kernels' weights: every one a whole number, of
+    a total below :data:`WHOLE_WEIGHTS_TOTAL`. Every sum of them and of their squares, and
+    every difference of two such sums, is then a whole number below 2**52: exact, whatever
+    the order of the additions (see :func:`jitree.kernels.split.scan_two_valued`). Unit
+    weights and bootstrap counts are."""
+    return bool(np.all(sample_weight == np.floor(sample_weight))) \
+        and float(np.sum(sample_weight)) < WHOLE_WEIGHTS_TOTAL
+
+
 class SampleX:
     """X as the sample-order growth reads it (see :func:`sample_order_growth`), made once for
     the trees of a forest, each of which takes its bag's rows (:meth:`subset`). ``X``:
@@ -969,7 +983,8 @@ class TreeBuilder:
                                   np.arange(n_rows, dtype=np.int32),
                                   np.empty(n_rows, dtype=np.int32),
                                   renumbering(params, presorted),
-                                  read_only_view(presorted.codes))
+                                  read_only_view(presorted.codes),
+                                  whole_weights(sample_weight))
             presorted = Presorted(np.empty((n_features, 0), dtype=np.int32),
                                   np.empty((n_features, 0), dtype=presorted.X.dtype),
                                   np.empty((1, 0), dtype=label.dtype), label)
