@@ -607,7 +607,12 @@ def exact_sums(weight):
     weight = np.asarray(weight)
     if weight.size == 0 or weight.min() == weight.max():
         return True
-    return bool(np.all(weight == np.floor(weight))) and float(weight.sum()) < 2.0**40
+    return _whole_below(weight, 2.0**40)
+
+
+def _whole_below(weight, total):
+    """Whether every weight is a whole number and they add up to less than ``total``."""
+    return bool(np.all(weight == np.floor(weight))) and float(np.sum(weight)) < total
 
 
 # whole_weights: whole-number weights of a total below this many
@@ -620,8 +625,7 @@ def whole_weights(sample_weight):
     every difference of two such sums, is then a whole number below 2**52: exact, whatever
     the order of the additions (see :func:`jitree.kernels.split.scan_two_valued`). Unit
     weights and bootstrap counts are."""
-    return bool(np.all(sample_weight == np.floor(sample_weight))) \
-        and float(np.sum(sample_weight)) < WHOLE_WEIGHTS_TOTAL
+    return _whole_below(sample_weight, WHOLE_WEIGHTS_TOTAL)
 
 
 class SampleX:
