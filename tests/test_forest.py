@@ -245,11 +245,11 @@ def _leaves_by_arrays(tree, X):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_few_rows_walk_blocks_of_trees_on_the_calling_thread(data, cls, dtype):
     """A prediction of at most FEW_ROWS dense rows runs predict_flat's serial twin, and a
-    row left over from the blocks of BLOCK_ROWS rows walks TREE_BLOCK trees side by side:
-    37 trees (two blocks and five), voting and table trees mixed, rows with and without NaN,
-    1 to FEW_ROWS rows and one more: each tree's table row at the leaf the Tree arrays give,
-    added in tree order, to the bit. An infinity is refused as in a larger call. A single
-    tree takes the serial twin up to FEW_ROWS rows too."""
+    task of fewer than LANES rows walks TREE_BLOCK trees side by side (more rows walk in
+    lanes): 37 trees (two blocks and five), voting and table trees mixed, rows with and
+    without NaN, 1 to FEW_ROWS rows and one more: each tree's table row at the leaf the Tree
+    arrays give, added in tree order, to the bit. An infinity is refused as in a larger
+    call. A single tree takes the serial twin up to FEW_ROWS rows too."""
     X = data[0].astype(dtype)
     X[::7, 2] = np.nan
     y = _target(cls, data)
@@ -274,6 +274,7 @@ def test_few_rows_walk_blocks_of_trees_on_the_calling_thread(data, cls, dtype):
 
     serial = predict_kernels.predict_flat_serial
     few = tree_module.FEW_ROWS
+    assert 17 < predict_kernels.LANES < few
     for n_rows in (1, 5, 17, few, few + 1):
         for rows in (X[:n_rows], X[7:7 + n_rows], np.nan_to_num(X[1:1 + n_rows])):
             expected = twin(rows)
@@ -454,6 +455,54 @@ def test_a_contiguous_float_array_of_numeric_features_skips_the_validation(data,
     forest._layouts = {}
     with pytest.raises(ValueError, match="features, but"):
         getattr(forest, method)(X[:5])
+
+
+@pytest.fixture(scope="module")
+def lane_forests(data):
+    """A classifier forest of full-depth trees (which vote) and a regressor forest of
+    shallow and deep trees (table rows), grown on ``data`` with NaN in a column."""
+    X = data[0].copy()
+    X[::7, 2] = np.nan
+    classifier = jitree.RandomForestClassifier(n_estimators=6, random_state=2).fit(X, data[1])
+    regressor = jitree.RandomForestRegressor(n_estimators=5, max_depth=9, random_state=3).fit(
+        X, _target(jitree.RandomForestRegressor, data))
+    return X, (classifier, regressor)
+
+
+@settings(max_examples=40, deadline=None)
+@given(which=st.integers(0, 1), n_rows=st.integers(1, 300), chunk_rows=st.integers(1, 320),
+       start=st.integers(0, 500), order=st.sampled_from("CF"),
+       dtype=st.sampled_from([np.float32, np.float64]), nan=st.booleans())
+def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which, n_rows,
+                                                            chunk_rows, start, order, dtype,
+                                                            nan):
+    """predict_flat and apply_flat, whose tasks of at least LANES rows walk in lanes (each
+    lane taking the task's next row when its row is at a leaf) and smaller tasks trees side
+    by side, against a row-by-row walk of the Tree arrays: any number of rows and rows per
+    task (tasks ending mid-way through the lanes, lanes left idle), C- and F-ordered X,
+    float32 and float64, with and without NaN. Each row's sum of its trees' table rows (or
+    votes) is the naive walk's, added in tree order, to the bit; apply's leaves are the
+    Tree arrays' leaves."""
+    X_all, forests = lane_forests
+    forest = forests[which]
+    X = X_all[start:start + n_rows].astype(dtype)
+    if not nan:
+        X = np.nan_to_num(X)
+    X = np.asfortranarray(X) if order == "F" else np.ascontiguousarray(X)
+    flat, table = forest._layout(X.dtype)
+    out = np.empty((X.shape[0], table.shape[1]))
+    assert not predict_kernels.predict_flat(*tree_module.walk_input(X), flat, table,
+                                            chunk_rows, out)
+    expected = None
+    for model in forest.estimators_:
+        rows = forest._node_table(model)[_leaves_by_arrays(model.tree_, X)]
+        expected = rows.copy() if expected is None else expected + rows
+    np.testing.assert_array_equal(out, expected)
+    leaves = np.empty((len(forest.estimators_), X.shape[0]), dtype=np.int64)
+    assert not predict_kernels.apply_flat(*tree_module.walk_input(X), flat,
+                                          forest._node_of_flat(X.dtype), chunk_rows, leaves)
+    np.testing.assert_array_equal(
+        leaves, [_leaves_by_arrays(model.tree_, X) for model in forest.estimators_])
 
 
 @pytest.mark.parametrize("cls", FORESTS)

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 from numba import prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._jit import float_of_bits, jit, pjit, serial_twin
 from .checks import nonfinite_rows
@@ -36,9 +37,10 @@ TREE_UNDEFINED = -2  # feature and threshold of a leaf
 SPLIT_THRESHOLD = 0
 SPLIT_SUBSET = 1
 SPLIT_MULTIWAY = 2
-BLOCK_ROWS = 16  # rows walked together by one thread (8: a forest 2-4% slower, a tree 8%)
+BLOCK_ROWS = 16  # rows walked together by one thread in the quantile walk's blocks (8: a
+                 # forest 2-4% slower, a tree 8%); the flat walks take LANES
 CHUNK_ROWS = 2048  # rows per parallel task
-CHECK_EVERY = 4  # levels between two "all rows at a leaf?" checks
+CHECK_EVERY = 4  # steps between two looks for rows at their leaves
 CSR_LANES = 16  # rows walked together by one thread of predict_flat_csr (8: 1.03-1.2x slower)
 LEAF_RANK_BITS = 22  # low bits of a leaf's NaN threshold that hold its rank (leaf_base)
 
@@ -418,30 +420,19 @@ def _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite):
 
 
 @jit(inline="always")
-def _block_leaves(X, first, flat, t, missing, nodes):
-    """nodes[r] = the flat leaf that row first + r reaches in tree t of ``flat`` (a
-    :class:`~jitree.kernels.records.FlatTrees`), r < BLOCK_ROWS; the missing-value walk when
-    the rows may hold a NaN (``missing``)."""
-    if missing:
-        _walk_block_missing(X, first, flat.feature, flat.threshold, flat.left,
-                            flat.missing_right, flat.depth[t], nodes, flat.root[t])
-    else:
-        _walk_block(X, first, flat.feature, flat.threshold, flat.left, flat.depth[t], nodes,
-                    flat.root[t])
-
-
-@jit(inline="always")
 def _row_leaf(X, i, flat, t, missing):
-    """The flat leaf that row i reaches in tree t of ``flat`` (see :func:`_block_leaves`)."""
+    """The flat leaf that row i reaches in tree t of ``flat`` (a
+    :class:`~jitree.kernels.records.FlatTrees`), NaN going to the side ``missing_right``
+    gives when the row may hold one (``missing``)."""
     if missing:
         return _walk_row_missing(X, i, flat.feature, flat.threshold, flat.left,
                                  flat.missing_right, flat.root[t])
     return _walk_row(X, i, flat.feature, flat.threshold, flat.left, flat.root[t])
 
 
-# trees that a row left over from a task's blocks (fewer than BLOCK_ROWS: most often a call
-# of a row or a few) walks side by side: their paths are independent, so the loads of their
-# nodes overlap, where tree after tree each node's load waits for the one before it
+# trees that each row of a task of fewer than LANES rows (most often a call of a row or a few)
+# walks side by side: their paths are independent, so the loads of their nodes overlap, where
+# tree after tree each node's load waits for the one before it
 TREE_BLOCK = BLOCK_ROWS
 
 
@@ -480,10 +471,10 @@ def _tree_block_leaves(X, i, flat, first_tree, n_trees, missing, nodes):
 
 @jit
 def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
-    """:func:`predict_flat` of rows first:last, fewer than BLOCK_ROWS, through TREE_BLOCK
-    trees at a time (:func:`_tree_block_leaves`), each row adding its trees in order. A
-    function of its own: in the kernel's body, the blocks' walk of 1M rows through 20 trees
-    took 0.74-0.80 s against 0.71-0.76 s before (alternating processes; 1.04x in one)."""
+    """:func:`predict_flat` of rows first:last, fewer than LANES, through TREE_BLOCK trees at
+    a time (:func:`_tree_block_leaves`), each row adding its trees in order. A function of
+    its own: in the kernel's body, the walk of 1M rows through 20 trees took 0.74-0.80 s
+    against 0.71-0.76 s before (alternating processes; 1.04x in one)."""
     n_trees = flat.root.shape[0]
     for i in range(first, last):
         for first_tree in range(0, n_trees, TREE_BLOCK):
@@ -493,6 +484,132 @@ def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
                 t = first_tree + k
                 add_leaf(flat, flat.votes[t] != 0, flat.leaf_base[t], nodes[k], table, out,
                          i, t == 0)
+
+
+# -- lanes: the flat walk of a task's rows through one tree --------------------------------------
+# A thread walks LANES rows side by side, one step of each in turn, so that the loads of their
+# nodes overlap. Every CHECK_EVERY steps, each lane whose row is at its leaf (a leaf is its own
+# left child, and a step leaves a row there) hands the leaf on and takes the task's next row
+# from the root; a lane with no row left goes idle. Rows reach their leaves at depths that
+# differ widely: walking blocks of 16 rows until the deepest of each was done took 1.56 times
+# the steps of the rows' own paths (20 full-depth trees of 150k x 20, 200k of their rows),
+# lanes about 1.1 times. The lanes at a leaf are found as a bit mask, made without a branch,
+# and visited by its set bits: a test and branch per lane cost more than the steps saved
+# (1.19x the time of the blocks). Tasks of fewer rows than LANES walk trees side by side
+# instead (TREE_BLOCK). The category walks keep their blocks (see below).
+LANES = 24  # at most 64 (a lane is a bit of a uint64 mask). A forest of 20 trees, 200k rows,
+            # 1 thread, against the blocks of 16 rows: 16 lanes 0.95 of the time, 24
+            # 0.87-0.91, 32 0.90; 24 lanes, every 2 steps 1.15, 3 1.00, 6 0.90, 8 0.88
+_ALL_LANES = np.uint64((1 << LANES) - 1)
+
+
+@jit(inline="always")
+def _open_lanes(first, row_step, root, nodes, at, row):
+    """Lane r takes row first + r from ``root``, r < LANES (the task holds that many rows):
+    ``row[r]`` the row, ``at[r]`` where it starts in the walk's flat values (a row
+    ``row_step`` values after the one before). Returns (the next row, the mask of lanes
+    that hold a row)."""
+    for r in range(LANES):
+        nodes[r] = root
+        row[r] = first + r
+        at[r] = np.uint64(first + r) * row_step
+    return first + LANES, _ALL_LANES
+
+
+@jit(inline="always")
+def _lanes_at_leaves(left, nodes, live):
+    """The mask of the lanes of ``live`` whose node is a leaf (its own left child)."""
+    done = np.uint64(0)
+    for r in range(LANES):
+        node = nodes[r]
+        done |= np.uint64(np.uint64(left[node]) == node) << np.uint64(r)
+    return done & live
+
+
+@jit(inline="always")
+def _refill_lane(r, next_row, last, row_step, root, nodes, at, row, live):
+    """Lane r, whose row is at its leaf, takes row ``next_row`` from ``root``, or, when the
+    task's rows (up to ``last``) are all taken, leaves ``live``. Returns (the next row,
+    ``live``)."""
+    if next_row < last:
+        nodes[r] = root
+        row[r] = next_row
+        at[r] = np.uint64(next_row) * row_step
+        return next_row + 1, live
+    return next_row, live & ~(np.uint64(1) << np.uint64(r))
+
+
+@jit(inline="always")
+def _lane_steps(values, column_step, feature, threshold, left, missing_right, missing, nodes,
+                at):
+    """CHECK_EVERY steps of every lane: the child is ``left[node] + (x > threshold[node])``,
+    NaN going right where ``missing_right`` says when the rows may hold one (``missing``);
+    a leaf keeps its row. ``values``: X's flat values, a row's value on feature f at
+    ``at[r] + f * column_step`` (see :func:`walk_tree_lanes`)."""
+    for _ in range(CHECK_EVERY):
+        for r in range(LANES):
+            node = nodes[r]
+            x = values[at[r] + np.uint64(feature[node]) * column_step]
+            right = x > threshold[node]
+            if missing:
+                right |= (x != x) & (missing_right[node] != 0)
+            nodes[r] = np.uint64(left[node]) + np.uint64(right)
+
+
+@jit(inline="always")
+def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out, node_of_flat,
+                    leaves):
+    """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``
+    in lanes (see above) and hand each row's leaf on: ``leaves[i] = node_of_flat[leaf]``
+    when ``node_of_flat`` has entries (``apply``), else :func:`add_leaf` of the leaf to
+    ``out[i]`` (``table``'s row or the tree's vote). ``lanes``: (nodes, at, row) of
+    :func:`new_lanes`.
+
+    The steps read X (C- or F-ordered) as one flat array, row i's value on feature f at
+    ``i * row_step + f * column_step``: each order calls the walk with its own (a flat array
+    of either order in one variable is typed as of any layout, whose reads multiply by the
+    stride: the walk of 20 trees took 1.13x the time), C order with a column_step of 1,
+    which the steps read without a multiply."""
+    if X.flags.c_contiguous:
+        _lanes_walk(X.reshape(-1), np.uint64(X.shape[1]), np.uint64(1), first, last, flat, t,
+                    missing, lanes, table, out, node_of_flat, leaves)
+    else:
+        _lanes_walk(X.T.reshape(-1), np.uint64(1), np.uint64(X.shape[0]), first, last, flat,
+                    t, missing, lanes, table, out, node_of_flat, leaves)
+
+
+@jit(inline="always")
+def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, lanes, table,
+                out, node_of_flat, leaves):
+    """:func:`walk_tree_lanes` on X's flat values."""
+    nodes, at, row = lanes
+    left = flat.left
+    root = np.uint64(flat.root[t])
+    votes = flat.votes[t] != 0
+    base = flat.leaf_base[t]
+    apply = node_of_flat.shape[0] > 0
+    next_row, live = _open_lanes(first, row_step, root, nodes, at, row)
+    while live != 0:
+        _lane_steps(values, column_step, flat.feature, flat.threshold, left,
+                    flat.missing_right, missing, nodes, at)
+        done = _lanes_at_leaves(left, nodes, live)
+        while done != 0:
+            r = trailing_zeros(done)
+            done &= done - np.uint64(1)
+            if apply:
+                leaves[row[r]] = node_of_flat[nodes[r]]
+            else:
+                add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
+            next_row, live = _refill_lane(r, next_row, last, row_step, root, nodes, at, row,
+                                          live)
+
+
+@jit(inline="always")
+def new_lanes():
+    """The (nodes, at, row) arrays of :func:`walk_tree_lanes` (nodes: TREE_BLOCK at least,
+    for the walk of a few rows)."""
+    return (np.empty(max(LANES, TREE_BLOCK), dtype=np.uint64),
+            np.empty(LANES, dtype=np.uint64), np.empty(LANES, dtype=np.int64))
 
 
 @pjit
@@ -505,14 +622,15 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     the trees' flat layouts are concatenated: tree t starts at node ``flat.root[t]`` and is
     ``flat.depth[t]`` deep. Within a chunk the trees
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
-    rows fit together. The rows left over from the blocks of BLOCK_ROWS rows (all of a call
-    of a few rows) go through TREE_BLOCK trees at a time (:func:`_leftover_rows`).
+    rows fit together. A chunk's rows walk a tree in lanes (:func:`walk_tree_lanes`); a
+    chunk of fewer than LANES rows (a call of a few rows) goes through TREE_BLOCK trees at a
+    time (:func:`_leftover_rows`).
 
     Missing values: each chunk is first scanned for a NaN or infinity (``X_bits``: X viewed as
     unsigned ints; a value is not finite when its exponent bits, those of ``infinity``, are
     all set, infinite when ``bits & magnitude_mask == infinity``). A chunk that holds one
-    walks with :func:`_walk_block_missing`, NaN going to the side ``missing_right`` gives;
-    the others keep the plain walk. The scan rides along with the walk, which loads each row
+    walks with the test of NaN, which goes to the side ``missing_right`` gives; the
+    others keep the plain step. The scan rides along with the walk, which loads each row
     anyway, instead of costing the caller another pass over X (twice the reads for a
     memory-mapped file). Returns whether X holds an infinity (the caller discards ``out``
     and raises).
@@ -523,21 +641,17 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
+    no_ids = np.empty(0, dtype=np.int64)
     for chunk in prange(n_chunks):
-        nodes = np.empty(max(BLOCK_ROWS, TREE_BLOCK), dtype=np.uint64)
+        lanes = new_lanes()
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
-        i = first
+        if last - first < LANES:
+            _leftover_rows(X, first, last, flat, missing, lanes[0], table, out)
+            continue
         for t in range(flat.root.shape[0]):
-            base = flat.leaf_base[t]
-            votes = flat.votes[t] != 0
-            i = first
-            while i + BLOCK_ROWS <= last:
-                _block_leaves(X, i, flat, t, missing, nodes)
-                for r in range(BLOCK_ROWS):
-                    add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
-                i += BLOCK_ROWS
-        _leftover_rows(X, i, last, flat, missing, nodes, table, out)
+            walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out, no_ids,
+                            no_ids)
     return infinite.any()
 
 
@@ -550,28 +664,26 @@ predict_flat_serial = serial_twin(predict_flat)
 def apply_flat(X, X_bits, magnitude_mask, infinity, flat, node_of_flat, chunk_rows, out):
     """out[t, i] = node_of_flat[the flat node of the leaf that row i reaches in tree t]: a
     forest's ``apply``, walked as :func:`predict_flat` walks (chunks of ``chunk_rows`` rows
-    in parallel, each through every tree in turn, BLOCK_ROWS rows at a time).
+    in parallel, each through every tree in turn, in lanes).
     ``node_of_flat``: each flat node's id in its Tree (int64); ``out``: (n_trees, n_rows)
     int64, one tree's leaves side by side. Returns whether X holds an infinity (the caller
     discards ``out`` and raises)."""
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
+    no_table = np.empty((0, 0))
     for chunk in prange(n_chunks):
-        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
+        lanes = new_lanes()
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
         for t in range(flat.root.shape[0]):
             leaves = out[t]
-            i = first
-            while i + BLOCK_ROWS <= last:
-                _block_leaves(X, i, flat, t, missing, nodes)
-                for r in range(BLOCK_ROWS):
-                    leaves[i + r] = node_of_flat[nodes[r]]
-                i += BLOCK_ROWS
-            while i < last:
-                leaves[i] = node_of_flat[_row_leaf(X, i, flat, t, missing)]
-                i += 1
+            if last - first < LANES:
+                for i in range(first, last):
+                    leaves[i] = node_of_flat[_row_leaf(X, i, flat, t, missing)]
+            else:
+                walk_tree_lanes(X, first, last, flat, t, missing, lanes, no_table, no_table,
+                                node_of_flat, leaves)
     return infinite.any()
 
 
