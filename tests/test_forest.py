@@ -476,15 +476,17 @@ def lane_forests(data):
 def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which, n_rows,
                                                             chunk_rows, start, order, dtype,
                                                             nan):
-    """predict_flat and apply_flat, whose tasks of at least LANES rows walk in lanes (each
-    lane taking the task's next row when its row is at a leaf) and smaller tasks trees side
-    by side, against a row-by-row walk of the Tree arrays: any number of rows and rows per
-    task (tasks ending mid-way through the lanes, lanes left idle), C- and F-ordered X,
-    float32 and float64, with and without NaN. Each row's sum of its trees' table rows (or
-    votes) is the naive walk's, added in tree order, to the bit; apply's leaves are the
+    """predict_flat, whose tasks of at least LANES rows walk trees that vote in lanes (each
+    lane taking the task's next row when its row is at a leaf) and other trees in blocks,
+    and smaller tasks trees side by side, and apply_flat (blocks), against a row-by-row
+    walk of the Tree arrays: any number of rows and rows per task (tasks ending mid-way
+    through the lanes, lanes left idle), C- and F-ordered X, float32 and float64, with and
+    without NaN. Each row's sum of its trees' votes (the classifier) or table rows (the
+    regressor) is the naive walk's, added in tree order, to the bit; apply's leaves are the
     Tree arrays' leaves."""
     X_all, forests = lane_forests
     forest = forests[which]
+    assert forest._layout(np.float64)[0].votes.all() == (which == 0)
     X = X_all[start:start + n_rows].astype(dtype)
     if not nan:
         X = np.nan_to_num(X)

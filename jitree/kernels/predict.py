@@ -37,8 +37,9 @@ TREE_UNDEFINED = -2  # feature and threshold of a leaf
 SPLIT_THRESHOLD = 0
 SPLIT_SUBSET = 1
 SPLIT_MULTIWAY = 2
-BLOCK_ROWS = 16  # rows walked together by one thread in the quantile walk's blocks (8: a
-                 # forest 2-4% slower, a tree 8%); the flat walks take LANES
+BLOCK_ROWS = 16  # rows walked together by one thread in blocks (8: a forest 2-4% slower, a
+                 # tree 8%): the flat walk of trees that read a table, apply, the quantile
+                 # walk (trees that vote walk in LANES)
 CHUNK_ROWS = 2048  # rows per parallel task
 CHECK_EVERY = 4  # steps between two looks for rows at their leaves
 CSR_LANES = 16  # rows walked together by one thread of predict_flat_csr (8: 1.03-1.2x slower)
@@ -420,10 +421,21 @@ def _chunk_start(X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite):
 
 
 @jit(inline="always")
+def _block_leaves(X, first, flat, t, missing, nodes):
+    """nodes[r] = the flat leaf that row first + r reaches in tree t of ``flat`` (a
+    :class:`~jitree.kernels.records.FlatTrees`), r < BLOCK_ROWS; the missing-value walk when
+    the rows may hold a NaN (``missing``)."""
+    if missing:
+        _walk_block_missing(X, first, flat.feature, flat.threshold, flat.left,
+                            flat.missing_right, flat.depth[t], nodes, flat.root[t])
+    else:
+        _walk_block(X, first, flat.feature, flat.threshold, flat.left, flat.depth[t], nodes,
+                    flat.root[t])
+
+
+@jit(inline="always")
 def _row_leaf(X, i, flat, t, missing):
-    """The flat leaf that row i reaches in tree t of ``flat`` (a
-    :class:`~jitree.kernels.records.FlatTrees`), NaN going to the side ``missing_right``
-    gives when the row may hold one (``missing``)."""
+    """The flat leaf that row i reaches in tree t of ``flat`` (see :func:`_block_leaves`)."""
     if missing:
         return _walk_row_missing(X, i, flat.feature, flat.threshold, flat.left,
                                  flat.missing_right, flat.root[t])
@@ -496,7 +508,16 @@ def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
 # lanes about 1.1 times. The lanes at a leaf are found as a bit mask, made without a branch,
 # and visited by its set bits: a test and branch per lane cost more than the steps saved
 # (1.19x the time of the blocks). Tasks of fewer rows than LANES walk trees side by side
-# instead (TREE_BLOCK). The category walks keep their blocks (see below).
+# instead (TREE_BLOCK).
+# Only trees that vote (full-depth classifier trees: a leaf's column is in its threshold, just
+# read) walk in lanes. A tree that reads its leaf's row of a table keeps the blocks of 16 rows,
+# whose 16 reads of the table overlap: in lanes, the one or two leaves found at a look each
+# waited for their cache miss in a table that outgrows the caches (20 trees, 1M rows, 2
+# threads, against the blocks: random forest regressor 1.08x the time, Extra-Trees regressor
+# 1.14x; the leaves handed on 16 and 64 at a time, 1.03x and 1.00-1.01x; the classifier's
+# voting trees 0.90-0.95x). apply, whose leaf ids are such a table, keeps the blocks too, and
+# so do the category walks: in lanes of 8 or 24 rows they took 1.06-1.32x the time (their
+# step's arrays spilled from registers).
 LANES = 24  # at most 64 (a lane is a bit of a uint64 mask). A forest of 20 trees, 200k rows,
             # 1 thread, against the blocks of 16 rows: 16 lanes 0.95 of the time, 24
             # 0.87-0.91, 32 0.90; 24 lanes, every 2 steps 1.15, 3 1.00, 6 0.90, 8 0.88
@@ -557,13 +578,10 @@ def _lane_steps(values, column_step, feature, threshold, left, missing_right, mi
 
 
 @jit(inline="always")
-def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out, node_of_flat,
-                    leaves):
-    """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``
-    in lanes (see above) and hand each row's leaf on: ``leaves[i] = node_of_flat[leaf]``
-    when ``node_of_flat`` has entries (``apply``), else :func:`add_leaf` of the leaf to
-    ``out[i]`` (``table``'s row or the tree's vote). ``lanes``: (nodes, at, row) of
-    :func:`new_lanes`.
+def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out):
+    """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``,
+    a tree that votes (``flat.votes[t]``), in lanes (see above), each row's vote added to
+    ``out[i]`` as its lane finds its leaf (:func:`add_leaf`). ``lanes``: :func:`new_lanes`.
 
     The steps read X (C- or F-ordered) as one flat array, row i's value on feature f at
     ``i * row_step + f * column_step``: each order calls the walk with its own (a flat array
@@ -572,22 +590,19 @@ def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out, node_of
     which the steps read without a multiply."""
     if X.flags.c_contiguous:
         _lanes_walk(X.reshape(-1), np.uint64(X.shape[1]), np.uint64(1), first, last, flat, t,
-                    missing, lanes, table, out, node_of_flat, leaves)
+                    missing, lanes, table, out)
     else:
         _lanes_walk(X.T.reshape(-1), np.uint64(1), np.uint64(X.shape[0]), first, last, flat,
-                    t, missing, lanes, table, out, node_of_flat, leaves)
+                    t, missing, lanes, table, out)
 
 
 @jit(inline="always")
 def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, lanes, table,
-                out, node_of_flat, leaves):
+                out):
     """:func:`walk_tree_lanes` on X's flat values."""
     nodes, at, row = lanes
     left = flat.left
     root = np.uint64(flat.root[t])
-    votes = flat.votes[t] != 0
-    base = flat.leaf_base[t]
-    apply = node_of_flat.shape[0] > 0
     next_row, live = _open_lanes(first, row_step, root, nodes, at, row)
     while live != 0:
         _lane_steps(values, column_step, flat.feature, flat.threshold, left,
@@ -596,19 +611,16 @@ def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, la
         while done != 0:
             r = trailing_zeros(done)
             done &= done - np.uint64(1)
-            if apply:
-                leaves[row[r]] = node_of_flat[nodes[r]]
-            else:
-                add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
+            add_leaf(flat, True, 0, nodes[r], table, out, row[r], t == 0)
             next_row, live = _refill_lane(r, next_row, last, row_step, root, nodes, at, row,
                                           live)
 
 
 @jit(inline="always")
 def new_lanes():
-    """The (nodes, at, row) arrays of :func:`walk_tree_lanes` (nodes: TREE_BLOCK at least,
-    for the walk of a few rows)."""
-    return (np.empty(max(LANES, TREE_BLOCK), dtype=np.uint64),
+    """The (nodes, at, row) arrays of :func:`walk_tree_lanes` (nodes: TREE_BLOCK and
+    BLOCK_ROWS at least, for the other walks of a task)."""
+    return (np.empty(max(LANES, TREE_BLOCK, BLOCK_ROWS), dtype=np.uint64),
             np.empty(LANES, dtype=np.uint64), np.empty(LANES, dtype=np.int64))
 
 
@@ -622,18 +634,19 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     the trees' flat layouts are concatenated: tree t starts at node ``flat.root[t]`` and is
     ``flat.depth[t]`` deep. Within a chunk the trees
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
-    rows fit together. A chunk's rows walk a tree in lanes (:func:`walk_tree_lanes`); a
-    chunk of fewer than LANES rows (a call of a few rows) goes through TREE_BLOCK trees at a
-    time (:func:`_leftover_rows`).
+    rows fit together. A chunk's rows walk a tree that votes in lanes
+    (:func:`walk_tree_lanes`), another tree in blocks of BLOCK_ROWS rows, whose reads of the
+    table then overlap (see LANES); a chunk of fewer than LANES rows (a call of a few rows)
+    goes through TREE_BLOCK trees at a time (:func:`_leftover_rows`).
 
     Missing values: each chunk is first scanned for a NaN or infinity (``X_bits``: X viewed as
     unsigned ints; a value is not finite when its exponent bits, those of ``infinity``, are
     all set, infinite when ``bits & magnitude_mask == infinity``). A chunk that holds one
-    walks with the test of NaN, which goes to the side ``missing_right`` gives; the
-    others keep the plain step. The scan rides along with the walk, which loads each row
-    anyway, instead of costing the caller another pass over X (twice the reads for a
-    memory-mapped file). Returns whether X holds an infinity (the caller discards ``out``
-    and raises).
+    walks with :func:`_walk_block_missing` (or the lanes' test of NaN), NaN going to the
+    side ``missing_right`` gives; the others keep the plain walk. The scan rides along with
+    the walk, which loads each row anyway, instead of costing the caller another pass over X
+    (twice the reads for a memory-mapped file). Returns whether X holds an infinity (the
+    caller discards ``out`` and raises).
 
     The first tree's entries are copied bit for bit (no arithmetic), so a float64 ``table``
     may carry int64 bit patterns for a single tree (labels, node ids).
@@ -641,17 +654,29 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
-    no_ids = np.empty(0, dtype=np.int64)
     for chunk in prange(n_chunks):
         lanes = new_lanes()
+        nodes = lanes[0]
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
         if last - first < LANES:
-            _leftover_rows(X, first, last, flat, missing, lanes[0], table, out)
+            _leftover_rows(X, first, last, flat, missing, nodes, table, out)
             continue
         for t in range(flat.root.shape[0]):
-            walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out, no_ids,
-                            no_ids)
+            if flat.votes[t] != 0:
+                walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out)
+                continue
+            base = flat.leaf_base[t]
+            i = first
+            while i + BLOCK_ROWS <= last:
+                _block_leaves(X, i, flat, t, missing, nodes)
+                for r in range(BLOCK_ROWS):
+                    add_leaf(flat, False, base, nodes[r], table, out, i + r, t == 0)
+                i += BLOCK_ROWS
+            while i < last:
+                add_leaf(flat, False, base, _row_leaf(X, i, flat, t, missing), table, out, i,
+                         t == 0)
+                i += 1
     return infinite.any()
 
 
@@ -664,26 +689,28 @@ predict_flat_serial = serial_twin(predict_flat)
 def apply_flat(X, X_bits, magnitude_mask, infinity, flat, node_of_flat, chunk_rows, out):
     """out[t, i] = node_of_flat[the flat node of the leaf that row i reaches in tree t]: a
     forest's ``apply``, walked as :func:`predict_flat` walks (chunks of ``chunk_rows`` rows
-    in parallel, each through every tree in turn, in lanes).
+    in parallel, each through every tree in turn, BLOCK_ROWS rows at a time).
     ``node_of_flat``: each flat node's id in its Tree (int64); ``out``: (n_trees, n_rows)
     int64, one tree's leaves side by side. Returns whether X holds an infinity (the caller
     discards ``out`` and raises)."""
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
-    no_table = np.empty((0, 0))
     for chunk in prange(n_chunks):
-        lanes = new_lanes()
+        nodes = np.empty(BLOCK_ROWS, dtype=np.uint64)
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
         for t in range(flat.root.shape[0]):
             leaves = out[t]
-            if last - first < LANES:
-                for i in range(first, last):
-                    leaves[i] = node_of_flat[_row_leaf(X, i, flat, t, missing)]
-            else:
-                walk_tree_lanes(X, first, last, flat, t, missing, lanes, no_table, no_table,
-                                node_of_flat, leaves)
+            i = first
+            while i + BLOCK_ROWS <= last:
+                _block_leaves(X, i, flat, t, missing, nodes)
+                for r in range(BLOCK_ROWS):
+                    leaves[i + r] = node_of_flat[nodes[r]]
+                i += BLOCK_ROWS
+            while i < last:
+                leaves[i] = node_of_flat[_row_leaf(X, i, flat, t, missing)]
+                i += 1
     return infinite.any()
 
 
