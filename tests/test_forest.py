@@ -244,12 +244,12 @@ def _leaves_by_arrays(tree, X):
 @pytest.mark.parametrize("cls", [jitree.RandomForestClassifier, jitree.RandomForestRegressor])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_few_rows_walk_blocks_of_trees_on_the_calling_thread(data, cls, dtype):
-    """A prediction of at most FEW_ROWS dense rows runs predict_flat's serial twin, and a
-    task of fewer than LANES rows walks TREE_BLOCK trees side by side (more rows walk in
-    lanes): 37 trees (two blocks and five), voting and table trees mixed, rows with and
-    without NaN, 1 to FEW_ROWS rows and one more: each tree's table row at the leaf the Tree
-    arrays give, added in tree order, to the bit. An infinity is refused as in a larger
-    call. A single tree takes the serial twin up to FEW_ROWS rows too."""
+    """A prediction of at most FEW_ROWS dense rows runs predict_flat's serial twin, and the
+    rows of a task of fewer than LANES rows in whole blocks, or left over from its blocks, walk
+    TREE_BLOCK trees side by side: 37 trees (two blocks and five), voting and table trees
+    mixed, rows with and without NaN, 1 to FEW_ROWS rows and one more: each tree's table row at
+    the leaf the Tree arrays give, added in tree order, to the bit. An infinity is refused as
+    in a larger call. A single tree takes the serial twin up to FEW_ROWS rows too."""
     X = data[0].astype(dtype)
     X[::7, 2] = np.nan
     y = _target(cls, data)
@@ -476,14 +476,13 @@ def lane_forests(data):
 def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which, n_rows,
                                                             chunk_rows, start, order, dtype,
                                                             nan):
-    """predict_flat, whose tasks of at least LANES rows walk trees that vote in lanes (each
-    lane taking the task's next row when its row is at a leaf) and other trees in blocks,
-    and smaller tasks trees side by side, and apply_flat (blocks), against a row-by-row
-    walk of the Tree arrays: any number of rows and rows per task (tasks ending mid-way
-    through the lanes, lanes left idle), C- and F-ordered X, float32 and float64, with and
-    without NaN. Each row's sum of its trees' votes (the classifier) or table rows (the
-    regressor) is the naive walk's, added in tree order, to the bit; apply's leaves are the
-    Tree arrays' leaves."""
+    """predict_flat, whose tasks of at least LANES rows in whole blocks walk trees that vote in
+    lanes (each lane taking the task's next row when its row is at a leaf) and other trees in
+    blocks, the other rows trees side by side, and apply_flat, against a row-by-row walk of the
+    Tree arrays: any number of rows and rows per task (tasks ending mid-way through the lanes,
+    lanes left idle), C- and F-ordered X, float32 and float64, with and without NaN. Each row's
+    sum of its trees' votes (the classifier) or table rows (the regressor) is the naive walk's,
+    added in tree order, to the bit; apply's leaves are the Tree arrays' leaves."""
     X_all, forests = lane_forests
     forest = forests[which]
     assert forest._layout(np.float64)[0].votes.all() == (which == 0)

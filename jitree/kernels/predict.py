@@ -442,9 +442,10 @@ def _row_leaf(X, i, flat, t, missing):
     return _walk_row(X, i, flat.feature, flat.threshold, flat.left, flat.root[t])
 
 
-# trees that each row of a task of fewer than LANES rows (most often a call of a row or a few)
-# walks side by side: their paths are independent, so the loads of their nodes overlap, where
-# tree after tree each node's load waits for the one before it
+# trees that a row left over from a task's blocks (fewer than BLOCK_ROWS, or every row of a
+# task too small for the lanes: most often a call of a row or a few) walks side by side: their
+# paths are independent, so the loads of their nodes overlap, where tree after tree each
+# node's load waits for the one before it
 TREE_BLOCK = BLOCK_ROWS
 
 
@@ -483,10 +484,11 @@ def _tree_block_leaves(X, i, flat, first_tree, n_trees, missing, nodes):
 
 @jit
 def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
-    """:func:`predict_flat` of rows first:last, fewer than LANES, through TREE_BLOCK trees at
-    a time (:func:`_tree_block_leaves`), each row adding its trees in order. A function of
-    its own: in the kernel's body, the walk of 1M rows through 20 trees took 0.74-0.80 s
-    against 0.71-0.76 s before (alternating processes; 1.04x in one)."""
+    """:func:`predict_flat` of rows first:last (those left over from its blocks, or a few
+    rows), through TREE_BLOCK trees at a time (:func:`_tree_block_leaves`), each row adding
+    its trees in order. A function of its own: in the kernel's body, the walk of 1M rows
+    through 20 trees took 0.74-0.80 s against 0.71-0.76 s before (alternating processes;
+    1.04x in one)."""
     n_trees = flat.root.shape[0]
     for i in range(first, last):
         for first_tree in range(0, n_trees, TREE_BLOCK):
@@ -507,8 +509,8 @@ def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
 # the steps of the rows' own paths (20 full-depth trees of 150k x 20, 200k of their rows),
 # lanes about 1.1 times. The lanes at a leaf are found as a bit mask, made without a branch,
 # and visited by its set bits: a test and branch per lane cost more than the steps saved
-# (1.19x the time of the blocks). Tasks of fewer rows than LANES walk trees side by side
-# instead (TREE_BLOCK).
+# (1.19x the time of the blocks). A task of fewer than LANES rows in whole blocks walks trees
+# side by side instead (TREE_BLOCK), as the rows left over from the blocks do.
 # Only trees that vote (full-depth classifier trees: a leaf's column is in its threshold, just
 # read) walk in lanes. A tree that reads its leaf's row of a table keeps the blocks of 16 rows,
 # whose 16 reads of the table overlap: in lanes, the one or two leaves found at a look each
@@ -636,8 +638,9 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
     rows fit together. A chunk's rows walk a tree that votes in lanes
     (:func:`walk_tree_lanes`), another tree in blocks of BLOCK_ROWS rows, whose reads of the
-    table then overlap (see LANES); a chunk of fewer than LANES rows (a call of a few rows)
-    goes through TREE_BLOCK trees at a time (:func:`_leftover_rows`).
+    table then overlap (see LANES). The rows left over from the blocks, and every row of a
+    chunk of fewer blocked rows than LANES (a call of a few rows), go through TREE_BLOCK
+    trees at a time (:func:`_leftover_rows`).
 
     Missing values: each chunk is first scanned for a NaN or infinity (``X_bits``: X viewed as
     unsigned ints; a value is not finite when its exponent bits, those of ``infinity``, are
@@ -659,24 +662,20 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
         nodes = lanes[0]
         first, last, missing = _chunk_start(X_bits, magnitude_mask, infinity, chunk,
                                             chunk_rows, infinite)
-        if last - first < LANES:
-            _leftover_rows(X, first, last, flat, missing, nodes, table, out)
-            continue
-        for t in range(flat.root.shape[0]):
+        # rows first:blocked walk tree by tree, the rest TREE_BLOCK trees at a time
+        blocked = first + (last - first) // BLOCK_ROWS * BLOCK_ROWS
+        if blocked - first < LANES:
+            blocked = first
+        for t in range(flat.root.shape[0] if blocked > first else 0):
             if flat.votes[t] != 0:
-                walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out)
+                walk_tree_lanes(X, first, blocked, flat, t, missing, lanes, table, out)
                 continue
             base = flat.leaf_base[t]
-            i = first
-            while i + BLOCK_ROWS <= last:
+            for i in range(first, blocked, BLOCK_ROWS):
                 _block_leaves(X, i, flat, t, missing, nodes)
                 for r in range(BLOCK_ROWS):
                     add_leaf(flat, False, base, nodes[r], table, out, i + r, t == 0)
-                i += BLOCK_ROWS
-            while i < last:
-                add_leaf(flat, False, base, _row_leaf(X, i, flat, t, missing), table, out, i,
-                         t == 0)
-                i += 1
+        _leftover_rows(X, blocked, last, flat, missing, nodes, table, out)
     return infinite.any()
 
 
