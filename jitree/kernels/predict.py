@@ -579,7 +579,7 @@ def _lane_steps(values, column_step, feature, threshold, left, missing_right, mi
             nodes[r] = np.uint64(left[node]) + np.uint64(right)
 
 
-@jit(inline="always")
+@jit
 def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out):
     """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``,
     a tree that votes (``flat.votes[t]``), in lanes (see above), each row's vote added to
@@ -589,7 +589,9 @@ def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out):
     ``i * row_step + f * column_step``: each order calls the walk with its own (a flat array
     of either order in one variable is typed as of any layout, whose reads multiply by the
     stride: the walk of 20 trees took 1.13x the time), C order with a column_step of 1,
-    which the steps read without a multiply."""
+    which the steps read without a multiply. A function of its own, compiled apart from the
+    kernel: inlined into the kernel beside the block walk, a forest of 20 voting trees (200k
+    rows, 1 thread) took 1.075x the time of the blocks, against 0.864x."""
     if X.flags.c_contiguous:
         _lanes_walk(X.reshape(-1), np.uint64(X.shape[1]), np.uint64(1), first, last, flat, t,
                     missing, lanes, table, out)
