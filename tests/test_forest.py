@@ -469,19 +469,22 @@ def lane_forests(data):
     return X, (classifier, regressor)
 
 
-@settings(max_examples=40, deadline=None)
-@given(which=st.integers(0, 1), n_rows=st.integers(1, 300), chunk_rows=st.integers(1, 320),
-       start=st.integers(0, 500), order=st.sampled_from("CF"),
-       dtype=st.sampled_from([np.float32, np.float64]), nan=st.booleans())
-def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which, n_rows,
+@settings(max_examples=60, deadline=None)
+@given(which=st.integers(0, 1), walk=st.sampled_from(["layout", "lanes", "blocks"]),
+       n_rows=st.integers(1, 300), chunk_rows=st.integers(1, 320), start=st.integers(0, 500),
+       order=st.sampled_from("CF"), dtype=st.sampled_from([np.float32, np.float64]),
+       nan=st.booleans())
+def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which, walk, n_rows,
                                                             chunk_rows, start, order, dtype,
                                                             nan):
-    """predict_flat, whose tasks of at least LANES rows in whole blocks walk trees that vote in
-    lanes (each lane taking the task's next row when its row is at a leaf) and other trees in
-    blocks, the other rows trees side by side, and apply_flat, against a row-by-row walk of the
-    Tree arrays: any number of rows and rows per task (tasks ending mid-way through the lanes,
-    lanes left idle), C- and F-ordered X, float32 and float64, with and without NaN. Each row's
-    sum of its trees' votes (the classifier) or table rows (the regressor) is the naive walk's,
+    """predict_flat, whose tasks of at least LANES rows in whole blocks walk each tree in
+    lanes (each lane taking the task's next row when its row is at a leaf) or in blocks, the
+    other rows trees side by side, and apply_flat, against a row-by-row walk of the Tree
+    arrays: any number of rows and rows per task (tasks ending mid-way through the lanes,
+    lanes left idle), C- and F-ordered X, float32 and float64, with and without NaN, each
+    tree in the walk its layout gives it, or every tree in lanes or in blocks
+    (``FlatTrees.lanes`` set). Each row's sum of its trees' votes (the classifier) or table
+    rows (the regressor, whose table is small enough for the lanes) is the naive walk's,
     added in tree order, to the bit; apply's leaves are the Tree arrays' leaves."""
     X_all, forests = lane_forests
     forest = forests[which]
@@ -491,6 +494,9 @@ def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which
         X = np.nan_to_num(X)
     X = np.asfortranarray(X) if order == "F" else np.ascontiguousarray(X)
     flat, table = forest._layout(X.dtype)
+    assert table.nbytes <= len(forest.estimators_) * predict_kernels.LANES_TABLE_BYTES
+    if walk != "layout":
+        flat = flat._replace(lanes=np.full_like(flat.lanes, walk == "lanes"))
     out = np.empty((X.shape[0], table.shape[1]))
     assert not predict_kernels.predict_flat(*tree_module.walk_input(X), flat, table,
                                             chunk_rows, out)
@@ -504,6 +510,51 @@ def test_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(lane_forests, which
                                           forest._node_of_flat(X.dtype), chunk_rows, leaves)
     np.testing.assert_array_equal(
         leaves, [_leaves_by_arrays(model.tree_, X) for model in forest.estimators_])
+
+
+def _blocks_against_lanes(tree):
+    """The steps a block of BLOCK_ROWS rows walks against a row's own (each rounded up to a
+    look, every CHECK_EVERY steps), rows drawn by the training weights of the leaves: the
+    expected most looks of BLOCK_ROWS rows, as the sum over k >= 1 of the chance that one of
+    them needs k looks or more, against the expected looks of one."""
+    every = predict_kernels.CHECK_EVERY
+    depth = np.zeros(tree.node_count, dtype=np.int64)
+    for node in range(tree.node_count):  # children are numbered after their parent
+        if tree.children_left[node] >= 0:
+            depth[tree.children_left[node]:tree.children_right[node] + 1] = depth[node] + 1
+    leaf = tree.children_left < 0
+    looks = -(-depth[leaf] // every)
+    share = tree.weighted_n_node_samples[leaf] / tree.weighted_n_node_samples[leaf].sum()
+    below = np.array([share[looks < k].sum() for k in range(1, looks.max() + 1)])
+    return (1.0 - below ** predict_kernels.BLOCK_ROWS).sum() / (share * looks).sum()
+
+
+def test_layout_walks_in_lanes_the_trees_whose_leaf_depths_differ(data):
+    """FlatTrees.lanes (kernels.predict.lanes_pay, in write_flat) against a NumPy twin of its
+    rule on trees of many shapes: lanes when blocks of BLOCK_ROWS rows would walk at least
+    LANES_PAY times the steps. Trees of max_depth reached by every leaf and a lone leaf walk
+    in blocks, full-depth classifier trees in lanes."""
+    X, y, _ = data
+    X_bits = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(np.float64)
+    models = [jitree.DecisionTreeClassifier(random_state=0).fit(X, y),
+              jitree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y),
+              jitree.DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y),
+              jitree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X_bits, y),
+              jitree.DecisionTreeRegressor(random_state=0).fit(X, X[:, 0] + X[:, 1] ** 2),
+              jitree.DecisionTreeRegressor(min_samples_leaf=20, random_state=0).fit(X, y),
+              jitree.DecisionTreeClassifier(random_state=0).fit(X, np.zeros(len(y))),
+              jitree.DecisionTreeClassifier(random_state=0).fit(
+                  X, y, sample_weight=np.where(X[:, 0] > 0, 10.0, 0.5))]
+    forest = jitree.RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    trees = [model.tree_ for model in models] + [e.tree_ for e in forest.estimators_]
+    flat, _ = tree_module.flat_trees(trees, np.float64)
+    expected = [bool(tree.node_count > 1
+                     and _blocks_against_lanes(tree) >= predict_kernels.LANES_PAY)
+                for tree in trees]
+    np.testing.assert_array_equal(flat.lanes, expected)
+    assert expected[0] and not any(expected[1:4]) and not expected[6]
+    assert all(expected[8:])
+    assert models[0].tree_._flat_record(np.float32)[0].lanes.all()
 
 
 @pytest.mark.parametrize("cls", FORESTS)

@@ -50,7 +50,9 @@ LEAF_RANK_BITS = 22  # low bits of a leaf's NaN threshold that hold its rank (le
 def write_flat(tree, weight, flat, at, order, toward, nan_bits):
     """Write the flat layout of one tree (:meth:`jitree.Tree.flat`) into ``flat``'s
     ``feature``, ``threshold``, ``left`` and ``missing_right`` from flat id ``at`` on, and
-    each flat node's Tree id into ``order`` at the same positions; returns the tree's depth.
+    each flat node's Tree id into ``order`` at the same positions; returns the tree's depth
+    and whether its rows walk in lanes (:func:`lanes_pay`, from its leaves' depths and
+    training weights).
     ``tree``: the TreeWalk record of a valid tree (every node but the root is one node's
     child, numbered after it); ``weight``: its nodes' training weights
     (``weighted_n_node_samples``).
@@ -77,18 +79,22 @@ def write_flat(tree, weight, flat, at, order, toward, nan_bits):
     split_kind = tree.split_kind
     n_nodes = children_left.shape[0]
     if n_nodes == 0:
-        return 0
+        return 0, False
     left = flat.left
     # the flat order and each internal node's first child
     order[at] = 0
     left[at] = at
     stack = np.empty(n_nodes, dtype=np.int64)  # flat ids of internal nodes to visit
     stack_depth = np.empty(n_nodes, dtype=np.int64)
+    # the training weight of the leaves a walk finds after each number of looks
+    at_look = np.zeros(n_nodes // CHECK_EVERY + 2)
     top = 0
     if children_left[0] != TREE_LEAF:
         stack[0] = at
         stack_depth[0] = 0
         top = 1
+    else:
+        at_look[0] = weight[0]
     k = at + 1
     depth = 0
     while top > 0:
@@ -105,6 +111,9 @@ def write_flat(tree, weight, flat, at, order, toward, nan_bits):
         for j in range(count):
             order[k + j] = first + j if multiway else (first if j == 0 else last)
             left[k + j] = k + j  # a leaf's; an internal node's is set when it is visited
+            if children_left[order[k + j]] == TREE_LEAF:
+                at_look[(child_depth + CHECK_EVERY - 1) // CHECK_EVERY] += \
+                    weight[order[k + j]]
         # the heaviest child's subtree is visited first (pushed last), then the others in
         # slot order
         heavy = 0
@@ -155,7 +164,31 @@ def write_flat(tree, weight, flat, at, order, toward, nan_bits):
         if flat_threshold[p] > value:  # rounded up to a float32: the one below it
             flat_threshold[p] = np.nextafter(flat_threshold[p], toward)
         missing_right[p] = missing_left[node] == 0
-    return depth
+    return depth, lanes_pay(at_look[:depth // CHECK_EVERY + 2])
+
+
+@jit
+def lanes_pay(at_look):
+    """Whether a tree's rows walk in lanes (:func:`walk_tree_lanes`) rather than in blocks:
+    ``at_look[k]``: the training weight of its leaves at depths (k - 1) * CHECK_EVERY + 1 ..
+    k * CHECK_EVERY, which a row walking from the root is seen at after k looks (every
+    CHECK_EVERY steps). A row holds its lane for its own looks; a block of BLOCK_ROWS rows
+    walks until its last row is at its leaf, the most looks of BLOCK_ROWS rows. Taking a
+    row's leaf as drawn by the training weights, lanes pay when blocks walk at least
+    LANES_PAY times the steps (the expected most looks of BLOCK_ROWS rows against the
+    expected looks of one); a tree of zero weight, and a lone leaf, walk in blocks."""
+    total = at_look.sum()
+    if not total > 0.0:
+        return False
+    own = 0.0
+    most = 0.0
+    below = 0.0  # the share of the weight found in fewer looks
+    for k in range(at_look.shape[0]):
+        share = at_look[k] / total
+        own += k * share
+        most += k * ((below + share) ** BLOCK_ROWS - below ** BLOCK_ROWS)
+        below += share
+    return own > 0.0 and most >= LANES_PAY * own  # a lone leaf: no step to save
 
 
 @jit
@@ -511,19 +544,34 @@ def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
 # and visited by its set bits: a test and branch per lane cost more than the steps saved
 # (1.19x the time of the blocks). A task of fewer than LANES rows in whole blocks walks trees
 # side by side instead (TREE_BLOCK), as the rows left over from the blocks do.
-# Only trees that vote (full-depth classifier trees: a leaf's column is in its threshold, just
-# read) walk in lanes. A tree that reads its leaf's row of a table keeps the blocks of 16 rows,
-# whose 16 reads of the table overlap: in lanes, the one or two leaves found at a look each
-# waited for their cache miss in a table that outgrows the caches (20 trees, 1M rows, 2
-# threads, against the blocks: random forest regressor 1.08x the time, Extra-Trees regressor
-# 1.14x; the leaves handed on 16 and 64 at a time, 1.03x and 1.00-1.01x; the classifier's
-# voting trees 0.90-0.95x). apply, whose leaf ids are such a table, keeps the blocks too, and
-# so do the category walks: in lanes of 8 or 24 rows they took 1.06-1.32x the time (their
-# step's arrays spilled from registers).
+# Which trees walk in lanes: those whose leaves lie at depths that differ enough for the
+# lanes to save steps (FlatTrees.lanes: lanes_pay, from the leaves' training weights), and
+# that vote (full-depth classifier trees: a leaf's column is in its threshold, just read) or
+# read a table of at most LANES_TABLE_BYTES a tree. A step in lanes costs more than a step
+# in a block: trees whose leaves are all at one depth (max_depth reached everywhere) took
+# 1.15-1.29x the time of the blocks in lanes, which then save no step. And a tree that reads
+# its leaf's row of a table larger than the caches keeps the blocks of 16 rows, whose 16 reads
+# of the table overlap: in lanes, the one or two leaves found at a look each waited for their
+# cache miss (20 trees, 1M rows, 2 threads, against the blocks: random forest regressor 1.08x
+# the time, tables of 740 KB a tree; Extra-Trees regressor 1.14x, 1.2 MB; the leaves handed
+# on 16 and 64 at a time, 1.03x and 1.00-1.01x; the classifier's voting trees 0.90-0.95x).
+# apply, whose leaf ids are such a table, keeps the blocks too, and so do the category walks:
+# in lanes of 8 or 24 rows they took 1.06-1.32x the time (their step's arrays spilled from
+# registers).
 LANES = 24  # at most 64 (a lane is a bit of a uint64 mask). A forest of 20 trees, 200k rows,
             # 1 thread, against the blocks of 16 rows: 16 lanes 0.95 of the time, 24
             # 0.87-0.91, 32 0.90; 24 lanes, every 2 steps 1.15, 3 1.00, 6 0.90, 8 0.88
 _ALL_LANES = np.uint64((1 << LANES) - 1)
+LANES_PAY = 1.3  # lanes_pay: the blocks' steps against the lanes' that lanes need. Measured
+                 # (the time in lanes against the blocks; the ratio of steps): max_depth
+                 # forests 1.15-1.29x (1.00), lone regressor trees 1.00-1.17x (1.24-1.29), a
+                 # random forest regressor on 20k rows 1.00x (1.30), Extra-Trees regressor on
+                 # 10k rows 0.96x (1.33), lone classifier trees 0.93-0.97x (1.40-1.48),
+                 # voting forests 0.80-0.92x (1.41-1.78)
+LANES_TABLE_BYTES = 1 << 19  # the most table bytes a tree (on average over the forest's) for
+                             # lanes: lone classifier trees' tables of 44-354 KB 0.93-0.95x
+                             # the time in lanes, 720 KB-1 MB 0.97x, 2.2 MB 1.02x; regressor
+                             # forests' of 740 KB 1.08x
 
 
 @jit(inline="always")
@@ -581,9 +629,9 @@ def _lane_steps(values, column_step, feature, threshold, left, missing_right, mi
 
 @jit
 def walk_tree_lanes(X, first, last, flat, t, missing, lanes, table, out):
-    """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``,
-    a tree that votes (``flat.votes[t]``), in lanes (see above), each row's vote added to
-    ``out[i]`` as its lane finds its leaf (:func:`add_leaf`). ``lanes``: :func:`new_lanes`.
+    """Walk rows first:last of X (a task of at least LANES rows) through tree t of ``flat``
+    in lanes (see above), each row's leaf added to ``out[i]`` as its lane finds it
+    (:func:`add_leaf`: its vote, or its row of ``table``). ``lanes``: :func:`new_lanes`.
 
     The steps read X (C- or F-ordered) as one flat array, row i's value on feature f at
     ``i * row_step + f * column_step``: each order calls the walk with its own (a flat array
@@ -607,6 +655,8 @@ def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, la
     nodes, at, row = lanes
     left = flat.left
     root = np.uint64(flat.root[t])
+    votes = flat.votes[t] != 0
+    base = flat.leaf_base[t]
     next_row, live = _open_lanes(first, row_step, root, nodes, at, row)
     while live != 0:
         _lane_steps(values, column_step, flat.feature, flat.threshold, left,
@@ -615,7 +665,7 @@ def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, la
         while done != 0:
             r = trailing_zeros(done)
             done &= done - np.uint64(1)
-            add_leaf(flat, True, 0, nodes[r], table, out, row[r], t == 0)
+            add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
             next_row, live = _refill_lane(r, next_row, last, row_step, root, nodes, at, row,
                                           live)
 
@@ -638,9 +688,10 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     the trees' flat layouts are concatenated: tree t starts at node ``flat.root[t]`` and is
     ``flat.depth[t]`` deep. Within a chunk the trees
     are the outer loop: a forest's nodes outgrow the caches, one tree's nodes and one chunk of
-    rows fit together. A chunk's rows walk a tree that votes in lanes
-    (:func:`walk_tree_lanes`), another tree in blocks of BLOCK_ROWS rows, whose reads of the
-    table then overlap (see LANES). The rows left over from the blocks, and every row of a
+    rows fit together. A chunk's rows walk a tree in lanes (:func:`walk_tree_lanes`) when
+    ``flat.lanes`` says they save steps and the tree votes or its table is small, otherwise
+    in blocks of BLOCK_ROWS rows, whose reads of the table then overlap (see LANES and
+    LANES_TABLE_BYTES). The rows left over from the blocks, and every row of a
     chunk of fewer blocked rows than LANES (a call of a few rows), go through TREE_BLOCK
     trees at a time (:func:`_leftover_rows`).
 
@@ -659,6 +710,10 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
+    # tables within LANES_TABLE_BYTES a tree (on average) let trees that do not vote take
+    # the lanes
+    small_table = (table.shape[0] * table.shape[1] * table.itemsize
+                   <= flat.root.shape[0] * LANES_TABLE_BYTES)
     for chunk in prange(n_chunks):
         lanes = new_lanes()
         nodes = lanes[0]
@@ -669,14 +724,20 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
         if blocked - first < LANES:
             blocked = first
         for t in range(flat.root.shape[0] if blocked > first else 0):
-            if flat.votes[t] != 0:
+            if flat.lanes[t] != 0 and (flat.votes[t] != 0 or small_table):
                 walk_tree_lanes(X, first, blocked, flat, t, missing, lanes, table, out)
                 continue
+            # (trees that vote walk here when lanes would save no steps)
+            votes = flat.votes[t] != 0
             base = flat.leaf_base[t]
             for i in range(first, blocked, BLOCK_ROWS):
                 _block_leaves(X, i, flat, t, missing, nodes)
-                for r in range(BLOCK_ROWS):
-                    add_leaf(flat, False, base, nodes[r], table, out, i + r, t == 0)
+                if votes:
+                    for r in range(BLOCK_ROWS):
+                        add_leaf(flat, True, 0, nodes[r], table, out, i + r, t == 0)
+                else:
+                    for r in range(BLOCK_ROWS):
+                        add_leaf(flat, False, base, nodes[r], table, out, i + r, t == 0)
         _leftover_rows(X, blocked, last, flat, missing, nodes, table, out)
     return infinite.any()
 

@@ -243,6 +243,8 @@ FlatTrees = namedtuple("FlatTrees", [
                       # of the output and 0.0 to the others (a pure leaf's probabilities):
                       # the low LEAF_RANK_BITS bits of its NaN hold that column instead of
                       # its rank, and the table has no rows for tree t (predict.add_leaf)
+    "lanes",          # (n_trees,) uint8: 1 when tree t's leaves lie at depths that differ
+                      # enough for its rows to walk in lanes (predict.lanes_pay)
 ])
 
 ZeroPaths = namedtuple("ZeroPaths", [

@@ -280,7 +280,7 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
                      np.empty(n_flat, dtype=np.int32), np.empty(n_flat, dtype=np.uint8), roots,
                      np.zeros(len(trees), dtype=np.int64), bits,
                      np.full(len(trees), -1, dtype=np.int64),
-                     np.zeros(len(trees), dtype=np.uint8))
+                     np.zeros(len(trees), dtype=np.uint8), np.zeros(len(trees), dtype=np.uint8))
     by_leaf = tables is not None and all(
         tree.n_leaves <= 1 << _predict.LEAF_RANK_BITS for tree in trees)
     order = np.empty(n_flat, dtype=np.int64)
@@ -288,10 +288,9 @@ def flat_trees(trees, dtype, tables=None, vote=True, workers=1):
 
     def write(t):
         tree = trees[t]
-        flat.depth[t] = _predict.write_flat(tree.walk_arrays(),
-                                            read_only_view(tree.weighted_n_node_samples),
-                                            flat, roots[t], order, toward,
-                                            nan_bits if by_leaf else nan_bits.dtype.type(0))
+        flat.depth[t], flat.lanes[t] = _predict.write_flat(
+            tree.walk_arrays(), read_only_view(tree.weighted_n_node_samples), flat, roots[t],
+            order, toward, nan_bits if by_leaf else nan_bits.dtype.type(0))
 
     _each_tree(write, len(trees), workers)
     segments = [slice(root, root + size) for root, size in zip(roots, sizes, strict=True)]
