@@ -120,17 +120,40 @@ def n_columns(X, by_column):
 @jit(inline="always")
 def column_range(flat, f, samples, start, end):
     """(smallest, largest, number) of the non-missing values of feature ``f`` at the samples
-    ``samples[start:end]``; (inf, -inf, 0) when all are missing."""
-    low = np.inf
-    high = -np.inf
+    ``samples[start:end]``; (inf, -inf, 0) when all are missing. Four samples a step, each
+    into a range of its own, merged at the end (the smallest and largest are the same in
+    any order): with one range, each sample's min and max waited for the previous sample's
+    (Extra-Trees classifier, 150k x 20, 1 thread: this loop was 42% of the growth's
+    samples in a perf profile, its time on the two chains of min and max)."""
+    low_a = low_b = low_c = low_d = np.inf
+    high_a = high_b = high_c = high_d = -np.inf
     count = 0
-    for k in range(np.uint64(start), np.uint64(end)):  # unsigned: no wraparound fix-ups
-        x = np.float64(value_at(flat, samples[k], f))
+    k = np.uint64(start)  # unsigned: no wraparound fix-ups
+    last = np.uint64(end)
+    while k + np.uint64(4) <= last:
+        a = np.float64(value_at(flat, samples[k], f))
+        b = np.float64(value_at(flat, samples[k + np.uint64(1)], f))
+        c = np.float64(value_at(flat, samples[k + np.uint64(2)], f))
+        d = np.float64(value_at(flat, samples[k + np.uint64(3)], f))
         # NaN fails both tests and the count's
-        low = x if x < low else low
-        high = x if x > high else high
-        count += x == x
-    return low, high, count
+        low_a = a if a < low_a else low_a
+        low_b = b if b < low_b else low_b
+        low_c = c if c < low_c else low_c
+        low_d = d if d < low_d else low_d
+        high_a = a if a > high_a else high_a
+        high_b = b if b > high_b else high_b
+        high_c = c if c > high_c else high_c
+        high_d = d if d > high_d else high_d
+        count += (a == a) + (b == b) + (c == c) + (d == d)
+        k += np.uint64(4)
+    while k < last:
+        a = np.float64(value_at(flat, samples[k], f))
+        low_a = a if a < low_a else low_a
+        high_a = a if a > high_a else high_a
+        count += a == a
+        k += np.uint64(1)
+    return (min(min(low_a, low_b), min(low_c, low_d)),
+            max(max(high_a, high_b), max(high_c, high_d)), count)
 
 
 # samples per block of columns_range and node_sides: their rows stay in the first-level
