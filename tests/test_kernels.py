@@ -1,5 +1,6 @@
 """Kernels against naive NumPy twins."""
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given
@@ -7,6 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitree
+from jitree.kernels import _jit
+from jitree.kernels._jit import compress_store, popcount
 from jitree.kernels.categorical import count_runs
 from jitree.kernels.checks import any_nonfinite
 from jitree.kernels.grow import pack_bits
@@ -182,3 +185,35 @@ def test_feature_draw_matches_the_naive_walk(seed, n_features, max_features, dat
         expected = _naive_draw(seed, node_id[j], values, bounds[j], bounds[j + 1],
                                max_features, allowed[j] if constrained else None)
         assert list(out[j, :count[j]]) == expected
+
+
+@numba.njit
+def _compress_store_and_count(target, at, source, start, mask):
+    compress_store(target, at, source, start, mask)
+    return popcount(mask)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.uint16, np.float32,
+                                   np.float64])
+@given(data=st.data())
+def test_compress_store_keeps_the_masked_values_in_order(dtype, data):
+    """kernels._jit.compress_store (the partitions' blocks) against NumPy's boolean index:
+    the values of a block of COMPRESS_LANES whose mask bit is set, in their order, from
+    ``at`` on, nothing else written; in place too (``at`` at most the block's start), as the
+    partition stores its left side. popcount counts them."""
+    lanes = _jit.COMPRESS_LANES
+    source = data.draw(hnp.arrays(dtype, 48, elements=st.integers(0, 200)))
+    start = data.draw(st.integers(0, 48 - lanes))
+    mask = data.draw(st.integers(0, (1 << lanes) - 1))
+    kept = source[start:start + lanes][(mask >> np.arange(lanes)) & 1 == 1]
+    at = data.draw(st.integers(0, 48 - lanes))
+    target = np.full(48, 7, dtype=dtype)
+    expected = target.copy()
+    expected[at:at + kept.shape[0]] = kept
+    assert _compress_store_and_count(target, at, source, start, np.uint64(mask)) == kept.shape[0]
+    np.testing.assert_array_equal(target, expected)
+    at = data.draw(st.integers(0, start))
+    expected = source.copy()
+    expected[at:at + kept.shape[0]] = kept
+    _compress_store_and_count(source, at, source, start, np.uint64(mask))
+    np.testing.assert_array_equal(source, expected)

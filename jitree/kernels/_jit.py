@@ -19,6 +19,7 @@ import types as types_
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba.core import caching, cgutils, types
 from numba.core.imputils import impl_ret_borrowed
@@ -181,3 +182,76 @@ def retyped(typingctx, array, like):
         return impl_ret_borrowed(context, builder, signature.return_type, args[0])
 
     return like(array, like), codegen
+
+
+# -- compress stores: a block of 16 values, the ones a mask keeps, stored side by side ---------
+# Processors with AVX-512 store them in one instruction (vpcompress); elsewhere LLVM makes a
+# branch of each lane, slower than a scalar loop, so the kernels that use them
+# (jitree.kernels.grow's partitions) take them only when COMPRESS says the processor has
+# them. The on-disk cache is the processor's own (numba keys it on the CPU's name and
+# features), so code compiled either way is not read on the other kind of processor.
+COMPRESS_LANES = 16
+
+
+def _has_compress():
+    try:
+        features = llvm_binding.get_host_cpu_features()
+    except RuntimeError:
+        return False
+    return bool(features.get("avx512f")) and bool(features.get("avx512vl"))
+
+
+COMPRESS = _has_compress()
+
+
+@intrinsic
+def compress_store(typingctx, target, at, source, start, mask):
+    """Store the values ``source[start + b]``, b < COMPRESS_LANES, whose bit b of ``mask`` is
+    set, side by side in their order from ``target[at]`` on (two 1-D C arrays of one
+    dtype; nothing is checked: every position read and written must be in its array).
+    The COMPRESS_LANES values are read before any is stored, so ``target`` may be
+    ``source`` with ``at`` at most ``start``."""
+    if not (isinstance(target, types.Array) and isinstance(source, types.Array)
+            and target.ndim == source.ndim == 1 and target.dtype == source.dtype
+            and target.layout == source.layout == "C"
+            and all(isinstance(value, types.Integer) for value in (at, start, mask))):
+        return None
+
+    def codegen(context, builder, signature, args):
+        target_type, at_type, source_type, start_type, mask_type = signature.args
+        into = context.make_array(target_type)(context, builder, args[0])
+        read = context.make_array(source_type)(context, builder, args[2])
+        at_value = context.cast(builder, args[1], at_type, types.intp)
+        start_value = context.cast(builder, args[3], start_type, types.intp)
+        mask_value = context.cast(builder, args[4], mask_type, types.uint64)
+        element = context.get_data_type(source_type.dtype)
+        vector = ir.VectorType(element, COMPRESS_LANES)
+        values = builder.load(builder.bitcast(builder.gep(read.data, [start_value]),
+                                              vector.as_pointer()),
+                              align=source_type.dtype.bitwidth // 8)
+        lanes = builder.bitcast(builder.trunc(mask_value, ir.IntType(COMPRESS_LANES)),
+                                ir.VectorType(ir.IntType(1), COMPRESS_LANES))
+        pointer = builder.gep(into.data, [at_value])
+        # the intrinsic's name carries the vector's type: v16i32, v16f64, ...
+        kind = "f" if isinstance(source_type.dtype, types.Float) else "i"
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [vector, pointer.type, lanes.type]),
+            f"llvm.masked.compressstore.v{COMPRESS_LANES}{kind}{source_type.dtype.bitwidth}")
+        builder.call(function, [values, pointer, lanes])
+        return context.get_dummy_value()
+
+    return types.void(target, at, source, start, mask), codegen
+
+
+@intrinsic
+def popcount(typingctx, value):
+    """The number of set bits of ``value`` (a uint64), as a uint64."""
+    if not (isinstance(value, types.Integer) and value.bitwidth == 64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        function = builder.module.declare_intrinsic("llvm.ctpop", [i64])
+        return builder.call(function, [args[0]])
+
+    return types.uint64(value), codegen

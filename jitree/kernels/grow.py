@@ -11,7 +11,16 @@ No node is ever re-sorted: a level costs O(n_features * n_samples_in_level).
 import numpy as np
 from numba import prange
 
-from ._jit import borrowing, pjit, serial_twin
+from ._jit import (
+    COMPRESS,
+    COMPRESS_LANES,
+    borrowing,
+    compress_store,
+    jit,
+    pjit,
+    popcount,
+    serial_twin,
+)
 from .criteria import accumulate
 from .split import classes_by_sample, gather_classes, non_missing_end
 
@@ -135,6 +144,20 @@ def pack_bits(flags, bits):
 pack_bits_serial = serial_twin(pack_bits)
 
 
+_ALL_LANES = np.uint64((1 << COMPRESS_LANES) - 1)
+
+
+@jit(inline="always")
+def left_lanes(index_row, at, goes_left_bits):
+    """The mask of the samples ``index_row[at + b]``, b < COMPRESS_LANES, that go left (bit
+    b set: the sample's bit in ``goes_left_bits`` is)."""
+    mask = np.uint64(0)
+    for b in range(COMPRESS_LANES):
+        i = np.uint64(index_row[at + np.uint64(b)])
+        mask |= ((goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE) << np.uint64(b)
+    return mask
+
+
 @pjit
 def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_start,
               split_end, split_feature):
@@ -176,7 +199,27 @@ def partition(sorted_index, sorted_value, sorted_label, goes_left_bits, split_st
             # segments of about 12 samples (the deep levels of a forest tree), 1.50 against
             # 1.59 at 32, the same for long segments.
             left = np.uint64(0)
-            for k in range(n):
+            blocked = np.uint64(0)
+            if COMPRESS:
+                # COMPRESS_LANES samples at a time: each side's in one compress store, the
+                # right side's first (into the spill, before the left side's store in place
+                # can overwrite them). Standalone, one feature of 95,000 samples (segments
+                # of 200 to 95,000): 0.49-0.54 of the time of the loop below; segments of
+                # 40 0.73, of 12 (no whole block) 1.0
+                while blocked + np.uint64(COMPRESS_LANES) <= n:
+                    at = start + blocked
+                    to_left = left_lanes(index_row, at, goes_left_bits)
+                    to_right = to_left ^ _ALL_LANES
+                    compress_store(spill_index, blocked - left, index_row, at, to_right)
+                    compress_store(spill_value, blocked - left, value_row, at, to_right)
+                    compress_store(index_row, start + left, index_row, at, to_left)
+                    compress_store(value_row, start + left, value_row, at, to_left)
+                    if with_labels:
+                        compress_store(spill_label, blocked - left, label_row, at, to_right)
+                        compress_store(label_row, start + left, label_row, at, to_left)
+                    left += popcount(to_left)
+                    blocked += np.uint64(COMPRESS_LANES)
+            for k in range(blocked, n):
                 i = np.uint64(index_row[start + k])
                 value = value_row[start + k]
                 to_left = (goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE
@@ -238,7 +281,25 @@ def partition_into(source, goes_left_bits, split_start, split_end, split_left, t
             end = np.uint64(split_end[j])
             left = start
             right = start + np.uint64(split_left[j])
-            for k in range(start, end):
+            blocked = start
+            if COMPRESS:
+                # COMPRESS_LANES samples at a time, each side's in one compress store (see
+                # partition)
+                while blocked + np.uint64(COMPRESS_LANES) <= end:
+                    to_left = left_lanes(index_row, blocked, goes_left_bits)
+                    to_right = to_left ^ _ALL_LANES
+                    compress_store(out_index, left, index_row, blocked, to_left)
+                    compress_store(out_index, right, index_row, blocked, to_right)
+                    compress_store(out_value, left, value_row, blocked, to_left)
+                    compress_store(out_value, right, value_row, blocked, to_right)
+                    if with_labels:
+                        compress_store(out_label, left, label_row, blocked, to_left)
+                        compress_store(out_label, right, label_row, blocked, to_right)
+                    n_left = popcount(to_left)
+                    left += n_left
+                    right += np.uint64(COMPRESS_LANES) - n_left
+                    blocked += np.uint64(COMPRESS_LANES)
+            for k in range(blocked, end):
                 i = np.uint64(index_row[k])
                 to_left = (goes_left_bits[i >> _SIX] >> (i & _LOW6)) & _ONE
                 at = left if to_left else right
