@@ -217,3 +217,18 @@ def test_compress_store_keeps_the_masked_values_in_order(dtype, data):
     expected[at:at + kept.shape[0]] = kept
     _compress_store_and_count(source, at, source, start, np.uint64(mask))
     np.testing.assert_array_equal(source, expected)
+
+
+def test_compress_stores_only_for_code_of_this_processor(monkeypatch):
+    """The partitions' compress stores (kernels._jit.COMPRESS) only where numba compiles for
+    the host: code asked for another processor (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES: a
+    portable cache) keeps the loop, which needs no AVX-512."""
+    monkeypatch.setattr(numba.config, "CPU_NAME", "generic")
+    assert not _jit._has_compress()
+    monkeypatch.setattr(numba.config, "CPU_NAME", None)
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", "+sse2")
+    assert not _jit._has_compress()
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", None)
+    features = _jit.llvm_binding.get_host_cpu_features()
+    assert _jit._has_compress() == (bool(features.get("avx512f"))
+                                    and bool(features.get("avx512vl")))

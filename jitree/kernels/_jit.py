@@ -194,6 +194,11 @@ COMPRESS_LANES = 16
 
 
 def _has_compress():
+    """Whether the code numba compiles here runs on a processor with AVX-512: the host's, so
+    not when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES ask for code of another (a portable
+    cache)."""
+    if numba.config.CPU_NAME not in (None, "host") or numba.config.CPU_FEATURES is not None:
+        return False
     try:
         features = llvm_binding.get_host_cpu_features()
     except RuntimeError:
