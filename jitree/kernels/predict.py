@@ -38,8 +38,8 @@ SPLIT_THRESHOLD = 0
 SPLIT_SUBSET = 1
 SPLIT_MULTIWAY = 2
 BLOCK_ROWS = 16  # rows walked together by one thread in blocks (8: a forest 2-4% slower, a
-                 # tree 8%): the flat walk of trees that read a table, apply, the quantile
-                 # walk (trees that vote walk in LANES)
+                 # tree 8%): the flat walk of trees whose lanes would not pay (LANES_PAY,
+                 # LANES_TABLE_BYTES), apply, the quantile walk
 CHUNK_ROWS = 2048  # rows per parallel task
 CHECK_EVERY = 4  # steps between two looks for rows at their leaves
 CSR_LANES = 16  # rows walked together by one thread of predict_flat_csr (8: 1.03-1.2x slower)
