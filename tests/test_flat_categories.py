@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 import jitree
 from jitree.kernels.predict import (
     CODE_LIMIT,
+    LANES,
     NARROW_CATEGORIES,
     child_of,
     chunk_values,
     leaf_of_row_any,
+    predict_flat_categories,
     quiet_nan,
 )
 from jitree.model import tree as tree_module
@@ -92,6 +94,73 @@ def test_flat_and_node_walks_of_a_forest_agree(mode):
     np.testing.assert_array_equal(forest.apply(rows), leaves)
     for t, model in enumerate(forest.estimators_):
         np.testing.assert_array_equal(leaves[:, t], tree_leaves(model, rows))
+
+
+@pytest.fixture(scope="module")
+def category_lane_forests():
+    """Forests of each kind of category node the lanes step through (narrow subsets, wide
+    subsets, multiway nodes: full-depth classifier trees, which vote), and a regressor forest
+    of wide subsets (table rows), each with rows to walk: its training rows and rows of
+    unseen categories, NaN in every column."""
+    forests = []
+    for kind, sizes, mode in [(jitree.RandomForestClassifier, [3, 12, 40], "subset"),
+                              (jitree.RandomForestClassifier, [3, 150], "subset"),
+                              (jitree.RandomForestClassifier, [3, 12, 40], "multiway"),
+                              (jitree.RandomForestRegressor, [5, 150], "subset")]:
+        X, y = categorical_data(2, 1500, sizes)
+        forest = kind(n_estimators=4, random_state=0, categorical_split=mode,
+                      categorical_features=list(range(len(sizes))),
+                      **({} if kind is jitree.RandomForestClassifier else {"min_samples_leaf": 3}))
+        forest.fit(X, y)
+        rows = np.vstack([X, unseen_rows(X, sizes, 2)])
+        forests.append((forest, rows[np.random.default_rng(0).permutation(rows.shape[0])]))
+    return forests
+
+
+@settings(max_examples=60, deadline=None)
+@given(which=st.integers(0, 3), walk=st.sampled_from(["layout", "lanes", "blocks"]),
+       n_rows=st.integers(1, 300), chunk_rows=st.integers(1, 320), start=st.integers(0, 1300),
+       dtype=st.sampled_from([np.float32, np.float64]), nan=st.booleans())
+def test_category_lanes_walk_every_row_to_the_leaf_of_the_tree_arrays(
+        category_lane_forests, which, walk, n_rows, chunk_rows, start, dtype, nan):
+    """predict_flat_categories, whose tasks of at least LANES rows in whole blocks walk each
+    tree in lanes (each lane taking the task's next row when its row is at a leaf; the steps
+    compiled for the forest's kind of category node) or in blocks, the other rows trees side
+    by side, against the row-by-row walk of the Tree arrays (leaf_of_row_any): any number of
+    rows and rows per task, float32 and float64, with and without NaN, each tree in the walk
+    its layout gives it, or every tree in lanes or in blocks (``FlatTrees.lanes`` set). Each
+    row's sum of its trees' votes or table rows is the twin's, added in tree order, to the
+    bit."""
+    forest, rows = category_lane_forests[which]
+    X = rows[start:start + n_rows].astype(dtype)
+    if not nan:
+        X = np.nan_to_num(X)
+    flat, table = forest._layout(X.dtype)
+    assert flat.votes.all() == (which < 3)
+    if walk != "layout":
+        flat = flat._replace(lanes=np.full_like(flat.lanes, walk == "lanes"))
+    out = np.empty((X.shape[0], table.shape[1]))
+    assert not predict_flat_categories(*walk_input(X), flat,
+                                       forest._flat_categories(X.dtype, raw=True), table,
+                                       chunk_rows, out)
+    expected = None
+    for model in forest.estimators_:
+        leaves = forest._node_table(model)[tree_leaves(model, X)]
+        expected = leaves.copy() if expected is None else expected + leaves
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_category_lanes_take_forests_of_one_kind_of_category_node(category_lane_forests):
+    """The forests of the lanes test walk in lanes where their layout says so: each kind of
+    category node has its compiled steps (predict.lane_kind), and the classifiers' trees pay
+    (FlatTrees.lanes), so the test above exercises every kind's lanes."""
+    for forest, rows in category_lane_forests:
+        flat, _ = forest._layout(rows.dtype)
+        categories = forest._flat_categories(rows.dtype, raw=True)
+        kinds = (categories.bits.shape[0] > 0, categories.word.shape[0] > 0,
+                 categories.slots.shape[0] > 0)
+        assert (kinds[0] or kinds[1]) != kinds[2]
+        assert flat.lanes.any() and rows.shape[0] >= LANES
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

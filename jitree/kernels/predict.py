@@ -28,7 +28,7 @@ import numpy as np
 from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ._jit import float_of_bits, jit, pjit, serial_twin
+from ._jit import borrowing, float_of_bits, jit, pjit, serial_twin
 from .checks import nonfinite_rows
 from .records import ZeroPaths
 
@@ -555,9 +555,10 @@ def _leftover_rows(X, first, last, flat, missing, nodes, table, out):
 # cache miss (20 trees, 1M rows, 2 threads, against the blocks: random forest regressor 1.08x
 # the time, tables of 740 KB a tree; Extra-Trees regressor 1.14x, 1.2 MB; the leaves handed
 # on 16 and 64 at a time, 1.03x and 1.00-1.01x; the classifier's voting trees 0.90-0.95x).
-# apply, whose leaf ids are such a table, keeps the blocks too, and so do the category walks:
-# in lanes of 8 or 24 rows they took 1.06-1.32x the time (their step's arrays spilled from
-# registers).
+# apply, whose leaf ids are such a table, keeps the blocks too. The category walks take the
+# lanes by the same rule (walk_category_lanes), with steps compiled for each kind of category
+# node: one step for every kind took 1.06-1.32x the time of the blocks (its arrays spilled
+# from the registers).
 LANES = 24  # at most 64 (a lane is a bit of a uint64 mask). A forest of 20 trees, 200k rows,
             # 1 thread, against the blocks of 16 rows: 16 lanes 0.95 of the time, 24
             # 0.87-0.91, 32 0.90; 24 lanes, every 2 steps 1.15, 3 1.00, 6 0.90, 8 0.88
@@ -1114,17 +1115,128 @@ def _category_task(X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infin
     return first, last, missing, values, flat_arrays
 
 
-@jit
+@jit(inline="always")
+def lane_kind(flat_arrays):
+    """Whether the category walks' lanes take the trees of ``flat_arrays``: their category
+    nodes are of one kind (narrow subsets, wide subsets or multiway), whose steps
+    :func:`walk_category_lanes` has compiled. Other forests (without category nodes, or
+    with subset and multiway nodes) keep the blocks."""
+    wide, subset, multiway = category_kinds(flat_arrays)
+    return (wide or subset) != multiway
+
+
+@jit(inline="always")
+def category_kinds(flat_arrays):
+    """``(wide, subset, multiway)`` of the category walks' ``flat_arrays`` (see
+    :func:`_category_task`): whether subset nodes keep their bits in the table (``bits``;
+    then none is in ``word``), whether some node tests a word (else no test of bits), and
+    whether some node is multiway (it moves on by its slot)."""
+    word, bits, slots = flat_arrays[4], flat_arrays[6], flat_arrays[8]
+    return bits.shape[0] > 0, word.shape[0] > 0, slots.shape[0] > 0
+
+
+@jit(inline="always")
+def category_child(v, node, flat_arrays, wide, subset, multiway, missing):
+    """The child of flat node ``node`` for a row whose value on the node's feature is ``v``
+    (bits of a task's values: :func:`chunk_values`), whatever the node's kind (see the
+    comment above :data:`NARROW_CATEGORIES`); ``(wide, subset, multiway)``:
+    :func:`category_kinds`; ``missing``: whether the row may hold a NaN in a numeric
+    column. Every category walk steps through here."""
+    _, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
+        flat_arrays
+    x = float_of_bits(v)
+    code = np.uint64(v) & mask
+    if wide:
+        test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
+    elif subset:
+        test = word[node]
+    else:
+        test = np.uint64(0)
+    right = ((x > threshold[node])
+             | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
+    if missing:
+        right |= (x != x) & (missing_right[node] != 0)
+    step = np.uint64(right)
+    if multiway:
+        step += np.uint64(slots[np.uint64(slot_base[node]) + code])
+    return np.uint64(left[node]) + step
+
+
+@jit(inline="always")
+def _category_lane_steps(values, flat_arrays, wide, subset, multiway, missing, nodes, at):
+    """:func:`_lane_steps` of the category walks: CHECK_EVERY steps of every lane
+    (:func:`category_child`), a row's value on feature f at ``at[r] + f`` of a task's flat
+    values."""
+    feature = flat_arrays[0]
+    for _ in range(CHECK_EVERY):
+        for r in range(LANES):
+            node = nodes[r]
+            v = values[at[r] + np.uint64(feature[node])]
+            nodes[r] = category_child(v, node, flat_arrays, wide, subset, multiway, missing)
+
+
+# the lanes' steps compiled for each kind of category forest: with the kinds constants, each
+# step reads only the arrays of its kind (one compiled step for every kind: the arrays of all
+# of them spilled from the registers, and the lanes lost to the blocks). The category walks
+# are compiled without reference counting: each step takes its arrays out of the tuple
+# flat_arrays (category_child), and counted, that was two atomic operations an array a step
+# (a multiway forest's blocks took 10 times as long)
+@borrowing
+def _word_lane_steps(values, flat_arrays, missing, nodes, at):
+    _category_lane_steps(values, flat_arrays, False, True, False, missing, nodes, at)
+
+
+@borrowing
+def _bits_lane_steps(values, flat_arrays, missing, nodes, at):
+    _category_lane_steps(values, flat_arrays, True, False, False, missing, nodes, at)
+
+
+@borrowing
+def _slot_lane_steps(values, flat_arrays, missing, nodes, at):
+    _category_lane_steps(values, flat_arrays, False, False, True, missing, nodes, at)
+
+
+@borrowing
+def walk_category_lanes(values, width, last, flat, flat_arrays, t, missing, lanes, table,
+                        out):
+    """:func:`walk_tree_lanes` for the category walks: rows 0:last of a task (at least LANES)
+    through tree t, their values a task's (:func:`chunk_values`) as one flat array of
+    ``width`` values a row; ``out``: the task's rows of the output. The steps of a forest of
+    one kind of category node (narrow subsets, wide subsets or multiway) are compiled for
+    that kind (:func:`lane_kind`). Against the blocks (20 voting trees, 400k rows, 2
+    threads): subset nodes of columns of 4 to 60 categories 0.93 of the time, of 4 to 1,000
+    0.86; multiway nodes 0.89."""
+    nodes, at, row = lanes
+    left = flat.left
+    root = np.uint64(flat.root[t])
+    votes = flat.votes[t] != 0
+    base = flat.leaf_base[t]
+    wide, _, multiway = category_kinds(flat_arrays)
+    next_row, live = _open_lanes(0, width, root, nodes, at, row)
+    while live != 0:
+        if multiway:
+            _slot_lane_steps(values, flat_arrays, missing, nodes, at)
+        elif wide:
+            _bits_lane_steps(values, flat_arrays, missing, nodes, at)
+        else:
+            _word_lane_steps(values, flat_arrays, missing, nodes, at)
+        done = _lanes_at_leaves(left, nodes, live)
+        while done != 0:
+            r = trailing_zeros(done)
+            done &= done - np.uint64(1)
+            add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
+            next_row, live = _refill_lane(r, next_row, last, width, root, nodes, at, row,
+                                          live)
+
+
+@borrowing
 def _walk_block_categories(values, code_row, flat_arrays, max_depth, nodes, root, missing):
     """:func:`_walk_block_missing` where nodes may also test categories (see above), over
     rows ``code_row:code_row + CATEGORY_BLOCK_ROWS`` of a task's ``values``
     (:func:`chunk_values`); ``missing``: whether the rows may hold a NaN in a numeric
     column."""
-    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
-        flat_arrays
-    wide = bits.shape[0] > 0  # then every subset node's words are in the table, none in word
-    subset = word.shape[0] > 0  # else no word is nonzero: no test of bits
-    multiway = slots.shape[0] > 0
+    feature, left = flat_arrays[0], flat_arrays[2]
+    wide, subset, multiway = category_kinds(flat_arrays)
     for r in range(CATEGORY_BLOCK_ROWS):
         nodes[r] = root
     depth = 0
@@ -1132,24 +1244,8 @@ def _walk_block_categories(values, code_row, flat_arrays, max_depth, nodes, root
         for _ in range(CHECK_EVERY):
             for r in range(CATEGORY_BLOCK_ROWS):
                 node = nodes[r]
-                f = np.uint64(feature[node])
-                v = values[np.uint64(code_row + r), f]
-                x = float_of_bits(v)
-                code = np.uint64(v) & mask
-                if wide:
-                    test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
-                elif subset:
-                    test = word[node]
-                else:
-                    test = np.uint64(0)
-                right = ((x > threshold[node])
-                         | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
-                if missing:
-                    right |= (x != x) & (missing_right[node] != 0)
-                step = np.uint64(right)
-                if multiway:
-                    step += np.uint64(slots[np.uint64(slot_base[node]) + code])
-                nodes[r] = np.uint64(left[node]) + step
+                v = values[np.uint64(code_row + r), np.uint64(feature[node])]
+                nodes[r] = category_child(v, node, flat_arrays, wide, subset, multiway, missing)
         depth += CHECK_EVERY
         done = True
         for r in range(CATEGORY_BLOCK_ROWS):
@@ -1159,45 +1255,25 @@ def _walk_block_categories(values, code_row, flat_arrays, max_depth, nodes, root
             break
 
 
-@jit
+@borrowing
 def _walk_row_categories(values, code_row, flat_arrays, root):
-    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
-        flat_arrays
-    wide = bits.shape[0] > 0
-    subset = word.shape[0] > 0
-    multiway = slots.shape[0] > 0
+    feature, left = flat_arrays[0], flat_arrays[2]
+    wide, subset, multiway = category_kinds(flat_arrays)
     node = np.uint64(root)
     while np.uint64(left[node]) != node:
-        f = np.uint64(feature[node])
-        v = values[np.uint64(code_row), f]
-        x = float_of_bits(v)
-        code = np.uint64(v) & mask
-        if wide:
-            test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
-        elif subset:
-            test = word[node]
-        else:
-            test = np.uint64(0)
-        right = ((x > threshold[node]) | ((x != x) & (missing_right[node] != 0))
-                 | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
-        step = np.uint64(right)
-        if multiway:
-            step += np.uint64(slots[np.uint64(slot_base[node]) + code])
-        node = np.uint64(left[node]) + step
+        v = values[np.uint64(code_row), np.uint64(feature[node])]
+        node = category_child(v, node, flat_arrays, wide, subset, multiway, True)
     return node
 
 
-@jit
+@borrowing
 def _tree_block_categories(values, code_row, flat_arrays, tree_root, tree_depth, first_tree,
                            n_trees, nodes, missing):
     """nodes[k] = the flat leaf that row ``code_row`` of a task's ``values`` reaches in tree
     first_tree + k, k < n_trees <= TREE_BLOCK: :func:`_walk_block_categories`' step, the
     trees walked side by side as :func:`_tree_block_leaves` walks them."""
-    feature, threshold, left, missing_right, word, bit_base, bits, slot_base, slots, mask = \
-        flat_arrays
-    wide = bits.shape[0] > 0
-    subset = word.shape[0] > 0
-    multiway = slots.shape[0] > 0
+    feature, left = flat_arrays[0], flat_arrays[2]
+    wide, subset, multiway = category_kinds(flat_arrays)
     row = np.uint64(code_row)
     max_depth = 0
     for k in range(n_trees):
@@ -1209,22 +1285,7 @@ def _tree_block_categories(values, code_row, flat_arrays, tree_root, tree_depth,
             for k in range(n_trees):
                 node = nodes[k]
                 v = values[row, np.uint64(feature[node])]
-                x = float_of_bits(v)
-                code = np.uint64(v) & mask
-                if wide:
-                    test = bits[np.uint64(bit_base[node]) + (code >> np.uint64(6))]
-                elif subset:
-                    test = word[node]
-                else:
-                    test = np.uint64(0)
-                right = ((x > threshold[node])
-                         | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
-                if missing:
-                    right |= (x != x) & (missing_right[node] != 0)
-                step = np.uint64(right)
-                if multiway:
-                    step += np.uint64(slots[np.uint64(slot_base[node]) + code])
-                nodes[k] = np.uint64(left[node]) + step
+                nodes[k] = category_child(v, node, flat_arrays, wide, subset, multiway, missing)
         depth += CHECK_EVERY
         done = True
         for k in range(n_trees):
@@ -1264,24 +1325,33 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     tree_depth = flat.depth
     n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
+    small_table = (table.shape[0] * table.shape[1] * table.itemsize
+                   <= flat.root.shape[0] * LANES_TABLE_BYTES)
     for chunk in prange(n_chunks):
-        nodes = np.empty(max(CATEGORY_BLOCK_ROWS, TREE_BLOCK), dtype=np.uint64)
+        lanes = new_lanes()
+        nodes = lanes[0]
         first, last, missing, values, flat_arrays = _category_task(
             X, X_bits, magnitude_mask, infinity, chunk, chunk_rows, infinite, flat, categories)
-        i = first
+        # rows first:blocked walk tree by tree (in lanes or blocks, as predict_flat's), the
+        # rest TREE_BLOCK trees at a time
+        blocked = first + (last - first) // CATEGORY_BLOCK_ROWS * CATEGORY_BLOCK_ROWS
+        in_lanes = blocked - first >= LANES and lane_kind(flat_arrays)
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             base = flat.leaf_base[t]
             votes = flat.votes[t] != 0
-            i = first
-            while i + CATEGORY_BLOCK_ROWS <= last:
+            if in_lanes and flat.lanes[t] != 0 and (votes or small_table):
+                walk_category_lanes(values.reshape(-1), np.uint64(values.shape[1]),
+                                    blocked - first, flat, flat_arrays, t, missing, lanes,
+                                    table, out[first:blocked])
+                continue
+            for i in range(first, blocked, CATEGORY_BLOCK_ROWS):
                 _walk_block_categories(values, i - first, flat_arrays, tree_depth[t], nodes,
                                        root, missing)
                 for r in range(CATEGORY_BLOCK_ROWS):
                     add_leaf(flat, votes, base, nodes[r], table, out, i + r, t == 0)
-                i += CATEGORY_BLOCK_ROWS
-        _leftover_category_rows(values, first, i, last, flat_arrays, flat, missing, nodes,
-                                table, out)
+        _leftover_category_rows(values, first, blocked, last, flat_arrays, flat, missing,
+                                nodes, table, out)
     return infinite.any()
 
 
