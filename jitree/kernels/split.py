@@ -1166,6 +1166,26 @@ best_threshold = _threshold_search(scan_any_side)
 best_single_threshold = _threshold_search(scan_single_side)
 
 
+# search_pairs asks for the first rows of the pair this many on while it searches one: a pair
+# starts on rows of another feature than the last one's (the pairs come node by node, so that
+# the scans of a node's features find its samples' targets in cache: by feature, a random
+# forest regressor took 1.10x the time), rows the caches have not held since the level
+# before. A random forest regressor (4 trees, 150k x 20, 1 thread): 1, 2, 4 and 8 pairs on
+# 0.970, 0.957, 0.950 and 0.964 of the time; with the first targets of the pair 2 on asked
+# for too, 0.990
+PAIRS_AHEAD = 4
+
+
+@jit(inline="always")
+def prefetch_pair(data, nodes, j, f):
+    """Ask for the first index and value of node ``j``'s segment of feature ``f`` and its
+    last value (which :func:`non_missing_end` reads first)."""
+    start = np.uint64(nodes.start[j])
+    prefetch(data.sorted_index[f], start)
+    prefetch(data.sorted_value[f], start)
+    prefetch(data.sorted_value[f], np.uint64(nodes.end[j]) - _ONE)
+
+
 @borrowing
 def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, work, out):
     """The pairs ``first:last`` of :func:`find_splits` without an order criterion: the best
@@ -1180,6 +1200,8 @@ def search_pairs(settings, data, nodes, pair_node, pair_feature, first, last, wo
     left, right, missing, scratch, batch = work
     out_score, out_pos, out_threshold, out_missing = out
     for p in range(first, last):
+        if p + PAIRS_AHEAD < last:
+            prefetch_pair(data, nodes, pair_node[p + PAIRS_AHEAD], pair_feature[p + PAIRS_AHEAD])
         parent_entropy, rows, node, missing_side = pair_search_start(
             data, settings, nodes, pair_node[p], pair_feature[p], scratch, missing)
         score, pos, threshold, direction = best_threshold(
