@@ -340,7 +340,7 @@ def fits(draw, splitter):
     if w is not None and not w.sum() > 0:
         w[0] = 1.0
     if regression and criterion == "poisson" and not (y * (w if w is not None else 1)).sum() > 0:
-        y[0] = 1.0
+        y[0 if w is None else np.argmax(w)] = 1.0  # a sample of positive weight
     params = dict(
         splitter=splitter, random_state=draw(st.integers(0, 1000)),
         max_features=draw(st.integers(1, d)), criterion=criterion,
@@ -405,7 +405,7 @@ def two_valued_fits(draw):
     if w is not None and not w.sum() > 0:
         w[0] = 1.0
     if criterion == "poisson" and not (y * (w if w is not None else 1)).sum() > 0:
-        y[0] = 1.0
+        y[0 if w is None else np.argmax(w)] = 1.0  # a sample of positive weight
     params = dict(
         random_state=draw(st.integers(0, 1000)), max_features=draw(st.integers(1, d)),
         criterion=criterion, min_samples_leaf=draw(st.integers(1, 5)),
