@@ -612,6 +612,22 @@ def _refill_lane(r, next_row, last, row_step, root, nodes, at, row, live):
 
 
 @jit(inline="always")
+def _hand_on_leaves(flat, t, votes, base, root, row_step, last, lanes, live, next_row, table,
+                    out):
+    """Each lane of ``live`` whose row is at its leaf of tree t adds the leaf to its row's
+    output (:func:`add_leaf`) and takes the task's next row (:func:`_refill_lane`): the
+    lanes walks' look every CHECK_EVERY steps. Returns (the next row, ``live``)."""
+    nodes, at, row = lanes
+    done = _lanes_at_leaves(flat.left, nodes, live)
+    while done != 0:
+        r = trailing_zeros(done)
+        done &= done - np.uint64(1)
+        add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
+        next_row, live = _refill_lane(r, next_row, last, row_step, root, nodes, at, row, live)
+    return next_row, live
+
+
+@jit(inline="always")
 def _lane_steps(values, column_step, feature, threshold, left, missing_right, missing, nodes,
                 at):
     """CHECK_EVERY steps of every lane: the child is ``left[node] + (x > threshold[node])``,
@@ -662,13 +678,16 @@ def _lanes_walk(values, row_step, column_step, first, last, flat, t, missing, la
     while live != 0:
         _lane_steps(values, column_step, flat.feature, flat.threshold, left,
                     flat.missing_right, missing, nodes, at)
-        done = _lanes_at_leaves(left, nodes, live)
-        while done != 0:
-            r = trailing_zeros(done)
-            done &= done - np.uint64(1)
-            add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
-            next_row, live = _refill_lane(r, next_row, last, row_step, root, nodes, at, row,
-                                          live)
+        next_row, live = _hand_on_leaves(flat, t, votes, base, root, row_step, last, lanes,
+                                         live, next_row, table, out)
+
+
+@jit(inline="always")
+def lanes_table(flat, table):
+    """Whether ``table`` is small enough for trees that do not vote to take the lanes: at
+    most LANES_TABLE_BYTES a tree of ``flat``, on average (see LANES_TABLE_BYTES)."""
+    return (table.shape[0] * table.shape[1] * table.itemsize
+            <= flat.root.shape[0] * LANES_TABLE_BYTES)
 
 
 @jit(inline="always")
@@ -711,10 +730,7 @@ def predict_flat(X, X_bits, magnitude_mask, infinity, flat, table, chunk_rows, o
     n_rows = X.shape[0]
     n_chunks = (n_rows + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
-    # tables within LANES_TABLE_BYTES a tree (on average) let trees that do not vote take
-    # the lanes
-    small_table = (table.shape[0] * table.shape[1] * table.itemsize
-                   <= flat.root.shape[0] * LANES_TABLE_BYTES)
+    small_table = lanes_table(flat, table)
     for chunk in prange(n_chunks):
         lanes = new_lanes()
         nodes = lanes[0]
@@ -1207,7 +1223,6 @@ def walk_category_lanes(values, width, last, flat, flat_arrays, t, missing, lane
     threads): subset nodes of columns of 4 to 60 categories 0.93 of the time, of 4 to 1,000
     0.86; multiway nodes 0.89."""
     nodes, at, row = lanes
-    left = flat.left
     root = np.uint64(flat.root[t])
     votes = flat.votes[t] != 0
     base = flat.leaf_base[t]
@@ -1220,13 +1235,8 @@ def walk_category_lanes(values, width, last, flat, flat_arrays, t, missing, lane
             _bits_lane_steps(values, flat_arrays, missing, nodes, at)
         else:
             _word_lane_steps(values, flat_arrays, missing, nodes, at)
-        done = _lanes_at_leaves(left, nodes, live)
-        while done != 0:
-            r = trailing_zeros(done)
-            done &= done - np.uint64(1)
-            add_leaf(flat, votes, base, nodes[r], table, out, row[r], t == 0)
-            next_row, live = _refill_lane(r, next_row, last, width, root, nodes, at, row,
-                                          live)
+        next_row, live = _hand_on_leaves(flat, t, votes, base, root, width, last, lanes,
+                                         live, next_row, table, out)
 
 
 @borrowing
@@ -1325,8 +1335,7 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
     tree_depth = flat.depth
     n_chunks = (X.shape[0] + chunk_rows - 1) // chunk_rows
     infinite = np.zeros(n_chunks, dtype=np.uint8)
-    small_table = (table.shape[0] * table.shape[1] * table.itemsize
-                   <= flat.root.shape[0] * LANES_TABLE_BYTES)
+    small_table = lanes_table(flat, table)
     for chunk in prange(n_chunks):
         lanes = new_lanes()
         nodes = lanes[0]
@@ -1336,14 +1345,15 @@ def predict_flat_categories(X, X_bits, magnitude_mask, infinity, flat, categorie
         # rest TREE_BLOCK trees at a time
         blocked = first + (last - first) // CATEGORY_BLOCK_ROWS * CATEGORY_BLOCK_ROWS
         in_lanes = blocked - first >= LANES and lane_kind(flat_arrays)
+        flat_values = values.reshape(-1)
+        width = np.uint64(values.shape[1])
         for t in range(tree_root.shape[0]):
             root = tree_root[t]
             base = flat.leaf_base[t]
             votes = flat.votes[t] != 0
             if in_lanes and flat.lanes[t] != 0 and (votes or small_table):
-                walk_category_lanes(values.reshape(-1), np.uint64(values.shape[1]),
-                                    blocked - first, flat, flat_arrays, t, missing, lanes,
-                                    table, out[first:blocked])
+                walk_category_lanes(flat_values, width, blocked - first, flat, flat_arrays, t,
+                                    missing, lanes, table, out[first:blocked])
                 continue
             for i in range(first, blocked, CATEGORY_BLOCK_ROWS):
                 _walk_block_categories(values, i - first, flat_arrays, tree_depth[t], nodes,
