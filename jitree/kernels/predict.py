@@ -1168,8 +1168,11 @@ def category_child(v, node, flat_arrays, wide, subset, multiway, missing):
         test = word[node]
     else:
         test = np.uint64(0)
+    # the bit's position from the value's own low bits, which are the code's (a category's
+    # value is its code boxed in a NaN; a number meets a zero word): x86's test of a bit
+    # takes it without a mask, so a narrow subset step does not compute the code at all
     right = ((x > threshold[node])
-             | (((test >> (code & np.uint64(63))) & np.uint64(1)) != 0))
+             | (((test >> (np.uint64(v) & np.uint64(63))) & np.uint64(1)) != 0))
     if missing:
         right |= (x != x) & (missing_right[node] != 0)
     step = np.uint64(right)
