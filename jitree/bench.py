@@ -924,7 +924,9 @@ def bench_dask_fit(report, n_rows, n_trees, repeat, n_features=20, n_chunks=8):
     partitions' moves between workers and the growth), LocalCluster of 1 then 2 worker
     processes of one thread, forest ``n_jobs=1``; one group of trees per worker, so with 2
     workers each tree grows on half of the rows. Held-out accuracy beside each figure, and
-    the in-memory ``fit`` with ``n_jobs=1`` for reference."""
+    the in-memory ``fit`` with ``n_jobs=1`` for reference; then, on the 2 workers, one fit
+    each of other groupings and ``group_share`` values, with their accuracy below the
+    in-memory forest's (the batch guide's table)."""
     try:
         import dask.array as da
         from dask.distributed import Client, LocalCluster
@@ -961,11 +963,21 @@ def bench_dask_fit(report, n_rows, n_trees, repeat, n_features=20, n_chunks=8):
                   f"{forest.score(X_test, y_test):.4f}")
             if n_workers == 1:
                 X_local, y_local = client.gather(client.compute([X, y]))
+                continue
+            shares = {}
+            for n_groups, share in ((2, None), (2, 0.75), (2, 1.0), (4, None), (4, 0.5)):
+                forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(**params), X, y,
+                                                client, n_groups=n_groups, group_share=share)
+                shares[n_groups, share] = forest.score(X_test, y_test)
     forest = jitree.RandomForestClassifier(**params)
     seconds = _median_seconds(lambda: forest.fit(X_local, y_local), 1)
     report.add("dask fit_forest", "jitree fit in memory", 1, seconds, n_rows)
-    print(f"    {n_rows / seconds:,.0f} rows/s, held-out accuracy "
-          f"{forest.score(X_test, y_test):.4f}")
+    local = forest.score(X_test, y_test)
+    print(f"    {n_rows / seconds:,.0f} rows/s, held-out accuracy {local:.4f}")
+    print("  held-out accuracy of one fit on the 2 workers (points against the in-memory fit):")
+    for (n_groups, share), accuracy in shares.items():
+        print(f"    n_groups={n_groups}, group_share={share}: {accuracy:.4f} "
+              f"({100 * (accuracy - local):+.2f})")
 
 
 _MEMORY_PROBE = r"""

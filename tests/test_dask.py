@@ -412,6 +412,11 @@ def test_fit_forest_bad_input(client, data):
         jitree.dask.fit_forest(jitree.RandomForestClassifier(), dask_array(X), labels, client)
     with pytest.raises(ValueError, match="n_groups must be >= 1"):
         jitree.dask.fit_forest(jitree.RandomForestClassifier(), X, labels, client, n_groups=0)
+    for share, error in ((0.0, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+                         ("half", TypeError)):
+        with pytest.raises(error, match=r"group_share must be (in \(0.0, 1.0\]|a float)"):
+            jitree.dask.fit_forest(jitree.RandomForestClassifier(), X, labels, client,
+                                   group_share=share)
     with pytest.raises(ValueError, match="n_estimators"):  # checked on the client
         jitree.dask.fit_forest(jitree.RandomForestClassifier(n_estimators=0), X, labels,
                                client)
@@ -720,6 +725,53 @@ def test_fit_forest_on_one_group_of_partitions_equals_local_fit(client, data):
                                             column, client, n_groups=1)
         assert [w.filename for w in caught] == [__file__]
         _same_forest(forest, same, rows)
+
+
+def test_fit_forest_group_share_of_one_equals_local_fit(client, data):
+    """group_share=1.0: every group holds all the partitions, concatenated in order, so each
+    tree is the one fit grows on X; X in memory takes every row whatever group_share."""
+    X, labels, _ = data
+    params = dict(n_estimators=6, max_depth=7, random_state=12)
+    local = jitree.RandomForestClassifier(**params).fit(X, labels)
+    with distributed.get_task_stream(client) as stream:
+        forest = jitree.dask.fit_forest(jitree.RandomForestClassifier(**params),
+                                        dask_array(X), da.from_array(labels, chunks=ROW_CHUNK),
+                                        client, n_groups=3, group_share=1.0)
+    assert len(_grow_tasks(stream)) == 3
+    _same_forest(forest, local, X)
+    in_memory = jitree.dask.fit_forest(jitree.RandomForestClassifier(**params), X, labels,
+                                       client, group_share=0.2)
+    _same_forest(in_memory, local, X)
+
+
+@pytest.mark.parametrize("share", [None, 0.01, 0.3, 0.5, 0.77, 1.0])
+def test_deal_partitions_gives_each_group_its_share(share):
+    """Against its definition: the disjoint deal covers every partition once; with a share,
+    each group keeps its dealt partitions, holds none twice, and holds at least the share of
+    the rows, and takes no more than it needs (without its largest
+    partition taken, it would be short)."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n_parts = int(rng.integers(1, 30))
+        indices = sorted(rng.choice(100, n_parts, replace=False).tolist())
+        n_rows = rng.integers(1, 1000, n_parts).tolist()
+        rows = dict(zip(indices, n_rows, strict=True))
+        n_groups = int(rng.integers(1, n_parts + 1))
+        seed = int(rng.integers(2**31))
+        dealt = jitree.dask._deal_partitions(indices, n_rows, n_groups, seed)
+        assert sorted(i for group in dealt for i in group) == indices
+        groups = jitree.dask._deal_partitions(indices, n_rows, n_groups, seed, share)
+        assert groups == jitree.dask._deal_partitions(indices, n_rows, n_groups, seed, share)
+        if share is None:
+            assert groups == dealt
+            continue
+        for group, own in zip(groups, dealt, strict=True):
+            assert group == sorted(set(group)) and set(own) <= set(group)
+            size = sum(rows[i] for i in group)
+            assert size >= share * sum(n_rows)
+            extra = set(group) - set(own)
+            if extra:
+                assert size - max(rows[i] for i in extra) < share * sum(n_rows)
 
 
 def test_fit_forest_on_partitions_warm_start(client, data):
