@@ -219,6 +219,33 @@ def test_compress_store_keeps_the_masked_values_in_order(dtype, data):
     np.testing.assert_array_equal(source, expected)
 
 
+@pytest.mark.parametrize("register", [True, False])
+def test_compress_store_both_forms(register, monkeypatch):
+    """Both ways compress_store is compiled give NumPy's boolean index: packed in registers
+    and stored under a mask (REGISTER_COMPRESS, LLVM 19 on; 64-bit values in two halves),
+    or packed by the store (llvm.masked.compressstore, older LLVM)."""
+    if register and not _jit.REGISTER_COMPRESS:
+        pytest.skip("this LLVM has no llvm.experimental.vector.compress")
+    monkeypatch.setattr(_jit, "REGISTER_COMPRESS", register)
+
+    @numba.njit  # compiled here, under the form asked for
+    def store(target, at, source, start, mask):
+        compress_store(target, at, source, start, mask)
+
+    lanes, rng = _jit.COMPRESS_LANES, np.random.default_rng(3)
+    for dtype in (np.int32, np.int64, np.uint8, np.uint16, np.float32, np.float64):
+        for _ in range(50):
+            source = rng.integers(0, 200, 48).astype(dtype)
+            start, at = (int(value) for value in rng.integers(0, 48 - lanes + 1, 2))
+            mask = int(rng.integers(0, 1 << lanes))
+            kept = source[start:start + lanes][(mask >> np.arange(lanes)) & 1 == 1]
+            target = np.full(48, 7, dtype=dtype)
+            expected = target.copy()
+            expected[at:at + kept.shape[0]] = kept
+            store(target, at, source, start, np.uint64(mask))
+            np.testing.assert_array_equal(target, expected)
+
+
 def test_compress_stores_only_for_code_of_this_processor(monkeypatch):
     """The partitions' compress stores (kernels._jit.COMPRESS) only where numba compiles for
     the host: code asked for another processor (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES: a
