@@ -193,9 +193,10 @@ def retyped(typingctx, array, like):
 COMPRESS_LANES = 16
 # The values are packed in a register and stored under a mask of as many lanes as were kept
 # (REGISTER_COMPRESS, LLVM 19 on), not packed by the store itself (vpcompress with a memory
-# operand): on AMD's Zen 4 that form is microcoded, and a random forest classifier's fit (10
-# trees, 150k x 20, 2 threads) took 1.85 s with it against 1.11 s with the compress stores
-# off. A register holds 512 bits: 64-bit values go in two halves of 8.
+# operand): on AMD's Zen 4 that form is microcoded (a random forest classifier's fit, 10
+# trees, 150k x 20, 2 threads: 1.88-1.94 s with it, 0.88-1.08 s without the blocks, 0.78-0.90
+# s with the register form; see the performance guide). A register holds 512 bits: 64-bit
+# values go in two halves of 8.
 REGISTER_COMPRESS = llvm_binding.llvm_version_info >= (19,)
 _REGISTER_BITS = 512
 
@@ -216,22 +217,29 @@ def _has_compress():
 COMPRESS = _has_compress()
 
 
-def _store_packed(builder, values, keep, pointer, align):
+def _store_packed(builder, values, keep, pointer, suffix):
     """LLVM IR: the lanes of the vector ``values`` whose bit of the i1 vector ``keep`` is
-    set, packed in a register (llvm.experimental.vector.compress) and stored side by side
-    from ``pointer`` under a mask of as many lanes; nothing else is written."""
+    set, stored side by side from ``pointer`` (nothing else is written); returns their
+    count (i32). ``suffix``: the lanes' type in intrinsic names (i32, f64, ...). Packed in a
+    register (llvm.experimental.vector.compress) and stored under a mask of as many lanes,
+    or, without REGISTER_COMPRESS, packed by the store (llvm.masked.compressstore)."""
     vector, n_lanes = values.type, values.type.count
     i1_lanes, i32_lanes = ir.VectorType(ir.IntType(1), n_lanes), ir.VectorType(ir.IntType(32),
                                                                              n_lanes)
-    suffix = ("f" if isinstance(vector.element, (ir.FloatType, ir.DoubleType)) else "i") + \
-        str(align * 8)
+    count = builder.zext(builder.call(builder.module.declare_intrinsic(
+        "llvm.ctpop", [ir.IntType(n_lanes)]), [builder.bitcast(keep, ir.IntType(n_lanes))]),
+        ir.IntType(32))
+    if not REGISTER_COMPRESS:
+        pointer = builder.bitcast(pointer, vector.element.as_pointer())  # to the first lane
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [vector, pointer.type, i1_lanes]),
+            f"llvm.masked.compressstore.v{n_lanes}{suffix}")
+        builder.call(function, [values, pointer, keep])
+        return count
     compress = cgutils.get_or_insert_function(
         builder.module, ir.FunctionType(vector, [vector, i1_lanes, vector]),
         f"llvm.experimental.vector.compress.v{n_lanes}{suffix}")
     packed = builder.call(compress, [values, keep, ir.Constant(vector, ir.Undefined)])
-    bits = builder.bitcast(keep, ir.IntType(n_lanes))
-    count = builder.zext(builder.call(builder.module.declare_intrinsic(
-        "llvm.ctpop", [ir.IntType(n_lanes)]), [bits]), ir.IntType(32))
     counts = builder.shuffle_vector(
         builder.insert_element(ir.Constant(i32_lanes, ir.Undefined), count,
                                ir.Constant(ir.IntType(32), 0)),
@@ -241,6 +249,7 @@ def _store_packed(builder, values, keep, pointer, align):
         builder.module, ir.FunctionType(ir.VoidType(), [vector, pointer.type, ir.IntType(32),
                                                         i1_lanes]),
         f"llvm.masked.store.v{n_lanes}{suffix}.p0")
+    align = int(suffix[1:]) // 8  # a lane's bytes
     builder.call(store, [packed, pointer, ir.Constant(ir.IntType(32), align), first])
     return count
 
@@ -267,23 +276,12 @@ def compress_store(typingctx, target, at, source, start, mask):
         mask_value = context.cast(builder, args[4], mask_type, types.uint64)
         element = context.get_data_type(source_type.dtype)
         width = source_type.dtype.bitwidth
-        if not REGISTER_COMPRESS:
-            vector = ir.VectorType(element, COMPRESS_LANES)
-            values = builder.load(builder.bitcast(builder.gep(read.data, [start_value]),
-                                                  vector.as_pointer()), align=width // 8)
-            lanes = builder.bitcast(builder.trunc(mask_value, ir.IntType(COMPRESS_LANES)),
-                                    ir.VectorType(ir.IntType(1), COMPRESS_LANES))
-            pointer = builder.gep(into.data, [at_value])
-            # the intrinsic's name carries the vector's type: v16i32, v16f64, ...
-            kind = "f" if isinstance(source_type.dtype, types.Float) else "i"
-            function = cgutils.get_or_insert_function(
-                builder.module,
-                ir.FunctionType(ir.VoidType(), [vector, pointer.type, lanes.type]),
-                f"llvm.masked.compressstore.v{COMPRESS_LANES}{kind}{width}")
-            builder.call(function, [values, pointer, lanes])
-            return context.get_dummy_value()
-        # in parts of one register each (64-bit values: two of 8), every part read first
-        n_lanes = min(COMPRESS_LANES, _REGISTER_BITS // width)
+        # the intrinsics' names carry the lanes' type: v16i32, v8f64, ...
+        suffix = ("f" if isinstance(source_type.dtype, types.Float) else "i") + str(width)
+        # in parts of one register each (64-bit values in the register form: two of 8),
+        # every part read before any is stored
+        n_lanes = min(COMPRESS_LANES, _REGISTER_BITS // width) if REGISTER_COMPRESS \
+            else COMPRESS_LANES
         vector = ir.VectorType(element, n_lanes)
         parts = [builder.load(builder.bitcast(
             builder.gep(read.data, [builder.add(start_value, ir.Constant(start_value.type,
@@ -296,7 +294,7 @@ def compress_store(typingctx, target, at, source, start, mask):
                 builder.lshr(mask_value, ir.Constant(mask_value.type, index * n_lanes)),
                 ir.IntType(n_lanes)), ir.VectorType(ir.IntType(1), n_lanes))
             pointer = builder.bitcast(builder.gep(into.data, [position]), vector.as_pointer())
-            count = _store_packed(builder, values, keep, pointer, width // 8)
+            count = _store_packed(builder, values, keep, pointer, suffix)
             position = builder.add(position, builder.zext(count, position.type))
         return context.get_dummy_value()
 
