@@ -99,7 +99,18 @@ def _assert_monotone(predict, X, constraints, seed=0, n_points=40, n_grid=60):
     jitree.RandomForestClassifier(monotonic_cst=CONSTRAINTS, n_estimators=10,
                                   random_state=0),
     jitree.ExtraTreesClassifier(monotonic_cst=CONSTRAINTS, n_estimators=10, random_state=0),
-], ids=lambda model: f"{type(model).__name__}-{model.get_params().get('splitter', '')}")
+    # honest trees: values estimated on other rows, bounded again (honest.monotone_values)
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, honest=True, random_state=0),
+    jitree.DecisionTreeRegressor(monotonic_cst=CONSTRAINTS, honest=True,
+                                 criterion="absolute_error", random_state=0),
+    jitree.DecisionTreeClassifier(monotonic_cst=CONSTRAINTS, honest=True, random_state=0),
+    jitree.RandomForestRegressor(monotonic_cst=CONSTRAINTS, honest=True, n_estimators=10,
+                                 random_state=0),
+    jitree.RandomForestClassifier(monotonic_cst=CONSTRAINTS, honest=True, n_estimators=10,
+                                  random_state=0),
+], ids=lambda model: "-".join([type(model).__name__, model.get_params().get("splitter", ""),
+                               model.get_params().get("criterion", "")]
+                              + (["honest"] if model.get_params().get("honest") else [])))
 @pytest.mark.parametrize("missing", [False, True])
 def test_predictions_are_monotone_on_grids(model, missing):
     task = "classification" if "Classifier" in type(model).__name__ else "regression"
@@ -171,6 +182,73 @@ def test_constrained_values_stay_within_their_bounds():
         if tree.children_left[node] >= 0 and tree.feature[node] == 0:
             assert max(values(tree.children_left[node])) <= \
                 min(values(tree.children_right[node])) + 1e-12
+
+
+def _naive_monotone_values(tree, value, monotonic):
+    """honest.monotone_values by recursion: a node's value clipped to its bounds; a
+    constrained threshold split's children bounded at the mean of their values clipped to
+    the node's bounds."""
+    out = value.astype(float)
+
+    def visit(node, low, high):
+        out[node] = min(max(value[node], low), high)
+        first, last = tree.children_left[node], tree.children_right[node]
+        if first < 0:
+            return
+        sign = monotonic[tree.feature[node]] if tree.split_kind[node] == 0 else 0
+        if sign == 0:
+            for child in range(first, last + 1) if tree.split_kind[node] == 2 \
+                    else (first, last):
+                visit(child, low, high)
+            return
+        middle = (min(max(value[first], low), high) / 2.0
+                  + min(max(value[last], low), high) / 2.0)
+        if sign > 0:
+            visit(first, low, middle)
+            visit(last, middle, high)
+        else:
+            visit(first, middle, high)
+            visit(last, low, middle)
+
+    visit(0, -np.inf, np.inf)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_honest_bounds_against_their_definition(seed):
+    """The honest trees' bounding of re-estimated values (monotone_values) against the
+    recursive definition, on a constrained tree's structure with random values: regression
+    values, and a classifier's class weights (bounded on the fraction of class 0), with
+    categorical splits (unconstrained, every child inherits the bounds) among them."""
+    from jitree.model import honest
+
+    rng = np.random.default_rng(seed)
+    X, y = _data(seed, n=600)
+    X[:, 3] = np.floor(X[:, 3] * 6)
+    constraints = np.array([1, -1, 0, 0], dtype=np.int8)
+    tree = jitree.DecisionTreeRegressor(
+        monotonic_cst=constraints, categorical_features=[3],
+        categorical_split="multiway" if seed % 2 else "subset", max_leaf_nodes=60,
+        random_state=seed).fit(X, y).tree_
+    parent, levels = honest._levels(tree)
+    value = rng.normal(size=(tree.node_count, 1))
+    bounded = honest.monotone_values(tree, value, constraints, parent, levels)
+    np.testing.assert_array_equal(bounded[:, 0],
+                                  _naive_monotone_values(tree, value[:, 0], constraints))
+    assert not np.array_equal(bounded, value)  # the random values broke the constraints
+    weights = rng.uniform(0.0, 5.0, (tree.node_count, 2))
+    weights[0] += 1.0
+    classifier = jitree.Tree(tree.n_features, 2, tree.feature, tree.threshold,
+                             tree.children_left, tree.children_right, weights, tree.impurity,
+                             tree.n_node_samples, tree.weighted_n_node_samples,
+                             tree.split_kind, tree.missing_left, tree.category_offset,
+                             tree.category_bits, tree.multiway_slot, tree.n_categories,
+                             tree.feature_kind)
+    bounded = honest.monotone_values(classifier, weights, constraints, parent, levels)
+    total = weights.sum(axis=1)
+    np.testing.assert_allclose(bounded.sum(axis=1), total, rtol=1e-15)
+    np.testing.assert_allclose(bounded[:, 0] / total, _naive_monotone_values(
+        classifier, weights[:, 0] / total, constraints), rtol=1e-15)
 
 
 def test_constrained_model_saves_and_loads(tmp_path):

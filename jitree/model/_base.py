@@ -197,8 +197,10 @@ class BaseDecisionTree(ParamsMixin):
                             f"feature, got {constraints!r}")
         constraints = np.asarray(constraints)
         if constraints.ndim != 1 or constraints.shape[0] != n_features:
-            raise ValueError(f"monotonic_cst has shape {constraints.shape} but the input data "
-                             f"X has {n_features} features.")
+            # scikit-learn's words (a 1-D array's shape as its length)
+            shape = constraints.shape[0] if constraints.ndim == 1 else constraints.shape
+            raise ValueError(f"monotonic_cst has shape {shape} but the input data X has "
+                             f"{n_features} features.")
         if constraints.dtype.kind not in "biuf" or not np.isin(constraints, (-1, 0, 1)).all():
             raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but "
                              f"got {np.unique(constraints)}")
@@ -420,7 +422,9 @@ class BaseDecisionTree(ParamsMixin):
         self._grow_tree(X, target, sample_weight, n_stats, n_classes, seed)
         if honest:
             self.tree_ = reestimate(self.tree_, X, target, estimation_weight,
-                                    self._order_quantile())
+                                    self._order_quantile(),
+                                    self._monotonic(X.shape[1], getattr(self, "_encoder", None),
+                                                    n_classes))
         if store:
             blocks = leaf_samples.collect(self.tree_, X, estimation_weight,
                                           (estimation_weight > 0).astype(np.float64))

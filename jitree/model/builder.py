@@ -376,11 +376,17 @@ def _bounded_class_weights(value, floats):
     if value.shape[1] < 2:
         return value
     weight = floats[:, F_WEIGHT]
-    fraction = np.clip(value[:, 0] / weight, floats[:, F_LOWER], floats[:, F_UPPER])
-    bounded = np.empty_like(value)
-    bounded[:, 0] = fraction * weight
-    bounded[:, 1] = (1.0 - fraction) * weight
-    return bounded
+    return class_weights_of(np.clip(value[:, 0] / weight, floats[:, F_LOWER],
+                                    floats[:, F_UPPER]), weight)
+
+
+def class_weights_of(fraction, weight):
+    """Binary class weights (n_nodes, 2) of nodes of ``weight`` whose fraction of class 0 is
+    ``fraction``: the value of a node whose fraction monotonic constraints bound."""
+    value = np.empty((fraction.shape[0], 2))
+    value[:, 0] = fraction * weight
+    value[:, 1] = (1.0 - fraction) * weight
+    return value
 
 
 def output_rows(code, target, is_regression, n_classes):

@@ -356,7 +356,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
             order = isinstance(params.criterion, int) and params.criterion in \
                 criteria.ORDER_CRITERIA
             tree = reestimate(tree, X, target, estimation_weight,
-                              params.quantile if order else None)
+                              params.quantile if order else None, params.monotonic)
         progress.tree_grown(t)
         return tree
 

@@ -18,13 +18,16 @@ other part.
   a prediction; the root always has estimation samples). ``n_node_samples``,
   ``weighted_n_node_samples`` and ``impurity`` stay those of the structure part: they
   describe the growth (feature importances, pruning paths and exports' sample counts are
-  the structure's).
+  the structure's). Under monotonic constraints the re-estimated values are bounded as the
+  growth bounds its own (:func:`monotone_values`): estimated on other rows, they would
+  otherwise break the constraints the structure was grown under.
 """
 
 import numpy as np
 
 from ..kernels.pinball import order_statistics
-from .tree import Tree, walk_rows
+from .builder import class_weights_of
+from .tree import SPLIT_THRESHOLD, TREE_LEAF, Tree, walk_rows
 
 # second key of the row split's random stream, so that it is not the stream a tree's growth
 # draws from the same seed
@@ -71,11 +74,13 @@ def _node_quantiles(tree, X, target, weight, quantile):
     return value
 
 
-def reestimate(tree, X, target, weight, quantile=None):
+def reestimate(tree, X, target, weight, quantile=None, monotonic=None):
     """``tree`` with ``value`` re-estimated on the rows of X of positive ``weight`` (see the
     module docstring); ``target``: the regression targets, or the class indices (as floats)
     of a classification tree; ``quantile``: the alpha of a regression tree's order criterion
-    (its nodes' values are weighted quantiles), None for means. Returns a new frozen Tree."""
+    (its nodes' values are weighted quantiles), None for means; ``monotonic``: the
+    constraints the tree was grown under (``GrowParams.monotonic``), None for none. Returns a
+    new frozen Tree."""
     rows = np.flatnonzero(weight > 0)
     leaves = walk_rows(tree, X[rows], tree.apply)
     w = weight[rows]
@@ -105,6 +110,53 @@ def reestimate(tree, X, target, weight, quantile=None):
     for nodes in levels[1:]:  # nearest reached ancestor, filled top-down
         empty = nodes[~reached[nodes]]
         value[empty] = value[parent[empty]]
+    if monotonic is not None:
+        value = monotone_values(tree, value, monotonic, parent, levels)
     arrays = tree.arrays()
     arrays["value"] = value
     return Tree._grown(tree.n_features, tree.n_classes, **arrays, n_outputs=tree.n_outputs)
+
+
+def monotone_values(tree, value, monotonic, parent, levels):
+    """``value`` bounded by the monotonic constraints as the growth bounds the values it
+    computes (:func:`jitree.kernels.grower.child_bounds`), top-down: a node's value is
+    clipped to its bounds, its children inherit them, and the two children of a threshold
+    split on a constrained feature meet at the mean of their values (each first clipped to
+    the node's bounds), the left child's bounded above by it and the right's below
+    (increasing; the other way round decreasing). Every value of a constrained split's left
+    subtree is then on the constrained side of every value of its right subtree.
+    ``monotonic``: the constraint of each feature on the kernels' node value (a regression
+    tree's value; a classifier's fraction of class 0, whose constraints are those on class 1
+    flipped); ``parent``, ``levels``: :func:`_levels` of the tree."""
+    if tree.n_classes == 0:
+        bounded = value[:, 0].copy()
+    elif value.shape[1] < 2:  # a y of one class has nothing to bound
+        return value
+    else:
+        weight = value.sum(axis=1)
+        bounded = value[:, 0] / np.where(weight > 0.0, weight, 1.0)
+    left, right = tree.children_left, tree.children_right
+    sign = np.zeros(tree.node_count, dtype=np.int8)
+    split = (left != TREE_LEAF) & (tree.split_kind == SPLIT_THRESHOLD)
+    sign[split] = np.asarray(monotonic, dtype=np.int8)[tree.feature[split]]
+    lower = np.full(tree.node_count, -np.inf)
+    upper = np.full(tree.node_count, np.inf)
+    middle = np.zeros(tree.node_count)
+    for depth, nodes in enumerate(levels):
+        if depth > 0:
+            above = parent[nodes]
+            lower[nodes] = lower[above]
+            upper[nodes] = upper[above]
+            first = nodes == left[above]
+            below_middle = ((sign[above] > 0) & first) | ((sign[above] < 0) & ~first)
+            above_middle = ((sign[above] > 0) & ~first) | ((sign[above] < 0) & first)
+            upper[nodes[below_middle]] = middle[above[below_middle]]
+            lower[nodes[above_middle]] = middle[above[above_middle]]
+        bounded[nodes] = np.clip(bounded[nodes], lower[nodes], upper[nodes])
+        constrained = nodes[sign[nodes] != 0]
+        low, high = lower[constrained], upper[constrained]
+        middle[constrained] = (np.clip(bounded[left[constrained]], low, high) / 2.0
+                               + np.clip(bounded[right[constrained]], low, high) / 2.0)
+    if tree.n_classes == 0:
+        return bounded[:, None]
+    return class_weights_of(bounded, weight)
