@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from .._threading import n_threads
+from . import monotone
 from ._base import (
     CATEGORY_SMOOTHING,
     MAX_ONE_VS_REST_CATEGORIES,
@@ -392,7 +393,28 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return self
 
     def _node_proba(self):
-        return self.tree_.cached("proba", self.tree_.probability_table)
+        """Every node's class probabilities (the tree's
+        :meth:`~jitree.Tree.probability_table`); under ``monotonic_cst``, made to keep the
+        constraints in every bit (:func:`jitree.model.monotone.exact_probabilities`)."""
+        tree = self.tree_
+        table = tree.cached("proba", tree.probability_table)
+        constraints = self._fitted_constraints()
+        if constraints is None:
+            return table
+        return tree.cached(("proba", constraints.tobytes()), lambda: (
+            monotone.exact_probabilities(tree, table, constraints)))
+
+    def _fitted_constraints(self):
+        """``monotonic_cst`` as int8 when it is one of -1, 0 or 1 per feature of a binary
+        tree with a constraint, else None (nothing to keep exactly)."""
+        constraints = getattr(self, "monotonic_cst", None)
+        if constraints is None or self.tree_.n_outputs != 1 or self.tree_.value.shape[1] != 2:
+            return None
+        constraints = np.asarray(constraints)
+        if constraints.shape != (self.tree_.n_features,) or constraints.dtype.kind not in "biuf" \
+                or not np.isin(constraints, (-1, 0, 1)).all() or not constraints.any():
+            return None
+        return constraints.astype(np.int8)
 
     def _node_label(self):
         """Per node: the predicted label itself when the labels are int64 or float64 (the

@@ -1250,7 +1250,10 @@ class _ForestClassifier(BaseForest):
         # the flat layout reads the leaves' rows only (pure leaves then vote): their
         # probabilities are computed for them alone, and no table of every node's
         # probabilities is kept beside ``value`` (as large as it: 470 MB for 10 trees of
-        # 300k nodes and 200 classes, 0.9 s to compute)
+        # 300k nodes and 200 classes, 0.9 s to compute). Under monotonic constraints (two
+        # classes) the tree's own table, which keeps them in every bit
+        if model._fitted_constraints() is not None:
+            return model._node_proba()
         return ProbabilityRows(model.tree_)
 
     def predict_proba(self, X):

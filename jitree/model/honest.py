@@ -26,8 +26,9 @@ other part.
 import numpy as np
 
 from ..kernels.pinball import order_statistics
+from . import monotone
 from .builder import class_weights_of
-from .tree import SPLIT_THRESHOLD, TREE_LEAF, Tree, walk_rows
+from .tree import Tree, node_levels, walk_rows
 
 # second key of the row split's random stream, so that it is not the stream a tree's growth
 # draws from the same seed
@@ -48,15 +49,6 @@ def split_rows(seed, weight, honest_fraction):
     structure = np.zeros(weight.shape[0], dtype=bool)
     structure[rng.permutation(rows)[:n_structure]] = True
     return structure
-
-
-def _levels(tree):
-    """(parent, nodes by depth): the parent of every node and, for each depth, its nodes."""
-    parent = tree.parents()
-    depth = tree.depth
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2))
-    return parent, [order[bounds[d]:bounds[d + 1]] for d in range(depth.max() + 1)]
 
 
 def _node_quantiles(tree, X, target, weight, quantile):
@@ -92,7 +84,7 @@ def reestimate(tree, X, target, weight, quantile=None, monotonic=None):
         index = leaves * tree.n_classes + target[rows].astype(np.int64)
         stats = np.bincount(index, w, n_nodes * tree.n_classes).reshape(n_nodes,
                                                                         tree.n_classes)
-    parent, levels = _levels(tree)
+    parent, levels = node_levels(tree)
     for nodes in reversed(levels[1:]):  # children add into their parents, deepest first
         np.add.at(stats, parent[nodes], stats[nodes])
     if tree.n_classes == 0:
@@ -111,52 +103,25 @@ def reestimate(tree, X, target, weight, quantile=None, monotonic=None):
         empty = nodes[~reached[nodes]]
         value[empty] = value[parent[empty]]
     if monotonic is not None:
-        value = monotone_values(tree, value, monotonic, parent, levels)
+        value = monotone_values(tree, value, monotonic, (parent, levels))
     arrays = tree.arrays()
     arrays["value"] = value
     return Tree._grown(tree.n_features, tree.n_classes, **arrays, n_outputs=tree.n_outputs)
 
 
-def monotone_values(tree, value, monotonic, parent, levels):
-    """``value`` bounded by the monotonic constraints as the growth bounds the values it
-    computes (:func:`jitree.kernels.grower.child_bounds`), top-down: a node's value is
-    clipped to its bounds, its children inherit them, and the two children of a threshold
-    split on a constrained feature meet at the mean of their values (each first clipped to
-    the node's bounds), the left child's bounded above by it and the right's below
-    (increasing; the other way round decreasing). Every value of a constrained split's left
-    subtree is then on the constrained side of every value of its right subtree.
-    ``monotonic``: the constraint of each feature on the kernels' node value (a regression
-    tree's value; a classifier's fraction of class 0, whose constraints are those on class 1
-    flipped); ``parent``, ``levels``: :func:`_levels` of the tree."""
+
+def monotone_values(tree, value, constraints, tree_levels):
+    """``value`` (a node's row: a regression value, or binary class weights) bounded by the
+    constraints the tree was grown under, as the growth bounds its own values
+    (:func:`jitree.model.monotone.bounded`): a regression tree's values, a classifier's
+    fraction of class 0 (its weights kept). ``constraints``: ``GrowParams.monotonic``, on
+    the kernels' node value (for classifiers, scikit-learn's constraints flipped);
+    ``tree_levels``: :func:`~jitree.model.tree.node_levels` of the tree."""
     if tree.n_classes == 0:
-        bounded = value[:, 0].copy()
-    elif value.shape[1] < 2:  # a y of one class has nothing to bound
+        return monotone.bounded(tree, value[:, 0], constraints, tree_levels)[:, None]
+    if value.shape[1] < 2:  # a y of one class has nothing to bound
         return value
-    else:
-        weight = value.sum(axis=1)
-        bounded = value[:, 0] / np.where(weight > 0.0, weight, 1.0)
-    left, right = tree.children_left, tree.children_right
-    sign = np.zeros(tree.node_count, dtype=np.int8)
-    split = (left != TREE_LEAF) & (tree.split_kind == SPLIT_THRESHOLD)
-    sign[split] = np.asarray(monotonic, dtype=np.int8)[tree.feature[split]]
-    lower = np.full(tree.node_count, -np.inf)
-    upper = np.full(tree.node_count, np.inf)
-    middle = np.zeros(tree.node_count)
-    for depth, nodes in enumerate(levels):
-        if depth > 0:
-            above = parent[nodes]
-            lower[nodes] = lower[above]
-            upper[nodes] = upper[above]
-            first = nodes == left[above]
-            below_middle = ((sign[above] > 0) & first) | ((sign[above] < 0) & ~first)
-            above_middle = ((sign[above] > 0) & ~first) | ((sign[above] < 0) & first)
-            upper[nodes[below_middle]] = middle[above[below_middle]]
-            lower[nodes[above_middle]] = middle[above[above_middle]]
-        bounded[nodes] = np.clip(bounded[nodes], lower[nodes], upper[nodes])
-        constrained = nodes[sign[nodes] != 0]
-        low, high = lower[constrained], upper[constrained]
-        middle[constrained] = (np.clip(bounded[left[constrained]], low, high) / 2.0
-                               + np.clip(bounded[right[constrained]], low, high) / 2.0)
-    if tree.n_classes == 0:
-        return bounded[:, None]
-    return class_weights_of(bounded, weight)
+    weight = value.sum(axis=1)
+    fraction = value[:, 0] / np.where(weight > 0.0, weight, 1.0)
+    return class_weights_of(monotone.bounded(tree, fraction, constraints, tree_levels),
+                            weight)

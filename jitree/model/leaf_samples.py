@@ -35,6 +35,7 @@ from ..kernels import quantiles as _quantiles
 from ..kernels.records import LeafSamples, QuantileLayout
 from .tree import (
     flat_trees,
+    node_levels,
     raise_infinite,
     read_only,
     read_only_view,
@@ -65,11 +66,9 @@ def collect(tree, X, weight, count):
     """The blocks of one tree: ``(start, stop, sample, entry_weight, node_count)`` for the
     rows of X of positive ``weight`` (their weight in the tree) and ``count`` (their
     draws)."""
-    from .honest import _levels
-
     rows = np.flatnonzero(weight > 0)
     leaves = walk_rows(tree, X[rows], tree.apply)
-    parent, levels = _levels(tree)
+    parent, levels = node_levels(tree)
     position = _preorder(tree, parent, levels)
     order = np.argsort(position[leaves], kind="stable")
     sample = rows[order].astype(np.int32)

@@ -470,6 +470,16 @@ def _array(values, dtype, name, trusted=False):
     return np.ascontiguousarray(array, dtype=dtype)
 
 
+def node_levels(tree):
+    """(parent, nodes by depth): the parent of every node of ``tree`` and, for each depth,
+    its nodes (in id order)."""
+    parent = tree.parents()
+    depth = tree.depth
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2))
+    return parent, [order[bounds[d]:bounds[d + 1]] for d in range(depth.max() + 1)]
+
+
 def _heavier_is_left(children_left, children_right, weight):
     """missing_left of a tree fitted without missing values: the heavier child (ties left)."""
     left = children_left.astype(np.int64)
