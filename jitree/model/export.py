@@ -196,16 +196,18 @@ def _subtree_levels(tree):
 # -- shared by export_graphviz, jitree.model.rules and jitree.model.plot ------------------------
 
 # Name of the impurity a node reports, by criterion (cart and twoing report the Gini index,
-# gain_ratio reports entropy: see the Tree docstring).
+# gain_ratio reports entropy: see the Tree docstring); scikit-learn's criteria under their
+# own names, as it reports them
 _IMPURITY_NAMES = {
     "gini": "gini",
     "cart": "gini",
     "twoing": "gini",
     "entropy": "entropy",
-    "log_loss": "entropy",
+    "log_loss": "log_loss",
     "gain_ratio": "entropy",
     "misclassification": "misclassification",
     "squared_error": "squared_error",
+    "friedman_mse": "friedman_mse",
     "poisson": "poisson",
     "absolute_error": "absolute_error",
     "quantile": "pinball_loss",
