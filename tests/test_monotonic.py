@@ -283,6 +283,38 @@ def test_class_probabilities_keep_the_constraints_in_every_bit(model):
         np.testing.assert_array_equal(table.sum(axis=1), 1.0)
 
 
+@pytest.mark.parametrize("split", ["subset", "one_vs_rest", "multiway", "missing"])
+def test_constrained_class_weights_are_never_negative(split):
+    """A constrained classifier's pure nodes, whose class weight came out a rounding error
+    above their weight (sample weights, and a categorical or missing-value split whose sides
+    are differences of sums), gave the other class a weight of -1e-14 and probabilities
+    just outside [0, 1]."""
+    outside = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(100, 700))
+        X = rng.normal(size=(n, 4))
+        X[:, 1] = rng.integers(0, 5, n)
+        y = (X[:, 0] + 0.3 * X[:, 1] + rng.normal(scale=0.7, size=n) > 0.5).astype(int)
+        if split == "missing":
+            X[rng.random(X.shape) < 0.2] = np.nan
+            params = {}
+        else:
+            params = dict(categorical_features=[1], categorical_split=split)
+        weight = rng.uniform(0.2, 3.0, n)
+        for model in (jitree.DecisionTreeClassifier(monotonic_cst=[0, 0, 0, -1],
+                                                    random_state=seed, **params),
+                      jitree.RandomForestClassifier(monotonic_cst=[0, 0, 0, -1],
+                                                    n_estimators=3, random_state=seed,
+                                                    **params)):
+            model.fit(X, y, sample_weight=weight)
+            for tree in getattr(model, "estimators_", [model]):
+                assert tree.tree_.value.min() >= 0.0
+            proba = model.predict_proba(X)
+            outside += int(((proba < 0.0) | (proba > 1.0)).any())
+    assert outside == 0
+
+
 def test_constraints_set_after_the_fit_change_no_probability():
     """monotonic_cst set on a tree grown without it does not bound its probabilities (the
     fitted tree is as it was grown)."""

@@ -372,12 +372,16 @@ def _on_grid(centre, z):
 
 def _bounded_class_weights(value, floats):
     """Binary class weights with each node's fraction of class 0 clipped to its bounds under
-    monotonic constraints (the node's weight kept). A y of one class has nothing to bound."""
+    monotonic constraints (the node's weight kept), and to [0, 1]: the class weights and the
+    node's weight are sums of their own, and a pure node's class weight could exceed its
+    weight in the last bit (a side of a categorical or missing-value split is the node's
+    sums less the other side's), which gave the other class a negative weight. A y of one
+    class has nothing to bound."""
     if value.shape[1] < 2:
         return value
     weight = floats[:, F_WEIGHT]
-    return class_weights_of(np.clip(value[:, 0] / weight, floats[:, F_LOWER],
-                                    floats[:, F_UPPER]), weight)
+    fraction = np.clip(value[:, 0] / weight, floats[:, F_LOWER], floats[:, F_UPPER])
+    return class_weights_of(np.clip(fraction, 0.0, 1.0), weight)
 
 
 def class_weights_of(fraction, weight):
