@@ -398,15 +398,17 @@ class DecisionTreeClassifier(BaseDecisionTree):
         constraints in every bit (:func:`jitree.model.monotone.exact_probabilities`)."""
         tree = self.tree_
         table = tree.cached("proba", tree.probability_table)
-        constraints = self._fitted_constraints()
+        constraints = self._kept_constraints()
         if constraints is None:
             return table
         return tree.cached(("proba", constraints.tobytes()), lambda: (
             monotone.exact_probabilities(tree, table, constraints)))
 
-    def _fitted_constraints(self):
-        """``monotonic_cst`` as int8 when it is one of -1, 0 or 1 per feature of a binary
-        tree with a constraint, else None (nothing to keep exactly)."""
+    def _kept_constraints(self):
+        """The constraints :meth:`_node_proba` keeps in every bit: ``monotonic_cst`` as int8
+        when it is -1, 0 or 1 per feature of a binary tree and constrains one, else None.
+        (A tree grown without them is left as it is: see
+        :func:`~jitree.model.monotone.exact_probabilities`.)"""
         constraints = getattr(self, "monotonic_cst", None)
         if constraints is None or self.tree_.n_outputs != 1 or self.tree_.value.shape[1] != 2:
             return None

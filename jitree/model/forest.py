@@ -1252,7 +1252,7 @@ class _ForestClassifier(BaseForest):
         # probabilities is kept beside ``value`` (as large as it: 470 MB for 10 trees of
         # 300k nodes and 200 classes, 0.9 s to compute). Under monotonic constraints (two
         # classes) the tree's own table, which keeps them in every bit
-        if model._fitted_constraints() is not None:
+        if model._kept_constraints() is not None:
             return model._node_proba()
         return ProbabilityRows(model.tree_)
 

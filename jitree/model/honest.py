@@ -109,7 +109,6 @@ def reestimate(tree, X, target, weight, quantile=None, monotonic=None):
     return Tree._grown(tree.n_features, tree.n_classes, **arrays, n_outputs=tree.n_outputs)
 
 
-
 def monotone_values(tree, value, constraints, tree_levels):
     """``value`` (a node's row: a regression value, or binary class weights) bounded by the
     constraints the tree was grown under, as the growth bounds its own values
