@@ -68,6 +68,60 @@ def test_classifiers(labels):
         assert np.all(agree | (top[:, -1] - top[:, -2] < 1e-6))
 
 
+@pytest.mark.parametrize("labels", [np.array([3, 7]), np.array([-5, -2]), np.array([0, 1]),
+                                    np.array([1.0, 2.0]), np.array(["no", "yes"])])
+def test_binary_classifiers_label_as_predict(labels):
+    """A binary classifier's leaves hold the second class's probability alone: given both
+    classes', onnxruntime labelled rows 0 and 1 (a tree) or the second class everywhere (a
+    forest) for integer labels."""
+    X, y = _data(7)
+    target = labels[(y > 0.3).astype(int)]
+    for model in (jitree.DecisionTreeClassifier(max_depth=10, random_state=0),
+                  jitree.RandomForestClassifier(n_estimators=10, random_state=0)):
+        model.fit(X, target)
+        label, probabilities = _run(model, X)
+        proba = model.predict_proba(X)
+        np.testing.assert_allclose(probabilities, proba, atol=1e-6)
+        agree = label == model.predict(X)
+        assert agree.mean() > 0.99
+        assert np.all(agree | (np.abs(proba[:, 1] - 0.5) < 1e-6))  # float32 ties alone
+
+
+def _ordinal_data(seed, n=2000):
+    """Column 0: an ordinal feature of levels 10 .. 80 (not their ranks), with NaN;
+    column 1 numeric."""
+    rng = np.random.default_rng(seed)
+    levels = np.array([10.0, 20.0, 35.0, 50.0, 80.0])
+    X = np.column_stack([levels[rng.integers(0, 5, n)], rng.normal(size=n)])
+    y = (X[:, 0] > 30) + X[:, 1]
+    X[rng.random(n) < 0.05, 0] = np.nan
+    return X.astype(np.float32), y
+
+
+def test_ordinal_thresholds_are_exported_as_levels():
+    """An ordinal feature's thresholds are kept on the levels' ranks: exported as they were,
+    every row went the way of the largest levels (ONNX and Treelite predicted 1 where jitree
+    predicted 0)."""
+    X, y = _ordinal_data(8)
+    label = (y > 0.5).astype(int)
+    models = [jitree.DecisionTreeRegressor(ordinal_features=[0], max_depth=6).fit(X, y),
+              jitree.RandomForestClassifier(n_estimators=5, ordinal_features=[0],
+                                            random_state=0).fit(X, label)]
+    for model in models:
+        classifier = hasattr(model, "classes_")
+        expected = model.predict_proba(X) if classifier else model.predict(X)[:, None]
+        np.testing.assert_allclose(_run(model, X)[-1], expected, atol=1e-5)
+        treelite = pytest.importorskip("treelite")
+        out = treelite.gtil.predict(jitree.to_treelite(model), X.astype(np.float64))
+        np.testing.assert_allclose(out.reshape(expected.shape), expected, rtol=1e-12)
+    words = np.array(["low", "mid", "high"], dtype=object)[np.arange(300) % 3]
+    named = jitree.DecisionTreeRegressor(ordinal_features=[0], max_depth=3).fit(
+        np.column_stack([words, np.arange(300.0)]), np.arange(300) % 3 + np.arange(300) / 300)
+    pytest.importorskip("onnx")
+    with pytest.raises(ValueError, match="ordinal with levels"):
+        jitree.to_onnx(named)
+
+
 def test_refusals(monkeypatch):
     pytest.importorskip("onnx")
     X, y = _data(4, n=300)
@@ -119,6 +173,29 @@ def test_treelite_predicts_as_jitree(split):
         expected = model.predict_proba(rows) if classifier else model.predict(rows)[:, None]
         np.testing.assert_array_equal(out.reshape(expected.shape), expected)
     assert sent_left == {0, 1}  # category tests routing missing values both ways were met
+
+
+def test_treelite_lists_category_values():
+    """Treelite tests a category by its value: the exported tests list the fitted categories'
+    values, where they listed their codes (categories 3, 5, 9, 20 were read as 0 .. 3)."""
+    treelite = pytest.importorskip("treelite")
+    X, y = _categorical_data(9)
+    values = np.array([3.0, 5.0, 9.0, 20.0, 21.0, 40.0])
+    coded = X.copy()
+    coded[:, 2] = np.where(np.isnan(X[:, 2]), np.nan,
+                           values[np.nan_to_num(X[:, 2]).astype(int)])
+    for split in ("subset", "one_vs_rest"):
+        model = jitree.DecisionTreeRegressor(categorical_features=[2], categorical_split=split,
+                                             max_depth=8).fit(coded, y)
+        out = treelite.gtil.predict(jitree.to_treelite(model), coded)
+        np.testing.assert_array_equal(out[:, 0, 0], model.predict(coded))
+    for bad in (-1.0, 2.5):
+        shifted = coded.copy()
+        shifted[shifted[:, 2] == 3.0, 2] = bad
+        model = jitree.DecisionTreeRegressor(categorical_features=[2], max_depth=8).fit(shifted,
+                                                                                        y)
+        with pytest.raises(ValueError, match=r"integers in \[0, 2\*\*32\)"):
+            jitree.to_treelite(model)
 
 
 def test_treelite_refusals(monkeypatch):

@@ -8,9 +8,18 @@ tests keep their float64 thresholds (``x <= t``, NaN to ``missing_left``'s side)
 subset and one-vs-rest tests become Treelite category tests: the listed categories go to one
 child and every other value (a category outside the fitted codes included) to the side jitree
 sends missing values and unseen categories, NaN included. Multiway nodes (several children)
-have no Treelite form and are refused. Treelite reads a non-integral category value by its
-integer part, where jitree treats it as unseen. Leaves hold the tree's values (class
-probabilities, or the prediction), averaged over a forest's trees.
+have no Treelite form and are refused. Treelite tests a category by its value, so the
+exported tests list the fitted categories' values (``categories_``; codes 0 .. m - 1 for X
+given as codes): a feature whose categories are not non-negative integers below 2**32 is
+refused. Treelite reads a non-integral category value by its integer part, where jitree
+treats it as unseen. Leaves hold the tree's values (class probabilities, or the
+prediction), averaged over a forest's trees.
+
+Both exports take X as the model's ``predict`` takes it, its values (not codes). An ordinal
+feature's threshold, which jitree keeps on the levels' ranks, is exported as the level it
+stands for (``x <= level``): rows of fitted levels, and missing values, reach jitree's
+leaves; a value between two fitted levels, which jitree sends the way of missing values,
+is compared by value in the export. Ordinal levels that are not numbers are refused.
 
 ONNX
 ----
@@ -23,12 +32,16 @@ jitree on float32 X; its outputs are float32 (the leaf values rounded to float32
 
 Missing values (NaN) follow each node's ``missing_left`` (``nodes_missing_value_tracks_true``).
 Category tests (subset, one-vs-rest, multiway) have no equivalent in these operators that keeps
-jitree's routing of unseen categories: a tree holding one is refused with a ValueError.
+jitree's routing of unseen categories: a tree holding one is refused with a ValueError. A
+binary classifier's leaves hold the probability of the second class alone (class id 0, as
+the ONNX converters of scikit-learn write them): the runtime makes the first class's one
+minus it, and ``label`` the second class when its probability exceeds 0.5 (given both
+classes' probabilities, onnxruntime labelled the rows by class index).
 """
 
 import numpy as np
 
-from .tree import SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF, float32_below
+from .tree import FEATURE_ORDINAL, SPLIT_MULTIWAY, SPLIT_THRESHOLD, TREE_LEAF, float32_below
 from .validation import fitted_trees
 
 _ML_OPSET = 3
@@ -43,6 +56,37 @@ def _onnx():
         raise ImportError("to_onnx needs the onnx package: pip install 'jitree[onnx]'") \
             from error
     return onnx, helper
+
+
+def _categories(estimator):
+    """The values of each feature's codes (``categories_``; None: a numeric feature, or a
+    model without them, whose codes are the values)."""
+    categories = getattr(estimator, "categories_", None)
+    return [None] * estimator.tree_.n_features if categories is None else categories
+
+
+def thresholds(estimator):
+    """The float64 thresholds of ``estimator``'s tree on the values of X: a numeric
+    feature's as they are, an ordinal feature's (kept on the levels' ranks: codes <= floor(t)
+    go left) the level floor(t) stands for. ValueError for ordinal levels that are not
+    numbers."""
+    tree = estimator.tree_
+    out = np.array(tree.threshold, dtype=np.float64)
+    categories = _categories(estimator)
+    internal = np.flatnonzero((tree.children_left != TREE_LEAF)
+                              & (tree.split_kind == SPLIT_THRESHOLD))
+    for node in internal:
+        f = int(tree.feature[node])
+        if tree.feature_kind[f] != FEATURE_ORDINAL or categories[f] is None:
+            continue
+        levels = np.asarray(categories[f])
+        if levels.dtype.kind not in "iufb":
+            raise ValueError(f"feature {f} is ordinal with levels of dtype {levels.dtype}: the "
+                             "exported model compares numbers; fit on numeric levels (or "
+                             "their ranks) to export")
+        rank = min(max(int(np.floor(out[node])), 0), levels.shape[0] - 1)
+        out[node] = float(levels[rank])
+    return out
 
 
 def _node_attributes(estimators):
@@ -66,7 +110,7 @@ def _node_attributes(estimators):
         columns["nodes_nodeids"].extend(range(n))
         columns["nodes_featureids"].extend(np.where(internal, tree.feature, 0).tolist())
         columns["nodes_values"].extend(
-            np.where(internal, float32_below(tree.threshold), 0.0).tolist())
+            np.where(internal, float32_below(thresholds(estimator)), 0.0).tolist())
         columns["nodes_modes"].extend(["BRANCH_LEQ" if i else "LEAF" for i in internal])
         columns["nodes_truenodeids"].extend(np.where(internal, tree.children_left, 0).tolist())
         columns["nodes_falsenodeids"].extend(
@@ -110,10 +154,13 @@ def to_onnx(model, name="jitree"):
     n_trees = len(estimators)
     n_features = estimators[0].tree_.n_features
     leaf_trees, leaf_nodes, output_ids, weights = [], [], [], []
+    binary = classifier and len(model.classes_) == 2
     for t, estimator in enumerate(estimators):
         tree = estimator.tree_
         leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
         table = estimator._node_proba() if classifier else tree.value
+        if binary:  # the second class's probability alone, under class id 0
+            table = table[:, 1:]
         width = table.shape[1]
         leaf_trees.extend(np.repeat(t, leaves.shape[0] * width).tolist())
         leaf_nodes.extend(np.repeat(leaves, width).tolist())
@@ -174,6 +221,23 @@ def _subset_codes(tree, node):
     return np.flatnonzero(bits)
 
 
+def _category_values(values, feature, codes):
+    """The values of category ``codes`` of ``feature`` as Treelite lists them (``values``:
+    the feature's ``categories_`` entry, None when the codes are the values). ValueError
+    for categories that are not non-negative integers below 2**32."""
+    if values is None:
+        return [int(c) for c in codes]
+    values = np.asarray(values)
+    numbers = values.astype(np.float64) if values.dtype.kind in "iufb" else None
+    if numbers is None or not np.all((numbers >= 0) & (numbers < 2.0 ** 32)
+                                     & (numbers == np.floor(numbers))):
+        raise ValueError(f"feature {feature}'s categories are not all integers in [0, 2**32) "
+                         f"(e.g. {values[:3].tolist()}): Treelite tests categories by such "
+                         "values; encode them as such integers (or as their codes 0 .. m - 1) "
+                         "before fitting to export")
+    return [int(v) for v in numbers[codes]]
+
+
 def to_treelite(model):
     """The Treelite model of a fitted jitree tree or forest (see the module docstring).
 
@@ -194,7 +258,8 @@ def to_treelite(model):
     ImportError
         treelite is missing (extra ``jitree[treelite]``).
     ValueError
-        A tree has a multiway node.
+        A tree has a multiway node, a categorical feature's categories are not integers in
+        [0, 2**32), or an ordinal feature's levels are not numbers.
     """
     builder_module = _treelite_builder()
     estimators, classifier = fitted_trees(model, "to_treelite")
@@ -219,6 +284,8 @@ def to_treelite(model):
                              "trees are binary; fit with categorical_split='subset' or "
                              "'one_vs_rest' to export")
         table = estimator._node_proba() if classifier else tree.value
+        categories = _categories(estimator)
+        threshold = thresholds(estimator)
         builder.start_tree()
         for node in range(tree.node_count):
             builder.start_node(node)
@@ -227,7 +294,7 @@ def to_treelite(model):
                 row = table[node]
                 builder.leaf([float(v) for v in row] if classifier else float(row[0]))
             elif tree.split_kind[node] == SPLIT_THRESHOLD:
-                builder.numerical_test(int(tree.feature[node]), float(tree.threshold[node]),
+                builder.numerical_test(int(tree.feature[node]), float(threshold[node]),
                                        default_left=bool(tree.missing_left[node]), opname="<=",
                                        left_child_key=left, right_child_key=right)
             else:
@@ -236,8 +303,10 @@ def to_treelite(model):
                 if missing_left:  # list what goes right: every other value goes left
                     m = int(tree.n_categories[tree.feature[node]])
                     codes = np.setdiff1d(np.arange(m), codes)
-                builder.categorical_test(int(tree.feature[node]), default_left=missing_left,
-                                         category_list=[int(c) for c in codes],
+                feature = int(tree.feature[node])
+                builder.categorical_test(feature, default_left=missing_left,
+                                         category_list=_category_values(categories[feature],
+                                                                        feature, codes),
                                          category_list_right_child=missing_left,
                                          left_child_key=left, right_child_key=right)
             builder.end_node()
