@@ -299,3 +299,71 @@ def test_division_by_zero_in_a_criterion_is_a_nan_not_an_exception():
     with pytest.raises(ValueError, match="'divides_by_zero' returned NaN"):
         jitree.DecisionTreeClassifier(
             criterion=jitree.Criterion(impurity=divides_by_zero)).fit(X, y)
+
+
+@numba.njit
+def _raises_on_small_sets(stats, weight):
+    if weight < 5.0:
+        raise ValueError("too few samples")
+    total = 0.0
+    for c in range(stats.shape[0]):
+        total += (stats[c] / weight) ** 2
+    return 1.0 - total
+
+
+@numba.njit
+def _raises_always(stats, weight):
+    if weight > 0.0:
+        raise ValueError("not implemented yet")
+    return 0.0
+
+
+@numba.njit
+def _score_raising_on_small_sides(left, weight_left, right, weight_right):
+    if min(weight_left, weight_right) < 5.0:
+        raise ValueError("too few samples")
+    return abs(left[0] / weight_left - right[0] / weight_right)
+
+
+# numba reports each raise inside the compiled search as an unraisable exception
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_criterion_that_raises_stops_the_fit():
+    """numba cannot pass an exception out of the compiled search: a raise there (in the
+    batch of candidates or at a node) counts as NaN and stops the fit, where the tree grew
+    on meaningless numbers (a 67-node tree for a Gini that raised on small sets); a raise on
+    the root's statistics stops it before growth, with the function's own message."""
+    X, y = _data(n=300, seed=14)
+    for criterion in (jitree.Criterion(impurity=_raises_on_small_sets),
+                      jitree.Criterion(score=_score_raising_on_small_sides)):
+        for model in (jitree.DecisionTreeClassifier(criterion=criterion),
+                      jitree.RandomForestClassifier(criterion=criterion, n_estimators=2,
+                                                    random_state=0)):
+            with pytest.raises(ValueError, match=r"returned NaN \(or raised\)"):
+                model.fit(X, y)
+    with pytest.raises(ValueError, match="raised ValueError: not implemented yet on the root"):
+        jitree.DecisionTreeClassifier(criterion=jitree.Criterion(impurity=_raises_always)).fit(
+            X, y)
+
+
+@numba.njit
+def _gini_minus_one(stats, weight):
+    total = 0.0
+    for c in range(stats.shape[0]):
+        total += (stats[c] / weight) ** 2
+    return -total
+
+
+@numba.njit
+def _infinite(stats, weight):
+    return np.inf
+
+
+@pytest.mark.parametrize("impurity, shown", [(_gini_minus_one, "-0."), (_infinite, "inf")])
+def test_an_impurity_below_zero_or_infinite_is_refused(impurity, shown):
+    """A node of impurity 0 or less is a leaf: a measure below 0 grew a lone leaf (Gini
+    minus 1: accuracy 1/3 on three classes), and an infinite one too, without a word."""
+    X, y = _data(n=300, seed=15)
+    with pytest.raises(ValueError, match=f"impurity is {shown}.* at the root"):
+        jitree.DecisionTreeClassifier(criterion=jitree.Criterion(impurity=impurity)).fit(X, y)
+    shifted = jitree.DecisionTreeClassifier(criterion=GINI).fit(X, y)  # 1 - sum p**2
+    assert shifted.tree_.node_count > 1

@@ -36,6 +36,7 @@ from ..kernels.grower import (
 from ..kernels.presort import fill_from_keys, fill_sorted, keep_samples
 from ..kernels.records import CategorySettings, GrowSettings, Ranks, SampleOrder, TreeData
 from ..kernels.sparse import SparseData, grow_sparse, keep_rows, sort_columns
+from .criterion import Criterion
 from .tree import FEATURE_CATEGORICAL, Tree, read_only_view
 from .validation import FIT_DENSE_COPIES, is_sparse, memory_bytes, sparse_to_dense
 
@@ -1058,6 +1059,8 @@ class TreeBuilder:
                                              params.quantile)
         else:
             root_stats[:] = np.bincount(label, weights=sample_weight, minlength=n_stats)
+        if isinstance(params.criterion, Criterion):  # the user's functions, tried once
+            params.criterion.check_root(root_stats, sample_weight.sum())
         return root_stats, float(sample_weight.sum())
 
     def _grow_sparse(self, X, target, term, sample_weight, n_stats, params, measure):
@@ -1089,9 +1092,9 @@ class TreeBuilder:
               n_classes, order, measure):
         """The grown node table as a :class:`Tree` in the caller's units."""
         if int(measure.code) >= criteria.USER_IMPURITY and measure.invalid[0]:
-            raise ValueError(f"criterion {params.criterion.name!r} returned NaN during the "
-                             "split search; its functions must return a number for every "
-                             "statistics vector with positive weight")
+            raise ValueError(f"criterion {params.criterion.name!r} returned NaN (or raised) "
+                             "during the split search; its functions must return a number "
+                             "for every statistics vector with positive weight")
         # copies: the node table has room for every node the tree could have made, and a
         # view (a one-node tree's columns are contiguous views) would keep it alive
         ints = nodes.ints[:count].copy()

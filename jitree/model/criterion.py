@@ -51,7 +51,15 @@ class Criterion:
     The functions see the samples' own targets and weights (no rescaling). Both ``weight``
     arguments of a split are positive. A function must return a float; it follows NumPy's
     division rules (``x / 0`` is inf or NaN, not an exception), and a NaN impurity or score
-    stops the fit with a ValueError naming the criterion.
+    stops the fit with a ValueError naming the criterion. An impurity is >= 0, and 0 means
+    pure: a node of impurity 0 or less (``impurity_threshold`` or less) is a leaf, so shift
+    a measure that takes negative values (Gini's ``-sum p**2`` as ``1 - sum p**2``).
+
+    Numba cannot pass an exception out of the compiled split search: a function that raises
+    there is taken as returning NaN (numba prints the exception), which stops the fit with a
+    ValueError naming the criterion. Before each tree is grown, jitree also calls the functions once on the root's
+    statistics (the score on two halves of them), where an exception (with its message), or
+    an impurity below 0, infinite or NaN, stops the fit with a ValueError.
 
     A fitted model predicts, saves and loads without the criterion: the saved file records
     its name only, and a loaded model refits only with the criterion passed again.
@@ -89,9 +97,9 @@ class Criterion:
         (once)."""
         if self._compiled is None:
             self._compiled = (
-                _compile(self, self.impurity, criteria.IMPURITY_TYPE, "impurity",
+                _compile(self, _guarded(self.impurity), criteria.IMPURITY_TYPE, "impurity",
                          "(stats, weight)"),
-                _compile(self, self.score, criteria.SCORE_TYPE, "score",
+                _compile(self, _guarded(self.score, score=True), criteria.SCORE_TYPE, "score",
                          "(left, left_weight, right, right_weight)"),
                 {})
         return self._compiled
@@ -111,6 +119,34 @@ class Criterion:
                 else "(stats, weight)")
         return batches[size]
 
+    def check_root(self, stats, weight):
+        """Call the functions once on the root's statistics ``stats`` and ``weight`` (the
+        score on two halves of them), before a tree is grown: an exception, or an impurity
+        that is not a number >= 0, raises a ValueError naming the criterion (see the Notes).
+        A division by zero counts as NumPy's inf or NaN, as in the compiled search."""
+        stats = np.ascontiguousarray(stats, dtype=np.float64)
+        half = stats / 2.0
+        for role, function, arguments in (
+                ("impurity", self.impurity, (stats, float(weight))),
+                ("score", self.score, (half, weight / 2.0, half.copy(), weight / 2.0))):
+            if function is None:
+                continue
+            try:
+                value = float(function(*arguments))
+            except ZeroDivisionError:
+                continue  # inf or NaN in the compiled search (NumPy's rules)
+            except Exception as error:
+                raise ValueError(
+                    f"criterion {self.name!r}: its {role} function raised "
+                    f"{type(error).__name__}: {error} on the root's statistics; numba cannot "
+                    "pass an exception out of the compiled split search, so it must return "
+                    "a number") from error
+            if role == "impurity" and not 0.0 <= value < np.inf:
+                raise ValueError(
+                    f"criterion {self.name!r}: its impurity is {value} at the root; an "
+                    "impurity must be a number >= 0, 0 for a pure set (a node of impurity 0 "
+                    "or less is a leaf): shift or rescale the measure")
+
     def measure(self, is_regression, blocks=None, n_stats=0):
         """The :class:`~jitree.kernels.records.Measure` record the kernels take (``blocks``:
         a multi-output tree's, see :func:`jitree.kernels.criteria.output_blocks`;
@@ -124,6 +160,32 @@ class Criterion:
                              "multi-output tree needs the impurity function too (its nodes' "
                              "impurities)")
         return criteria.user_measure(impurity, score, batch, is_regression, blocks)
+
+
+def _guarded(function, score=False):
+    """``function`` (the user's impurity, or with ``score`` its score; or None) as the
+    kernels call it: NaN where it raises. Numba cannot pass an exception out of the
+    compiled search; a NaN stops the fit with a ValueError naming the criterion."""
+    if function is None:
+        return None
+    import numba
+
+    # called, not inlined at numba's IR level: an exception raised by inlined code is not
+    # caught; NumPy's division rules, as the compiled search's
+    inner = numba.njit(error_model="numpy")(function.py_func)
+    if score:
+        def guarded(left, left_weight, right, right_weight):
+            try:
+                return inner(left, left_weight, right, right_weight)
+            except Exception:
+                return np.nan
+    else:
+        def guarded(stats, weight):
+            try:
+                return inner(stats, weight)
+            except Exception:
+                return np.nan
+    return guarded
 
 
 def _batch_scorer(impurity, score, n_stats):
@@ -169,6 +231,9 @@ def _batch_scorer(impurity, score, n_stats):
                 or lefts.shape[1] < out.shape[0] or left_weights.shape[0] < out.shape[0]):
             out[:] = np.nan
             return
+        # NaN first: where the user's code raises (inlined, numba cannot catch it), the
+        # batch stops and its candidates from there on score NaN, which stops the fit
+        out[:] = np.nan
         for i in range(out.shape[0]):
             weight_left = left_weights[i]
             for s in range(left.shape[0]):
