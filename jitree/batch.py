@@ -620,6 +620,9 @@ def predict_file(model, path, out=None, chunk_rows=1_000_000, method="predict",
         raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
     if out is not None:
         out = os.fspath(out)
+        if not out.lower().endswith((".npy", ".csv")):
+            raise ValueError(f"out must be a .npy or .csv path (the format follows the "
+                             f"extension), got {out!r}")
         _check_not_the_input(path, out)
     names = getattr(model, "feature_names_in_", None)
     reader = _open_rows(path, None if names is None else list(names),

@@ -297,7 +297,10 @@ def _show(args):
     print(f"{type(model).__name__}: {tree.node_count} nodes, {tree.n_leaves} leaves, "
           f"depth {tree.max_depth}, {tree.n_features} features")
     if hasattr(model, "classes_"):
-        print(f"classes: {list(model.classes_)}")
+        classes = model.classes_  # an array, or one per output
+        shown = classes.tolist() if isinstance(classes, np.ndarray) \
+            else [np.asarray(c).tolist() for c in classes]
+        print(f"classes: {shown}")
     changed = {k: v for k, v in model.get_params().items()
                if v != type(model)().get_params()[k]}
     print(f"parameters: {changed or 'defaults'}")

@@ -77,6 +77,19 @@ def test_fit_predict_rules_show_on_csv(tmp_path):
     assert show.returncode == 0, show.stderr
     assert "DecisionTreeClassifier" in show.stdout and "|--- petal_length <= 2.4500" in \
         show.stdout
+    # the labels as they read, not NumPy's repr of each (np.str_('setosa'))
+    assert "classes: ['setosa', 'versicolor', 'virginica']" in show.stdout
+
+    # an output that is neither .npy nor .csv: refused (npy bytes went into p.txt), and a
+    # model file in a missing directory named as such (not by its temporary file)
+    text = _run("predict", tmp_path / "iris.jitree", tmp_path / "new.csv", "-o",
+                tmp_path / "p.txt", "-q")
+    assert text.returncode != 0 and "must be a .npy or .csv path" in text.stderr
+    assert not (tmp_path / "p.txt").exists()
+    missing = _run("fit", tmp_path / "iris.csv", "--target", "species", "-o",
+                   tmp_path / "nowhere" / "m.jitree")
+    assert missing.returncode != 0
+    assert f"no directory {str(tmp_path / 'nowhere')!r}" in missing.stderr, missing.stderr
 
 
 def test_fit_regression_on_npy_and_predict(tmp_path):

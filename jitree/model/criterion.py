@@ -57,9 +57,10 @@ class Criterion:
 
     Numba cannot pass an exception out of the compiled split search: a function that raises
     there is taken as returning NaN (numba prints the exception), which stops the fit with a
-    ValueError naming the criterion. Before each tree is grown, jitree also calls the functions once on the root's
-    statistics (the score on two halves of them), where an exception (with its message), or
-    an impurity below 0, infinite or NaN, stops the fit with a ValueError.
+    ValueError naming the criterion. Before each tree is grown, jitree also calls the
+    functions once on the root's statistics (the score on two halves of them), where an
+    exception (with its message), or an impurity below 0, infinite or NaN, stops the fit
+    with a ValueError.
 
     A fitted model predicts, saves and loads without the criterion: the saved file records
     its name only, and a loaded model refits only with the criterion passed again.

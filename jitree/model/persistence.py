@@ -395,6 +395,9 @@ def save(model, path):
     metadata_bytes = np.frombuffer(encoded, dtype=np.uint8)
 
     path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):  # named here, not through the temporary file's name
+        raise FileNotFoundError(f"cannot save to {path!r}: no directory {folder!r}")
     temporary = f"{path}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
     try:
         with open(temporary, "xb") as file:
