@@ -65,7 +65,7 @@ def _categories(estimator):
     return [None] * estimator.tree_.n_features if categories is None else categories
 
 
-def thresholds(estimator):
+def _value_thresholds(estimator):
     """The float64 thresholds of ``estimator``'s tree on the values of X: a numeric
     feature's as they are, an ordinal feature's (kept on the levels' ranks: codes <= floor(t)
     go left) the level floor(t) stands for. ValueError for ordinal levels that are not
@@ -110,7 +110,7 @@ def _node_attributes(estimators):
         columns["nodes_nodeids"].extend(range(n))
         columns["nodes_featureids"].extend(np.where(internal, tree.feature, 0).tolist())
         columns["nodes_values"].extend(
-            np.where(internal, float32_below(thresholds(estimator)), 0.0).tolist())
+            np.where(internal, float32_below(_value_thresholds(estimator)), 0.0).tolist())
         columns["nodes_modes"].extend(["BRANCH_LEQ" if i else "LEAF" for i in internal])
         columns["nodes_truenodeids"].extend(np.where(internal, tree.children_left, 0).tolist())
         columns["nodes_falsenodeids"].extend(
@@ -285,7 +285,7 @@ def to_treelite(model):
                              "'one_vs_rest' to export")
         table = estimator._node_proba() if classifier else tree.value
         categories = _categories(estimator)
-        threshold = thresholds(estimator)
+        threshold = _value_thresholds(estimator)
         builder.start_tree()
         for node in range(tree.node_count):
             builder.start_node(node)
