@@ -1059,9 +1059,10 @@ class TreeBuilder:
                                              params.quantile)
         else:
             root_stats[:] = np.bincount(label, weights=sample_weight, minlength=n_stats)
+        root_weight = float(sample_weight.sum())
         if isinstance(params.criterion, Criterion):  # the user's functions, tried once
-            params.criterion.check_root(root_stats, sample_weight.sum())
-        return root_stats, float(sample_weight.sum())
+            params.criterion.check_root(root_stats, root_weight)
+        return root_stats, root_weight
 
     def _grow_sparse(self, X, target, term, sample_weight, n_stats, params, measure):
         """:func:`jitree.kernels.sparse.grow_sparse` on a sparse X or its

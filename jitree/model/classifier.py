@@ -409,14 +409,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
         when it is -1, 0 or 1 per feature of a binary tree and constrains one, else None.
         (A tree grown without them is left as it is: see
         :func:`~jitree.model.monotone.exact_probabilities`.)"""
-        constraints = getattr(self, "monotonic_cst", None)
-        if constraints is None or self.tree_.n_outputs != 1 or self.tree_.value.shape[1] != 2:
+        if self.tree_.n_outputs != 1 or self.tree_.value.shape[1] != 2:
             return None
-        constraints = np.asarray(constraints)
-        if constraints.shape != (self.tree_.n_features,) or constraints.dtype.kind not in "biuf" \
-                or not np.isin(constraints, (-1, 0, 1)).all() or not constraints.any():
+        try:  # the kernels' form (on the fraction of class 0), from its one validation
+            kernels = self._monotonic(self.tree_.n_features, None, 2)
+        except (TypeError, ValueError):
             return None
-        return constraints.astype(np.int8)
+        return None if kernels is None else -kernels
 
     def _node_label(self):
         """Per node: the predicted label itself when the labels are int64 or float64 (the

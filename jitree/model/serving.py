@@ -73,19 +73,19 @@ def _value_thresholds(estimator):
     tree = estimator.tree_
     out = np.array(tree.threshold, dtype=np.float64)
     categories = _categories(estimator)
-    internal = np.flatnonzero((tree.children_left != TREE_LEAF)
-                              & (tree.split_kind == SPLIT_THRESHOLD))
-    for node in internal:
-        f = int(tree.feature[node])
-        if tree.feature_kind[f] != FEATURE_ORDINAL or categories[f] is None:
+    tested = (tree.children_left != TREE_LEAF) & (tree.split_kind == SPLIT_THRESHOLD)
+    for f in np.flatnonzero(tree.feature_kind == FEATURE_ORDINAL):
+        nodes = np.flatnonzero(tested & (tree.feature == f))
+        if nodes.shape[0] == 0 or categories[f] is None:
             continue
         levels = np.asarray(categories[f])
         if levels.dtype.kind not in "iufb":
             raise ValueError(f"feature {f} is ordinal with levels of dtype {levels.dtype}: the "
                              "exported model compares numbers; fit on numeric levels (or "
                              "their ranks) to export")
-        rank = min(max(int(np.floor(out[node])), 0), levels.shape[0] - 1)
-        out[node] = float(levels[rank])
+        # clipped before the cast: a split parting missing values has the threshold DBL_MAX
+        rank = np.clip(np.floor(out[nodes]), 0, levels.shape[0] - 1).astype(np.int64)
+        out[nodes] = levels[rank].astype(np.float64)
     return out
 
 
@@ -221,12 +221,12 @@ def _subset_codes(tree, node):
     return np.flatnonzero(bits)
 
 
-def _category_values(values, feature, codes):
-    """The values of category ``codes`` of ``feature`` as Treelite lists them (``values``:
-    the feature's ``categories_`` entry, None when the codes are the values). ValueError
-    for categories that are not non-negative integers below 2**32."""
+def _category_numbers(values, feature):
+    """The values of ``feature``'s category codes as Treelite lists them (``values``: the
+    feature's ``categories_`` entry, None when the codes are the values, then None too).
+    ValueError for categories that are not non-negative integers below 2**32."""
     if values is None:
-        return [int(c) for c in codes]
+        return None
     values = np.asarray(values)
     numbers = values.astype(np.float64) if values.dtype.kind in "iufb" else None
     if numbers is None or not np.all((numbers >= 0) & (numbers < 2.0 ** 32)
@@ -235,7 +235,7 @@ def _category_values(values, feature, codes):
                          f"(e.g. {values[:3].tolist()}): Treelite tests categories by such "
                          "values; encode them as such integers (or as their codes 0 .. m - 1) "
                          "before fitting to export")
-    return [int(v) for v in numbers[codes]]
+    return numbers.astype(np.int64)
 
 
 def to_treelite(model):
@@ -285,6 +285,7 @@ def to_treelite(model):
                              "'one_vs_rest' to export")
         table = estimator._node_proba() if classifier else tree.value
         categories = _categories(estimator)
+        numbers = {}  # each categorical feature's category values, checked once
         threshold = _value_thresholds(estimator)
         builder.start_tree()
         for node in range(tree.node_count):
@@ -304,9 +305,11 @@ def to_treelite(model):
                     m = int(tree.n_categories[tree.feature[node]])
                     codes = np.setdiff1d(np.arange(m), codes)
                 feature = int(tree.feature[node])
+                if feature not in numbers:
+                    numbers[feature] = _category_numbers(categories[feature], feature)
+                listed = codes if numbers[feature] is None else numbers[feature][codes]
                 builder.categorical_test(feature, default_left=missing_left,
-                                         category_list=_category_values(categories[feature],
-                                                                        feature, codes),
+                                         category_list=[int(c) for c in listed],
                                          category_list_right_child=missing_left,
                                          left_child_key=left, right_child_key=right)
             builder.end_node()
