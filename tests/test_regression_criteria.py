@@ -115,7 +115,7 @@ def test_poisson_impurity_measure():
 
 
 @pytest.mark.parametrize("y, weight, message", [
-    (np.array([1.0, -1.0, 2.0, 3.0]), None, "non-negative"),
+    (np.array([1.0, -1.0, 2.0, 3.0]), None, "y are negative"),
     (np.zeros(4), None, "positive sum"),
     (np.array([0.0, 0.0, 2.0, 0.0]), np.array([1.0, 1.0, 0.0, 1.0]), "positive sum"),
 ])

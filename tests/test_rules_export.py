@@ -353,7 +353,7 @@ def test_a_forest_is_refused_by_name(index):
 def test_wrong_names_are_refused(index):
     export = exporters()[index]
     model = DecisionTreeClassifier(max_depth=2).fit(IRIS_X, IRIS_Y)
-    with pytest.raises(ValueError, match="feature_names has 3 names, the tree has 4 features"):
+    with pytest.raises(ValueError, match="feature_names must contain 4 elements, got 3"):
         export(model, feature_names=IRIS_NAMES[:3])
     with pytest.raises(ValueError, match="class_names has 2 names, the tree has 3 classes"):
         export(model, class_names=["a", "b"])

@@ -34,11 +34,9 @@ EXPECTED = {
     "test_big_input": "X is not cast to float32, so 1e40 is a valid value",
     "test_build_pruned_tree_infinite_loop": _PRIVATE,
     "test_build_pruned_tree_py": _PRIVATE,
-    "test_class_weight_errors": _WORDING,
     "test_error": "its poisson case passes X of 1 row with y of 3: the shapes are reported",
     "test_friedman_mse_deprecation": "the FutureWarning comes at fit, not in the constructor",
     "test_huge_allocations": "nothing is allocated by max_leaf_nodes, so no MemoryError",
-    "test_min_sample_split_1_error": _WORDING,
     "test_missing_value_errors": "a sparse X may hold NaN (missing values)",
     "test_missing_values_best_splitter_on_equal_nodes_no_missing":
         "missing values at a node without any in training go to the heavier child, the "
@@ -53,8 +51,8 @@ EXPECTED = {
     # test_export.py
     "test_export_text": "ties go to the lowest feature index (the toy data split on "
                         "feature 0, scikit-learn's permutation picks 1)",
-    "test_export_text_errors": _WORDING,
     "test_export_text_feature_class_names_array_support": "ties, as test_export_text",
+    "test_export_text_errors": _WORDING,
     "test_graphviz_errors": _WORDING,
     "test_graphviz_feature_class_names_array_support": "ties, as test_export_text",
     "test_graphviz_toy": "ties, and numbers printed without trailing zeros",
@@ -65,25 +63,21 @@ EXPECTED = {
     "test_backend_respected": "the forest's threads are its own, not joblib's",
     "test_class_weights_forest": "class_weight multiplies the trees' weights instead of "
                                  "entering the bootstrap draw; and _sample_weight (private)",
+    "test_class_weight_errors": "a warm start on y of other outputs than the fitted trees' is "
+                                "an error (scikit-learn: a warning that no tree is added)",
     "test_classifier_error_oob_score_multiclass_multioutput":
         "the OOB score of several outputs is computed (subset accuracy)",
     "test_distribution": "ties and random streams of their own",
-    "test_estimators_samples": "estimators_samples_ are int64 (scikit-learn: int32)",
     "test_forest_multioutput_integral_regression_target": "scikit-learn's bootstrap stream "
                                                           "(private)",
-    "test_forest_oob_score_requires_bootstrap": _WORDING,
-    "test_forest_oob_warning": _WORDING,
     "test_forest_regressor_oob": "random streams of their own: the OOB R^2 of its 50 trees "
                                  "falls either side of the test's 0.7 (10 seeds: 0.709 mean)",
     "test_forest_y_sparse": "a sparse y is a TypeError asking for a dense one",
     "test_max_samples_bootstrap": _WORDING,
     "test_max_samples_geq_one": _PRIVATE,
-    "test_memory_layout": "reads the forest's template attribute 'estimator' "
-                          "(jitree: estimator_)",
     "test_mse_criterion_object_segfault_smoke_test": "passes scikit-learn's Cython "
                                                      "criterion object",
     "test_oob_not_computed_twice": _PRIVATE,
-    "test_poisson_y_positive_check": _WORDING,
     "test_validate_y_class_weight": _PRIVATE,
 }
 

@@ -93,6 +93,24 @@ def _check_float(name, value, low, high, low_open=False, high_open=False):
     return value
 
 
+def _check_count_or_fraction(name, value, low, n_samples, whole=True):
+    """A count of samples given as an int of at least ``low`` or as a fraction of
+    ``n_samples`` (a float in (0, 1], or (0, 1) when ``whole`` is False), rounded up to at
+    least ``low``. Errors in scikit-learn's words, which name both forms."""
+    ranges = (f"an int in the range [{low}, inf) or a float in the range "
+              f"(0.0, 1.0{']' if whole else ')'}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"The {name!r} parameter must be {ranges}, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        if value < low:
+            raise ValueError(f"The {name!r} parameter must be {ranges}, got {value}")
+        return min(int(value), _LARGEST_INT)
+    fraction = float(value)
+    if not (0.0 < fraction < 1.0 or (whole and fraction == 1.0)):
+        raise ValueError(f"The {name!r} parameter must be {ranges}, got {value}")
+    return max(low, int(np.ceil(fraction * n_samples)))
+
+
 def _check_honest(honest, honest_fraction):
     """The validated ``(honest, honest_fraction)`` parameters (see :mod:`.honest`)."""
     if not isinstance(honest, (bool, np.bool_)):
@@ -266,20 +284,10 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
         max_depth = _check_int("max_depth", self.max_depth, 1, allow_none=True)
 
-        msl = self.min_samples_leaf
-        if isinstance(msl, numbers.Integral) and not isinstance(msl, bool):
-            min_samples_leaf = _check_int("min_samples_leaf", msl, 1)
-        else:
-            fraction = _check_float("min_samples_leaf", msl, 0.0, 1.0, low_open=True,
-                                    high_open=True)
-            min_samples_leaf = max(1, int(np.ceil(fraction * n_samples)))
-
-        mss = self.min_samples_split
-        if isinstance(mss, numbers.Integral) and not isinstance(mss, bool):
-            min_samples_split = _check_int("min_samples_split", mss, 2)
-        else:
-            fraction = _check_float("min_samples_split", mss, 0.0, 1.0, low_open=True)
-            min_samples_split = max(2, int(np.ceil(fraction * n_samples)))
+        min_samples_leaf = _check_count_or_fraction("min_samples_leaf", self.min_samples_leaf,
+                                                    1, n_samples, whole=False)
+        min_samples_split = _check_count_or_fraction("min_samples_split",
+                                                     self.min_samples_split, 2, n_samples)
         min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
 
         fraction = _check_float("min_weight_fraction_leaf", self.min_weight_fraction_leaf,

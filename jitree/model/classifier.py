@@ -48,6 +48,13 @@ def _class_weight_factors(class_weight, classes, y_index, sample_weight, counts=
     return factors
 
 
+def class_weight_count_message(n_weights, n_outputs):
+    """The error of a class_weight list whose length is not the number of outputs (trees and
+    forests alike; scikit-learn's words first)."""
+    return (f"number of elements in class_weight should match number of outputs: "
+            f"class_weight has {n_weights}, y has {n_outputs} outputs (one dict per output)")
+
+
 def classes_of(y):
     """(classes, index of each label among them) of a 1-D y of labels."""
     try:
@@ -75,8 +82,7 @@ def encode_outputs(y, class_weight, sample_weight, counts=None):
     else:
         weights = list(class_weight)
         if len(weights) != n_outputs:
-            raise ValueError(f"class_weight has {len(weights)} entries; y has {n_outputs} "
-                             "outputs and needs one dict per output")
+            raise ValueError(class_weight_count_message(len(weights), n_outputs))
     classes = []
     y_index = np.empty(y.shape, dtype=np.int64)
     factor = np.ones(y.shape[0])

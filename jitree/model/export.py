@@ -226,8 +226,8 @@ def _feature_names(model, tree, feature_names, default="feature_{}"):
         raise TypeError("feature_names must be a sequence of names, not one string")
     names = [str(name) for name in feature_names]
     if len(names) != tree.n_features:
-        raise ValueError(f"feature_names has {len(names)} names, the tree has "
-                         f"{tree.n_features} features")
+        raise ValueError(f"feature_names must contain {tree.n_features} elements, got "
+                         f"{len(names)} (one name per feature of the tree)")
     return names
 
 

@@ -73,6 +73,7 @@ from .builder import (
 from .classifier import (
     DecisionTreeClassifier,
     _class_weight_factors,
+    class_weight_count_message,
     classes_of,
     encode_outputs,
     output_labels,
@@ -391,6 +392,13 @@ class BaseForest(ParamsMixin):
         state.pop("_shap_layout", None)
         return state
 
+    @property
+    def estimator(self):
+        """The kind of tree the forest grows, unfitted, with the forest's tree parameters
+        (scikit-learn's forests hold it under this name; after a fit, ``estimator_`` is the
+        template the trees were grown from)."""
+        return self._tree_template()
+
     # -- fitting -----------------------------------------------------------------------------
     def _tree_template(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
@@ -470,7 +478,8 @@ class BaseForest(ParamsMixin):
         if not isinstance(verbose, (bool, np.bool_)):
             verbose = _check_int("verbose", verbose, 0)
         if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples)")
+            raise ValueError("Out of bag estimation only available if bootstrap=True: "
+                             "oob_score=True needs the samples a tree's bootstrap left out")
         return int(verbose)
 
     def _n_kept(self, n_estimators):
@@ -1141,10 +1150,11 @@ class BaseForest(ParamsMixin):
         if n_samples is None:
             raise AttributeError("estimators_samples_ is not known for a forest converted by "
                                  "from_sklearn (its bags were drawn by scikit-learn)")
+        # int32 indices, as scikit-learn's, while they fit
+        rows = np.arange(n_samples, dtype=np.int32 if n_samples <= 2**31 else np.int64)
         if not self.bootstrap:
-            return [np.arange(n_samples) for _ in self.estimators_]
-        return [np.repeat(np.arange(n_samples), self._bag_counts(seed))
-                for seed in self._seeds]
+            return [rows.copy() for _ in self.estimators_]
+        return [np.repeat(rows, self._bag_counts(seed)) for seed in self._seeds]
 
     def _bag_counts(self, seed, probability=None):
         """The bootstrap multiplicities of the tree with ``seed`` (``probability``: the
@@ -1180,9 +1190,10 @@ class BaseForest(ParamsMixin):
             raise ValueError("no sample is out of bag in any tree: oob_score needs more "
                              "trees or smaller bootstrap samples")
         if (seen == 0).any():
-            warnings.warn(f"{int((seen == 0).sum())} samples were in every bootstrap sample "
-                          "and have no out-of-bag prediction; they are left out of "
-                          "oob_score_", UserWarning, stacklevel=4)
+            warnings.warn(f"Some inputs do not have OOB scores: {int((seen == 0).sum())} "
+                          "samples were in every bootstrap sample and have no out-of-bag "
+                          "prediction; they are left out of oob_score_ (more trees give "
+                          "every sample some)", UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / seen[:, None]
         self._set_oob(mean, target, seen > 0)
@@ -1233,8 +1244,7 @@ class _ForestClassifier(BaseForest):
             if not isinstance(weights, str):
                 weights = list(weights)
                 if len(weights) != len(classes):
-                    raise ValueError(f"class_weight has {len(weights)} entries; y has "
-                                     f"{len(classes)} outputs and needs one dict per output")
+                    raise ValueError(class_weight_count_message(len(weights), len(classes)))
             return [_class_weight_factors(
                 weights if isinstance(weights, str) else weights[j], classes[j],
                 None if target is None else target[:, j].astype(np.intp), sample_weight,
@@ -1551,7 +1561,7 @@ subset_penalty
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees.
     estimators_samples_ : list of ndarray
-        Each tree's bootstrap sample (row indices with repetition).
+        Each tree's bootstrap sample (int32 row indices, with repetition).
     classes_ : ndarray
     n_classes_ : int
     n_features_in_ : int

@@ -458,11 +458,13 @@ def check_poisson_target(y, sample_weight=None):
     """Targets a poisson criterion can fit: none negative and a positive (weighted) sum (the
     mean a leaf predicts must be positive for the deviance to exist)."""
     if (y < 0).any():
-        raise ValueError("criterion='poisson' needs non-negative y (counts or rates); y has "
+        raise ValueError("Some value(s) of y are negative which is not allowed for Poisson "
+                         "regression: criterion='poisson' needs counts or rates; y has "
                          f"{int(np.count_nonzero(y < 0))} negative value(s)")
     total = y.sum() if sample_weight is None else np.dot(sample_weight, y)
     if not total > 0:
-        raise ValueError("criterion='poisson' needs a positive sum of y"
+        raise ValueError("Sum of y is not strictly positive which is necessary for Poisson "
+                         "regression: criterion='poisson' needs a positive sum of y"
                          + (" (weighted by sample_weight)" if sample_weight is not None else "")
                          + f", got {total}")
 
