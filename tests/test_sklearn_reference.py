@@ -224,3 +224,36 @@ def test_unnormalised_importances_are_impurity_decreases(regression):
                                rtol=1e-12)
     np.testing.assert_allclose(tree.compute_feature_importances(), expected / expected.sum(),
                                rtol=1e-12)
+
+
+def test_tree_members_under_scikit_learns_names():
+    """Code written against scikit-learn's ``tree_`` reads capacity, max_n_classes,
+    missing_go_to_left, compute_node_depths() and predict(X): on trees of the same structure
+    (a depth-limited regressor, NaN in one feature) they give scikit-learn's numbers."""
+    X, y = make_regression(2000, 6, n_informative=4, noise=5.0, random_state=3)
+    X = X.astype(np.float32)
+    X[::9, 2] = np.nan
+    ours = jitree.DecisionTreeRegressor(max_depth=4).fit(X, y).tree_
+    theirs = SkRegressor(max_depth=4, random_state=0).fit(X, y).tree_
+    assert _structure(ours) == _structure(theirs)
+    # every node's (samples, depth from 1): the nodes are numbered in other orders
+    assert sorted(zip(ours.n_node_samples, ours.compute_node_depths(), strict=True)) == \
+        sorted(zip(theirs.n_node_samples, theirs.compute_node_depths(), strict=True))
+    assert ours.compute_node_depths().dtype == np.int64
+    assert ours.max_n_classes == theirs.max_n_classes == 1
+    assert ours.capacity == ours.node_count
+    internal = ours.children_left >= 0
+    their_internal = theirs.children_left >= 0
+    # each internal node's side for missing values, matched by (samples, depth)
+    ours_key = sorted(zip(ours.n_node_samples[internal],
+                          ours.compute_node_depths()[internal],
+                          ours.missing_go_to_left[internal], strict=True))
+    theirs_key = sorted(zip(theirs.n_node_samples[their_internal],
+                            theirs.compute_node_depths()[their_internal],
+                            theirs.missing_go_to_left[their_internal], strict=True))
+    assert ours_key == theirs_key
+    np.testing.assert_allclose(ours.predict(X).ravel(), theirs.predict(X).ravel(), rtol=1e-9)
+    classifier = jitree.DecisionTreeClassifier(max_depth=3).fit(X, (y > 0).astype(int)).tree_
+    assert classifier.max_n_classes == 2
+    np.testing.assert_array_equal(classifier.predict(X[:50]),
+                                  classifier.value[classifier.apply(X[:50])])

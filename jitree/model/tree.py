@@ -757,6 +757,35 @@ class Tree:
         """Depth of the deepest leaf (the root is at depth 0)."""
         return self.cached("max_depth", lambda: int(self.depth.max()) if self.node_count else 0)
 
+    # -- scikit-learn's names ------------------------------------------------------------------
+    # code written against scikit-learn's Tree (``estimator.tree_``) reads these; jitree's
+    # own names are the arrays above
+    @property
+    def capacity(self):
+        """The number of node rows the arrays hold: ``node_count`` (no spare rows)."""
+        return self.node_count
+
+    @property
+    def max_n_classes(self):
+        """The most classes of any output (1 for regression), the columns of each output's
+        block of ``value``."""
+        return self.n_classes if self.n_classes else 1
+
+    @property
+    def missing_go_to_left(self):
+        """``missing_left``: 1 where a missing value goes to the left child."""
+        return self.missing_left
+
+    def compute_node_depths(self):
+        """Depth of every node counted from 1 at the root, as scikit-learn's Tree counts it
+        (:attr:`depth` counts from 0), int64."""
+        return self.depth.astype(np.int64) + 1
+
+    def predict(self, X):
+        """The ``value`` row of the leaf each row of X reaches (raw class weights or output
+        means, as scikit-learn's ``Tree.predict`` returns them, in jitree's 2-D layout)."""
+        return self.predict_table(X, self.value)
+
     def __repr__(self):
         return (f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
                 f"max_depth={self.max_depth}, n_features={self.n_features}, "
