@@ -74,7 +74,11 @@ def weighted_quantile(y, w, alpha):
 
 def split_value(criterion, y, w, goes_left, n_classes):
     """The quantity the criterion maximises for the partition ``goes_left`` (textbook form);
-    ``criterion`` ``("quantile", alpha)`` for the pinball loss."""
+    ``criterion`` ``("quantile", alpha)`` for the pinball loss. y of several columns
+    (regression outputs): the mean of the outputs' values."""
+    if y.ndim == 2:
+        return np.mean([split_value(criterion, y[:, j], w, goes_left, n_classes)
+                        for j in range(y.shape[1])])
     left, right = goes_left, ~goes_left
     W, WL, WR = w.sum(), w[left].sum(), w[right].sum()
     if criterion == "absolute_error" or isinstance(criterion, tuple):

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 import jitree
 from jitree.model.builder import Scaling
 
+from naive import pinball_loss, walk_against, weighted_quantile
+
 sklearn_tree = pytest.importorskip("sklearn.tree")
 
 
@@ -290,6 +292,143 @@ def test_squared_error_root_is_the_exact_first_best(seed, n_outputs, kind, weigh
     assert (int(tree.feature[0]), int(tree.n_node_samples[tree.children_left[0]])) == split
 
 
+# -- the order criteria over several outputs ------------------------------------------------------
+
+def _loss_sum(Y, w, alpha):
+    """The outputs' mean pinball losses (naive), times 2 at alpha 0.5 (absolute error),
+    summed: a node's impurity times the outputs' number."""
+    factor = 2.0 if alpha == 0.5 else 1.0
+    return factor * sum(pinball_loss(Y[:, j], w, alpha) for j in range(Y.shape[1]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("params", [dict(max_depth=4), dict(min_samples_leaf=10)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_absolute_error_equals_sklearn(seed, params, weighted):
+    """scikit-learn's multi-output absolute error: the same splits (ties aside: see
+    :func:`naive.walk_against`), every node's medians and its impurity (the mean of the
+    outputs' mean absolute deviations)."""
+    X, Y = _regression(300, seed)
+    X = X.astype(np.float32)
+    w = np.random.default_rng(seed).uniform(0.5, 2.0, Y.shape[0]) if weighted else None
+    ours = jitree.DecisionTreeRegressor(criterion="absolute_error", **params).fit(X, Y, w)
+    theirs = sklearn_tree.DecisionTreeRegressor(criterion="absolute_error", random_state=0,
+                                                **params).fit(X, Y, w)
+
+    def same_node(a, b):
+        assert ours.tree_.impurity[a] == pytest.approx(theirs.tree_.impurity[b], rel=1e-9)
+        np.testing.assert_array_equal(ours.tree_.value[a], theirs.tree_.value[b, :, 0])
+        return True
+
+    ties, same = walk_against(ours.tree_, theirs.tree_, X, Y,
+                              np.ones(Y.shape[0]) if w is None else w, "absolute_error", 0,
+                              same_node)
+    assert same >= 0.5 * (ours.tree_.node_count - ours.tree_.n_leaves)
+    if ties == 0:
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.sampled_from([0.5, 0.2, 0.9]),
+       st.sampled_from(["none", "integer", "extreme"]), st.floats(0.0, 0.3))
+def test_order_criteria_root_is_the_brute_force_best(seed, n_outputs, alpha, weights, missing):
+    """The root's split: the largest decrease of the outputs' summed pinball losses over
+    every threshold of every feature, missing values on either side or alone (brute force);
+    the root's value each output's weighted quantile. Unit and integer weights take the
+    scans' walk, weights spanning more than its range the Fenwick tree."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 36))
+    X = rng.normal(size=(n, 2))
+    X[rng.random((n, 2)) < missing] = np.nan
+    Y = np.round(rng.normal(size=(n, n_outputs)) * rng.uniform(0.5, 20.0, n_outputs), 1)
+    w = {"none": np.ones(n), "integer": rng.integers(1, 5, n).astype(float),
+         "extreme": rng.choice([1e-3, 1.0, 50.0], n)}[weights]
+    criterion = "absolute_error" if alpha == 0.5 else "quantile"
+    model = jitree.DecisionTreeRegressor(criterion=criterion, quantile=alpha,
+                                         max_depth=1).fit(X, Y, w)
+    tree = model.tree_
+    for j in range(n_outputs):
+        assert tree.value[0, j] == weighted_quantile(Y[:, j], w, alpha)
+    assert tree.impurity[0] == pytest.approx(_loss_sum(Y, w, alpha) / n_outputs, rel=1e-9,
+                                             abs=1e-12)
+
+    def loss(mask):  # the summed losses of the samples of mask
+        return _loss_sum(Y[mask], w[mask], alpha) * w[mask].sum()
+
+    best = -np.inf
+    for f in range(2):
+        absent = np.isnan(X[:, f])
+        values = np.unique(X[~absent, f])
+        sides = [X[:, f] <= (low + high) / 2
+                 for low, high in zip(values[:-1], values[1:], strict=True)]
+        sides += [side | absent for side in sides]
+        if absent.any() and (~absent).any():
+            sides.append(~absent)
+        for left in sides:
+            if w[left].sum() > 0 and w[~left].sum() > 0:
+                best = max(best, loss(np.ones(n, dtype=bool)) - loss(left) - loss(~left))
+    if tree.node_count == 1:
+        assert best <= 1e-9 * max(1.0, loss(np.ones(n, dtype=bool)))
+        return
+    left = model.apply(X) == tree.children_left[0]
+    ours = loss(np.ones(n, dtype=bool)) - loss(left) - loss(~left)
+    assert ours == pytest.approx(best, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("criterion,alpha", [("absolute_error", 0.5), ("quantile", 0.8)])
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_every_node_holds_each_outputs_quantile(criterion, alpha, splitter):
+    """Every node (not only leaves; depth-wise and best-first, missing values, weights)
+    holds each output's weighted quantile of its samples and the mean over outputs of
+    their losses as its impurity."""
+    X, Y = _regression(300, 4)
+    rng = np.random.default_rng(5)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    w = rng.integers(1, 4, Y.shape[0]).astype(float)
+    for params in (dict(max_depth=5), dict(max_leaf_nodes=15, min_samples_leaf=3)):
+        model = jitree.DecisionTreeRegressor(criterion=criterion, quantile=alpha,
+                                             splitter=splitter, random_state=0,
+                                             **params).fit(X, Y, w)
+        tree = model.tree_
+        members = model.decision_path(X).toarray().astype(bool).T
+        assert tree.node_count > 5
+        for node in range(tree.node_count):
+            rows = members[node]
+            for j in range(Y.shape[1]):
+                assert tree.value[node, j] == weighted_quantile(Y[rows, j], w[rows], alpha)
+            assert tree.impurity[node] == pytest.approx(
+                _loss_sum(Y[rows], w[rows], alpha) / Y.shape[1],
+                rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "quantile"])
+def test_copies_of_one_output_grow_its_order_tree(criterion):
+    """Copies of one output grow the single-output tree of an order criterion."""
+    X, Y = _regression()
+    options = dict(criterion=criterion, quantile=0.3 if criterion == "quantile" else None,
+                   max_depth=6)
+    single = jitree.DecisionTreeRegressor(**options).fit(X, Y[:, 1])
+    multi = jitree.DecisionTreeRegressor(**options).fit(X, np.column_stack([Y[:, 1]] * 2))
+    np.testing.assert_array_equal(single.tree_.feature, multi.tree_.feature)
+    np.testing.assert_array_equal(single.tree_.threshold, multi.tree_.threshold)
+    np.testing.assert_array_equal(multi.tree_.value, np.column_stack([single.tree_.value] * 2))
+    np.testing.assert_allclose(multi.tree_.impurity, single.tree_.impurity, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [jitree.RandomForestRegressor, jitree.ExtraTreesRegressor])
+def test_forest_with_absolute_error(cls):
+    """A forest's trees of several outputs under absolute error: each tree's leaves hold
+    its bag's medians, and the forest predicts their mean, output by output."""
+    X, Y = _regression(300, 6)
+    forest = cls(n_estimators=5, criterion="absolute_error", max_depth=6,
+                 random_state=0).fit(X, Y)
+    assert forest.predict(X).shape == Y.shape
+    np.testing.assert_allclose(forest.predict(X),
+                               np.mean([tree.predict(X) for tree in forest], axis=0),
+                               rtol=1e-12)
+    assert forest.score(X, Y) > 0.5
+
+
 # -- invariants -----------------------------------------------------------------------------------
 
 def test_copies_of_one_output_grow_its_tree():
@@ -528,8 +667,6 @@ def test_forest_class_weight_and_warm_start():
 # -- what a multi-output fit refuses --------------------------------------------------------------
 
 @pytest.mark.parametrize("cls, options, match", [
-    (jitree.DecisionTreeRegressor, dict(criterion="absolute_error"), "scores one output"),
-    (jitree.DecisionTreeRegressor, dict(criterion="quantile", quantile=0.3), "scores one"),
     (jitree.DecisionTreeClassifier, dict(criterion="gain_ratio"), "scores one output"),
     (jitree.DecisionTreeClassifier, dict(criterion="twoing"), "scores one output"),
     (jitree.DecisionTreeRegressor, dict(monotonic_cst=[1, 0, 0, 0, 0]), "Monotonicity"),

@@ -41,7 +41,6 @@ EXPECTED = {
     "test_missing_values_best_splitter_on_equal_nodes_no_missing":
         "missing values at a node without any in training go to the heavier child, the "
         "left one on a tie (scikit-learn: the right one)",
-    "test_multioutput": "multi-output trees refuse absolute_error",
     "test_random_splitter_missing_values_uses_non_missing_min_max":
         "a random split that parts missing values from the others has the threshold "
         "DBL_MAX, so unseen larger values go with the non-missing side",

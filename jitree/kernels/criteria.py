@@ -173,8 +173,10 @@ def _placeholders():
 _SINGLE_OUTPUT = np.zeros(0, dtype=np.int64)
 
 # the built-in criteria of a multi-output tree (the others score one output: gain ratio,
-# cart and twoing compare two sides' class distributions, the order criteria one target)
-MULTI_OUTPUT_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, SQUARED_ERROR, POISSON)
+# cart and twoing compare two sides' class distributions); the order criteria rank each
+# output's targets (kernels.pinball), a node's loss the sum of its outputs'
+MULTI_OUTPUT_CRITERIA = (GINI, ENTROPY, MISCLASSIFICATION, SQUARED_ERROR, POISSON,
+                         ABSOLUTE_ERROR, QUANTILE)
 
 
 def output_blocks(n_outputs, block_size):

@@ -30,6 +30,13 @@ the samples inserted so far and the weight and sum below it, which give their lo
 A forward pass gives the loss of every left side, a backward pass of every right side
 (O(n log n) per node and feature, as scikit-learn's absolute error since 1.8); missing
 values add the passes with the missing samples inserted first, one per side they may take.
+
+**Several outputs.** A multi-output tree keeps the four statistics of each output one after
+another (output o's block at ``N_STATS * o``; its targets in ``TreeData.outputs``, see
+:func:`output_columns`), ranks each output's targets on their own (a row of
+:class:`Ranks` per output), and a scan runs the passes of each output, adding their losses
+position by position: a split minimises the sum of the outputs' losses, and a node's value
+is each output's quantile (scikit-learn's multi-output ``absolute_error``).
 """
 
 import numpy as np
@@ -86,39 +93,61 @@ def order_statistics(values, weights, alpha):
     return q, loss
 
 
+@jit(inline="always")
+def target_of(data, output, i):
+    """Sample ``i``'s target of output ``output``: ``data.target`` for one output, else
+    column ``N_STATS * output`` of ``data.outputs`` (see :func:`output_columns`)."""
+    if data.outputs.shape[1] > 0:
+        return data.outputs[i, N_STATS * output]
+    return data.target[i]
+
+
+def output_columns(target):
+    """``TreeData.outputs`` of a multi-output order criterion (target (n_samples,
+    n_outputs)): each output's block of ``N_STATS`` statistics as a sample adds them, ``y_j``,
+    ``y_j**2`` and zeros for the loss and the quantile, which are not sums (the kernels
+    that make nodes compute them, :func:`child_order_statistics`)."""
+    n_samples, n_outputs = target.shape
+    rows = np.zeros((n_samples, N_STATS * n_outputs))
+    rows[:, 0::N_STATS] = target
+    rows[:, 1::N_STATS] = target * target
+    return rows
+
+
 @pjit
 def rank_targets(data, ranks, node_start, node_end):
     """Rank the samples of each node (rows ``node_start[j]:node_end[j]`` of the sorted
-    arrays) by target into the :class:`Ranks` ``ranks``: ``ranked[start + r]`` is the
-    node's sample of rank r (equal targets in the order of feature 0) and ``target_rank[i]``
-    the rank of sample i. Parallel over the nodes (disjoint segments)."""
+    arrays) by each output's target into the :class:`Ranks` ``ranks``: ``ranked[o, start +
+    r]`` is the node's sample of rank r in output o (equal targets in the order of feature
+    0) and ``target_rank[o, i]`` the rank of sample i. Parallel over the nodes (disjoint
+    segments)."""
     sorted_index = data.sorted_index
-    target = data.target
     target_rank = ranks.target_rank
     ranked = ranks.ranked
     for j in prange(node_start.shape[0]):
         start = node_start[j]
         n = node_end[j] - start
         values = np.empty(n)
-        for k in range(n):
-            values[k] = target[sorted_index[0, start + k]]
-        order = np.argsort(values, kind="mergesort")
-        for r in range(n):
-            i = sorted_index[0, start + order[r]]
-            ranked[start + r] = i
-            target_rank[i] = r
+        for o in range(ranked.shape[0]):
+            for k in range(n):
+                values[k] = target_of(data, o, sorted_index[0, start + k])
+            order = np.argsort(values, kind="mergesort")
+            for r in range(n):
+                i = sorted_index[0, start + order[r]]
+                ranked[o, start + r] = i
+                target_rank[o, i] = r
 
 
 @jit
-def _sorted_samples(data, ranked, first, end, keep, slot, values, weights):
-    """The targets and weights of the samples ranked ``first:end`` (``ranked``) whose
-    ``keep[i] == slot``, in increasing order of target, into ``values``, ``weights``;
-    returns their number."""
+def _sorted_samples(data, ranked, output, first, end, keep, slot, values, weights):
+    """The targets of output ``output`` and the weights of the samples ranked ``first:end``
+    (``ranked``, the output's row) whose ``keep[i] == slot``, in increasing order of
+    target, into ``values``, ``weights``; returns their number."""
     m = 0
     for r in range(first, end):
         i = ranked[r]
         if keep[i] == slot:
-            values[m] = data.target[i]
+            values[m] = target_of(data, output, i)
             weights[m] = data.sample_weight[i] if data.weighted else 1.0
             m += 1
     return m
@@ -126,9 +155,10 @@ def _sorted_samples(data, ranked, first, end, keep, slot, values, weights):
 
 @pjit
 def child_order_statistics(data, ranks, splits, goes_left, children, alpha):
-    """Quantile and loss of the two children of each split of the :class:`SplitBatch`
-    ``splits`` (samples marked by ``goes_left``, ranked by :func:`rank_targets`) into their
-    rows of ``children.stats``. Parallel over the splits."""
+    """Quantile and loss of each output of the two children of each split of the
+    :class:`SplitBatch` ``splits`` (samples marked by ``goes_left``, ranked by
+    :func:`rank_targets`) into their rows of ``children.stats`` (output o's block at
+    ``N_STATS * o``). Parallel over the splits."""
     split_start = splits.start
     split_end = splits.end
     child_offset = splits.child_offset
@@ -139,14 +169,15 @@ def child_order_statistics(data, ranks, splits, goes_left, children, alpha):
         end = split_end[j]
         values = np.empty(end - start)
         weights = np.empty(end - start)
-        for side in range(2):
-            # goes_left is 1 for the left child, slot 0
-            m = _sorted_samples(data, ranked, start, end, goes_left, np.uint8(1 - side),
-                                values, weights)
-            q, loss = order_statistics(values[:m], weights[:m], alpha)
-            row = child_offset[j] + side
-            child_stats[row, STAT_VALUE] = q
-            child_stats[row, STAT_LOSS] = loss
+        for o in range(ranked.shape[0]):
+            for side in range(2):
+                # goes_left is 1 for the left child, slot 0
+                m = _sorted_samples(data, ranked[o], o, start, end, goes_left,
+                                    np.uint8(1 - side), values, weights)
+                q, loss = order_statistics(values[:m], weights[:m], alpha)
+                row = child_offset[j] + side
+                child_stats[row, N_STATS * o + STAT_VALUE] = q
+                child_stats[row, N_STATS * o + STAT_LOSS] = loss
 
 
 # -- the order structures of a scan ------------------------------------------------------------
@@ -315,16 +346,17 @@ def _walk(bits, by_rank, centre, cut, p, below_w, below_s):
 
 
 @jit
-def _pass(ranks, by_rank, value_row, positions, base, alpha, centre, order, out):
+def _pass(ranks, by_rank, value_row, positions, base, alpha, centre, order, out, add):
     """Insert the samples at positions ``first, first + step, ..`` up to ``stop`` excluded
     (``positions``: ``(first, stop, step, start, end)``, the node's non-missing rows being
     ``start:end``), after the ``base`` positions ``(begin, end)`` (the missing samples when
     they join this side). After each insertion that ends a candidate side (the next
     position holds another value, or ends the rows), write the pinball loss of the samples
     inserted so far to ``out[0][k - start]`` and, when ``out[1]`` is not empty, their
-    quantile. ``ranks[k - start]``: the rank of the sample at position k; ``by_rank``: the
-    node's targets and weights by rank (weights empty: all 1); ``order``: see
-    :func:`_new_order`. Returns the loss of the base alone (0 if empty)."""
+    quantile (``add``: add the loss to ``out[0][k - start]``, another output's). ``ranks[k -
+    start]``: the rank of the sample at position k; ``by_rank``: the node's targets and
+    weights by rank (weights empty: all 1); ``order``: see :func:`_new_order`. Returns the
+    loss of the base alone (0 if empty)."""
     first, stop, step, start, end = positions
     out_loss, out_value = out
     values, weights = by_rank
@@ -379,7 +411,10 @@ def _pass(ranks, by_rank, value_row, positions, base, alpha, centre, order, out)
                 if phase == 0:
                     base_loss = loss
                 else:
-                    out_loss[k - start] = loss
+                    if add:
+                        out_loss[k - start] += loss
+                    else:
+                        out_loss[k - start] = loss
                     if with_value:
                         out_value[k - start] = _quantile_value(order, by_rank, rank,
                                                                below_w, cut)
@@ -448,52 +483,57 @@ def scan_pinball(settings, data, ranks, rows, node, missing, only, work):
     best_direction = NO_MISSING
     if n_present < 1 or n < 2:
         return best_score, best_pos, best_direction
-    centre = node.stats[0] / node.weight
-    # the node's targets and weights by rank, and the spread of its weights
-    ranked = ranks.ranked
+    # each output's targets and weights by rank, and the spread of the node's weights
     weighted = data.weighted
     rows_work, position_rank, bits = work
     values = rows_work[0, :n]
     weights = rows_work[1, :n if weighted else 0]
-    lightest = np.inf
-    heaviest = 0.0
-    for r in range(n):
-        i = ranked[start + r]
-        values[r] = data.target[i]
-        if weighted:
-            w = data.sample_weight[i]
-            weights[r] = w
-            if w > 0.0:
-                lightest = min(lightest, w)
-                heaviest = max(heaviest, w)
-    by_rank = (values, weights)
-    order = _new_order(n, not weighted or heaviest <= WALK_SPAN * lightest, bits)
-    for k in range(n):  # by position: the rank of each sample
-        position_rank[k] = ranks.target_rank[index_row[start + k]]
     n_sides = 2 if n_missing > 0 else 1
     left_loss = rows_work[2:2 + n_sides, :n_present]
     right_loss = rows_work[4:4 + n_sides, :n_present]
     left_value = np.empty((n_sides, n_present if constrained else 0))
     right_value = np.empty((n_sides, n_present if constrained else 0))
     prefix_weight = rows_work[6, :n_present]
-    total = 0.0
-    for k in range(n_present):
-        total += weights[position_rank[k]] if weighted else 1.0
-        prefix_weight[k] = total
     no_base = (0, 0)
     with_missing = (end_nm, end_nm + n_missing)
     missing_loss = 0.0
-    for side in range(n_sides):
-        # side 0: missing samples right (or none); side 1: missing samples left
-        _pass(position_rank, by_rank, value_row, (start, end_nm, 1, start, end_nm),
-              with_missing if side == 1 else no_base, alpha, centre, order,
-              (left_loss[side], left_value[side]))
-        base_loss = _pass(position_rank, by_rank, value_row,
-                          (end_nm - 1, start - 1, -1, start, end_nm),
-                          with_missing if side == 0 else no_base, alpha, centre, order,
-                          (right_loss[side], right_value[side]))
-        if side == 0:
-            missing_loss = base_loss
+    for o in range(ranks.ranked.shape[0]):
+        # the outputs' losses add up (output o > 0 adds its own); monotonic constraints,
+        # which read the quantiles, take one output
+        centre = node.stats[N_STATS * o] / node.weight
+        ranked = ranks.ranked[o]
+        lightest = np.inf
+        heaviest = 0.0
+        for r in range(n):
+            i = ranked[start + r]
+            values[r] = target_of(data, o, i)
+            if weighted:
+                w = data.sample_weight[i]
+                weights[r] = w
+                if w > 0.0:
+                    lightest = min(lightest, w)
+                    heaviest = max(heaviest, w)
+        by_rank = (values, weights)
+        order = _new_order(n, not weighted or heaviest <= WALK_SPAN * lightest, bits)
+        for k in range(n):  # by position: the rank of each sample
+            position_rank[k] = ranks.target_rank[o, index_row[start + k]]
+        if o == 0:
+            total = 0.0
+            for k in range(n_present):
+                total += weights[position_rank[k]] if weighted else 1.0
+                prefix_weight[k] = total
+        add = o > 0
+        for side in range(n_sides):
+            # side 0: missing samples right (or none); side 1: missing samples left
+            _pass(position_rank, by_rank, value_row, (start, end_nm, 1, start, end_nm),
+                  with_missing if side == 1 else no_base, alpha, centre, order,
+                  (left_loss[side], left_value[side]), add)
+            base_loss = _pass(position_rank, by_rank, value_row,
+                              (end_nm - 1, start - 1, -1, start, end_nm),
+                              with_missing if side == 0 else no_base, alpha, centre, order,
+                              (right_loss[side], right_value[side]), add)
+            if side == 0:
+                missing_loss += base_loss
     first = start
     last = end_nm - 1  # candidates: left = start..k, right = k+1..end_nm-1
     if only >= 0:

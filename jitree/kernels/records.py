@@ -131,9 +131,10 @@ GrowSettings = namedtuple("GrowSettings", [
 Ranks = namedtuple("Ranks", [
     # the order criteria's ranking of each searched node's samples by target
     # (kernels.pinball.rank_targets); None for the other criteria (the order statistics are
-    # then pruned from the compiled growth loop)
-    "target_rank",  # (n_samples,) int32: rank of each sample's target in its node
-    "ranked",       # (n_rows,) int32: each node's samples by increasing target
+    # then pruned from the compiled growth loop); a row per output (a multi-output tree
+    # ranks each output's targets)
+    "target_rank",  # (n_outputs, n_samples) int32: rank of each sample's target in its node
+    "ranked",       # (n_outputs, n_rows) int32: each node's samples by increasing target
 ])
 
 CategorySettings = namedtuple("CategorySettings", [

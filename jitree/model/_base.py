@@ -170,7 +170,8 @@ def _check_multi_output(model, criterion):
     output, and monotonic constraints (scikit-learn refuses them too)."""
     if criterion < criteria.USER_IMPURITY and criterion not in criteria.MULTI_OUTPUT_CRITERIA:
         allowed = ("'gini', 'entropy', 'log_loss', 'misclassification'"
-                   if model._task == "classification" else "'squared_error', 'poisson'")
+                   if model._task == "classification"
+                   else "'squared_error', 'poisson', 'absolute_error', 'quantile'")
         raise ValueError(f"criterion={model.criterion!r} scores one output; a multi-output y "
                          f"(several columns) needs {allowed} or a jitree.Criterion")
     if getattr(model, "monotonic_cst", None) is not None:

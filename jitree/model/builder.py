@@ -398,8 +398,11 @@ def output_rows(code, target, is_regression, n_classes):
     """``(TreeData.outputs, TreeData.output_columns)`` of a multi-output target (n_samples,
     n_outputs): per sample, the statistics column of its class in each output's block of
     ``n_classes`` (classification), or ``y_j`` and ``y_j**2`` (poisson: ``y_j log y_j``) for
-    each output (regression; see :mod:`jitree.kernels.criteria`). The other is empty."""
+    each output (regression; see :mod:`jitree.kernels.criteria`; the order criteria:
+    :func:`jitree.kernels.pinball.output_columns`). The other is empty."""
     n_samples, n_outputs = target.shape
+    if code in criteria.ORDER_CRITERIA:
+        return pinball.output_columns(target), np.empty((n_samples, 0), dtype=np.int32)
     if not is_regression:
         columns = (target.astype(np.int64) + np.arange(n_outputs) * n_classes).astype(np.int32)
         return np.empty((n_samples, 0)), np.ascontiguousarray(columns)
@@ -957,8 +960,10 @@ class TreeBuilder:
         measure = self.params.measure(n_stats // self.params.n_outputs if multi_output else 0,
                                       n_stats)
         order = int(measure.code) in criteria.ORDER_CRITERIA
-        if order:
-            n_stats = pinball.N_STATS
+        if order:  # N_STATS an output (pinball's block: its sums, loss and quantile)
+            n_stats = pinball.N_STATS * self.params.n_outputs
+            if multi_output:
+                measure = self.params.measure(pinball.N_STATS, n_stats)
         check_node_table(self.params, target.shape[0], n_stats)
         user_criterion = measure.code >= criteria.USER_IMPURITY
         # a user's criterion sees the samples' own targets and weights; poisson and the
@@ -1024,8 +1029,9 @@ class TreeBuilder:
                         else xlogx_table(measure.code, sample_weight))
         ranks = None
         if order:
-            ranks = Ranks(np.empty(target.shape[0], dtype=np.int32),
-                          np.empty(presorted.sorted_index.shape[1], dtype=np.int32))
+            ranks = Ranks(np.empty((params.n_outputs, n_samples), dtype=np.int32),
+                          np.empty((params.n_outputs, presorted.sorted_index.shape[1]),
+                                   dtype=np.int32))
         root_stats, root_weight = self._root(target, term, sample_weight, presorted.label,
                                              n_stats, params, order, outputs, output_columns)
         categories = params.categories(
@@ -1048,6 +1054,13 @@ class TreeBuilder:
             for s in range(n_stats):
                 root_stats[s] = criteria.weighted_total(sample_weight,
                                                         np.ascontiguousarray(outputs[:, s]))
+            for o in range(params.n_outputs if order else 0):
+                column = pinball.N_STATS * o
+                by_target = np.argsort(outputs[:, column], kind="stable")
+                q, loss = pinball.order_statistics(outputs[by_target, column],
+                                                   sample_weight[by_target], params.quantile)
+                root_stats[column + pinball.STAT_VALUE] = q
+                root_stats[column + pinball.STAT_LOSS] = loss
         elif params.is_regression:
             root_stats[0] = criteria.weighted_total(sample_weight, target)
             root_stats[1] = criteria.weighted_total(sample_weight, term) if term.shape[0] \
@@ -1100,7 +1113,9 @@ class TreeBuilder:
         # view (a one-node tree's columns are contiguous views) would keep it alive
         ints = nodes.ints[:count].copy()
         floats = nodes.floats[:count].copy()
-        if params.is_regression and params.n_outputs > 1:
+        if params.is_regression and params.n_outputs > 1 and order:
+            value = scaling.means(nodes.stats[:count, pinball.STAT_VALUE::pinball.N_STATS])
+        elif params.is_regression and params.n_outputs > 1:
             value = scaling.means(nodes.stats[:count, 0::2] / floats[:, F_WEIGHT, None])
         elif params.is_regression:
             if order:
