@@ -983,6 +983,44 @@ def test_byte_codes_grow_the_same_trees(make, dtype, monkeypatch):
     assert_same_trees(with_codes, sampled)
 
 
+@st.composite
+def byte_coded_fits(draw):
+    # X of whole numbers 0 .. 255 (held as bytes; nodes whose samples fill a feature's
+    # range searched by its histogram, kernels.split.scan_codes), classes beyond the
+    # histogram's CODE_CLASSES too, whole weights (zeros among them) or none
+    n = draw(st.integers(4, 400))
+    d = draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    top = draw(st.sampled_from([2, 6, 40, 255]))
+    X = rng.integers(0, top + 1, (n, d)).astype(draw(st.sampled_from([np.float32,
+                                                                      np.float64])))
+    y = rng.integers(0, draw(st.integers(1, 10)), n)
+    w = {"none": None, "whole": rng.integers(0, 4, n).astype(np.float64)}[
+        draw(st.sampled_from(["none", "whole"]))]
+    if w is not None and not w.sum() > 0:
+        w[0] = 1.0
+    params = dict(
+        random_state=draw(st.integers(0, 1000)), max_features=draw(st.integers(1, d)),
+        criterion=draw(st.sampled_from(["gini", "entropy", "misclassification",
+                                        "gain_ratio", "twoing"])),
+        min_samples_leaf=draw(st.integers(1, 5)),
+        min_weight_fraction_leaf=draw(st.sampled_from([0.0, 0.1])),
+        max_depth=draw(st.sampled_from([None, 3])),
+        max_leaf_nodes=draw(st.sampled_from([None, 6])))
+    return X, y, w, params
+
+
+@settings(deadline=None, max_examples=80)
+@given(byte_coded_fits())
+def test_byte_coded_features_grow_the_presorted_tree(case):
+    # a histogram's candidates are the sorted scan's, scored on the same whole-number sums:
+    # the same scores to the bit, and so the same trees
+    X, y, w, params = case
+    a, b = _fit_both(lambda: jitree.DecisionTreeClassifier(**params).fit(X, y,
+                                                                         sample_weight=w))
+    assert_same_trees(a, b)
+
+
 def test_byte_codes_only_for_the_best_splitter_on_whole_numbers():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (50, 40)).astype(float)

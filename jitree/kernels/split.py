@@ -477,6 +477,111 @@ def scan_two_valued(settings, data, node, samples, start, key, low, parent_entro
         return score, np.int64(n_left)
     return -np.inf, -1
 
+# the most classes scan_codes counts: its table is the sample-order sort's (8, 256) counts,
+# row 0 the samples of each value, row 1 + c the weight of class c
+CODE_CLASSES = 7
+
+
+@borrowing(inline="always")
+def scan_codes(settings, data, node, samples, start, key, low, high, parent_entropy, left,
+               right, table):
+    """:func:`scan_classification`'s ``(score, pos, threshold)`` for a feature whose values
+    at the node's samples ``samples[start:start + node.count]`` (in ``key``, in the same
+    order) are whole numbers from ``low`` to ``high`` < ``low`` + 256, none missing, the
+    feature unconstrained, for a classifier of at most CODE_CLASSES classes and whole-number
+    weights of a total below 2**26 (``SampleOrder.whole_weights``), without sorting: one
+    pass counts each value's samples and adds each class's weight per value (``table``, an
+    (8, 256) int64 table: a histogram), then the candidates between successive values
+    present are scored in increasing order, as the scan meets them. Every class weight,
+    sum of squares and difference the scan makes is then a whole number below 2**52,
+    exact in any order: the scores, and the first best, are the scan's to the bit.
+
+    ``left`` and ``right``: scratch statistics."""
+    code = settings.criterion.code
+    min_samples_leaf = settings.min_samples_leaf
+    min_weight_leaf = settings.min_weight_leaf
+    sample_weight = data.sample_weight
+    weighted = data.weighted
+    label = data.label
+    node_stats = node.stats
+    node_weight = node.weight
+    n_stats = node_stats.shape[0]
+    n = node.count
+    if n < 2 * min_samples_leaf or n < 2:
+        return -np.inf, -1, 0.0
+    base = np.int64(low)
+    size = np.int64(high) - base + 1
+    for r in range(n_stats + 1):
+        for v in range(size):
+            table[r, v] = 0
+    w = np.int64(1)
+    last = np.uint64(start + n - 1)
+    for k in range(n):
+        # the class and weight of the sample AHEAD on, asked for now (the node's samples
+        # lie in rows scattered through the data)
+        ahead = np.uint64(samples[min(np.uint64(start + k) + AHEAD, last)])
+        prefetch(label, ahead)
+        if weighted:
+            prefetch(sample_weight, ahead)
+        i = np.uint64(samples[start + k])
+        if weighted:
+            w = np.int64(sample_weight[i])
+        v = np.int64(key[k]) - base
+        table[0, v] += 1
+        table[1 + np.int64(label[i]), v] += w
+    for c in range(n_stats):
+        left[c] = 0.0
+        right[c] = node_stats[c]
+    first_candidate, stop = _scan_range(0, n, min_samples_leaf, 0, 0)
+    best_score = -np.inf
+    best_pos = -1
+    best_value = 0
+    n_left = 0
+    weight_left = 0.0
+    for v in range(size - 1):  # the largest value ends no left side
+        count = table[0, v]
+        if count == 0:
+            continue
+        n_left += count
+        left_sq = 0.0
+        right_sq = 0.0
+        for c in range(n_stats):
+            h = np.float64(table[1 + c, v])
+            left[c] += h
+            right[c] -= h
+            weight_left += h
+            left_sq += left[c] * left[c]
+            right_sq += right[c] * right[c]
+        k = np.uint64(n_left - 1)  # the scan's position: its last left sample
+        if k < first_candidate or k >= stop:
+            continue
+        weight_right = node_weight - weight_left
+        if weight_left <= 0.0 or weight_right <= 0.0:
+            continue
+        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            continue
+        if code == criteria.GINI:
+            score = ((left_sq * weight_right + right_sq * weight_left)
+                     / (weight_left * weight_right))
+        elif code == criteria.ENTROPY:
+            score = -(criteria.table_entropy_sum(left, weight_left, data.xlogx)
+                      + criteria.table_entropy_sum(right, weight_right, data.xlogx))
+        else:
+            score = criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                           parent_entropy)
+        if score > best_score:
+            best_score = score
+            best_pos = np.int64(n_left)
+            best_value = v
+    if best_pos < 0:
+        return -np.inf, -1, 0.0
+    following = best_value + 1  # the next value present: the threshold's upper end
+    while table[0, following] == 0:
+        following += 1
+    return best_score, best_pos, midpoint(np.float64(base + best_value),
+                                          np.float64(base + following))
+
+
 # threshold candidates a user criterion's scan scores per call of its batch function
 USER_BATCH = 256
 
