@@ -935,6 +935,14 @@ class SortedColumns:
                              int(number.max()) + 1 if keep.any() else 0)
 
 
+def _root_order_statistics(stats, target, sample_weight, alpha):
+    """The order criteria's quantile and loss of all the samples of one output (``target``)
+    into its block of the root's statistics (``stats``, see :mod:`jitree.kernels.pinball`)."""
+    by_target = np.argsort(target, kind="stable")
+    stats[pinball.STAT_VALUE], stats[pinball.STAT_LOSS] = pinball.order_statistics(
+        target[by_target], sample_weight[by_target], alpha)
+
+
 class TreeBuilder:
     """Grows one tree on (X, target, sample_weight).
 
@@ -1056,20 +1064,14 @@ class TreeBuilder:
                                                         np.ascontiguousarray(outputs[:, s]))
             for o in range(params.n_outputs if order else 0):
                 column = pinball.N_STATS * o
-                by_target = np.argsort(outputs[:, column], kind="stable")
-                q, loss = pinball.order_statistics(outputs[by_target, column],
-                                                   sample_weight[by_target], params.quantile)
-                root_stats[column + pinball.STAT_VALUE] = q
-                root_stats[column + pinball.STAT_LOSS] = loss
+                _root_order_statistics(root_stats[column:column + pinball.N_STATS],
+                                       outputs[:, column], sample_weight, params.quantile)
         elif params.is_regression:
             root_stats[0] = criteria.weighted_total(sample_weight, target)
             root_stats[1] = criteria.weighted_total(sample_weight, term) if term.shape[0] \
                 else criteria.weighted_total(sample_weight * target, target)
             if order:
-                by_target = np.argsort(target, kind="stable")
-                root_stats[pinball.STAT_VALUE], root_stats[pinball.STAT_LOSS] = \
-                    pinball.order_statistics(target[by_target], sample_weight[by_target],
-                                             params.quantile)
+                _root_order_statistics(root_stats, target, sample_weight, params.quantile)
         else:
             root_stats[:] = np.bincount(label, weights=sample_weight, minlength=n_stats)
         root_weight = float(sample_weight.sum())
@@ -1113,15 +1115,11 @@ class TreeBuilder:
         # view (a one-node tree's columns are contiguous views) would keep it alive
         ints = nodes.ints[:count].copy()
         floats = nodes.floats[:count].copy()
-        if params.is_regression and params.n_outputs > 1 and order:
-            value = scaling.means(nodes.stats[:count, pinball.STAT_VALUE::pinball.N_STATS])
-        elif params.is_regression and params.n_outputs > 1:
-            value = scaling.means(nodes.stats[:count, 0::2] / floats[:, F_WEIGHT, None])
-        elif params.is_regression:
-            if order:
-                mean = nodes.stats[:count, pinball.STAT_VALUE:pinball.STAT_VALUE + 1].copy()
-            else:
-                mean = nodes.stats[:count, :1] / floats[:, F_WEIGHT, None]
+        if params.is_regression:
+            if order:  # each output's quantile
+                mean = nodes.stats[:count, pinball.STAT_VALUE::pinball.N_STATS].copy()
+            else:  # each output's sum of w y over the weight
+                mean = nodes.stats[:count, 0::2] / floats[:, F_WEIGHT, None]
             if params.monotonic is not None:
                 mean = np.clip(mean, floats[:, F_LOWER, None], floats[:, F_UPPER, None])
             value = scaling.means(mean)
