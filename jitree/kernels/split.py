@@ -373,6 +373,33 @@ def scan_regression(settings, data, rows, node, base, n_right0):
     return best_score, best_pos
 
 
+
+@jit(inline="always")
+def _leaf_weights_allowed(weight_left, weight_right, min_weight_leaf):
+    """Whether a candidate of these side weights may split: both positive and at least
+    ``min_weight_leaf`` (the scans' tests, in their order)."""
+    if weight_left <= 0.0 or weight_right <= 0.0:
+        return False
+    return not (weight_left < min_weight_leaf or weight_right < min_weight_leaf)
+
+
+@jit(inline="always")
+def _whole_class_score(code, left, right, left_sq, right_sq, weight_left, weight_right, xlogx,
+                       parent_entropy):
+    """The classification scans' score of a candidate whose class weights are whole numbers
+    (:func:`scan_two_valued`, :func:`scan_codes`): gini from the sides' sums of squares
+    (``left_sq``, ``right_sq``) with one division, entropy from the table of m log m
+    (``xlogx``), the other built-ins by :func:`criteria.builtin_score`: the expressions of
+    :func:`scan_classification`, so the same bits."""
+    if code == criteria.GINI:
+        return ((left_sq * weight_right + right_sq * weight_left)
+                / (weight_left * weight_right))
+    if code == criteria.ENTROPY:
+        return -(criteria.table_entropy_sum(left, weight_left, xlogx)
+                 + criteria.table_entropy_sum(right, weight_right, xlogx))
+    return criteria.builtin_score(code, left, right, weight_left, weight_right,
+                                  parent_entropy)
+
 @borrowing(inline="always")
 def scan_two_valued(settings, data, node, samples, start, key, low, parent_entropy, left,
                     right, lanes):
@@ -453,9 +480,7 @@ def scan_two_valued(settings, data, node, samples, start, key, low, parent_entro
     if k < first_candidate or k >= stop:
         return -np.inf, -1
     weight_right = node_weight - weight_left
-    if weight_left <= 0.0 or weight_right <= 0.0:
-        return -np.inf, -1
-    if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+    if not _leaf_weights_allowed(weight_left, weight_right, min_weight_leaf):
         return -np.inf, -1
     if data.is_regression:
         sum_right = node_stats[0] - sum_left
@@ -464,15 +489,9 @@ def scan_two_valued(settings, data, node, samples, start, key, low, parent_entro
         else:
             score = (sum_left * sum_left / weight_left
                      + sum_right * sum_right / weight_right)
-    elif code == criteria.GINI:
-        score = ((left_sq * weight_right + right_sq * weight_left)
-                 / (weight_left * weight_right))
-    elif code == criteria.ENTROPY:
-        score = -(criteria.table_entropy_sum(left, weight_left, data.xlogx)
-                  + criteria.table_entropy_sum(right, weight_right, data.xlogx))
     else:
-        score = criteria.builtin_score(code, left, right, weight_left, weight_right,
-                                       parent_entropy)
+        score = _whole_class_score(code, left, right, left_sq, right_sq, weight_left,
+                                   weight_right, data.xlogx, parent_entropy)
     if score > -np.inf:
         return score, np.int64(n_left)
     return -np.inf, -1
@@ -556,19 +575,10 @@ def scan_codes(settings, data, node, samples, start, key, low, high, parent_entr
         if k < first_candidate or k >= stop:
             continue
         weight_right = node_weight - weight_left
-        if weight_left <= 0.0 or weight_right <= 0.0:
+        if not _leaf_weights_allowed(weight_left, weight_right, min_weight_leaf):
             continue
-        if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
-            continue
-        if code == criteria.GINI:
-            score = ((left_sq * weight_right + right_sq * weight_left)
-                     / (weight_left * weight_right))
-        elif code == criteria.ENTROPY:
-            score = -(criteria.table_entropy_sum(left, weight_left, data.xlogx)
-                      + criteria.table_entropy_sum(right, weight_right, data.xlogx))
-        else:
-            score = criteria.builtin_score(code, left, right, weight_left, weight_right,
-                                           parent_entropy)
+        score = _whole_class_score(code, left, right, left_sq, right_sq, weight_left,
+                                   weight_right, data.xlogx, parent_entropy)
         if score > best_score:
             best_score = score
             best_pos = np.int64(n_left)
