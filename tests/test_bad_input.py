@@ -64,6 +64,69 @@ def test_bad_sample_weight(weights, match):
         DecisionTreeClassifier().fit(X, Y, sample_weight=weights)
 
 
+def test_weights_whose_sum_overflows_are_refused():
+    """Finite weights whose total is infinite would make every criterion's sums infinite (a
+    silent stump): refused, for sample_weight and for class_weight's products too."""
+    huge = np.full(30, 1e307)
+    with pytest.raises(ValueError, match="overflows float64"):
+        DecisionTreeClassifier().fit(X, Y, sample_weight=huge)
+    with pytest.raises(ValueError, match="overflows float64"):
+        DecisionTreeRegressor().fit(X, X[:, 0], sample_weight=huge)
+    heavy = {label: 1e308 for label in np.unique(Y)}
+    with pytest.raises(ValueError, match="overflows float64"):
+        DecisionTreeClassifier(class_weight=heavy).fit(X, Y)
+    with pytest.raises(ValueError, match="overflows float64"):
+        jitree.RandomForestClassifier(n_estimators=2, class_weight=heavy).fit(X, Y)
+    # the same ratios, scaled down, grow a tree
+    assert DecisionTreeClassifier().fit(X, Y, sample_weight=huge / 1e300).tree_.node_count > 1
+
+
+@pytest.mark.parametrize("model", [
+    DecisionTreeClassifier(random_state=0), DecisionTreeRegressor(random_state=0),
+    jitree.RandomForestClassifier(n_estimators=2, random_state=0),
+    jitree.RandomForestRegressor(n_estimators=2, random_state=0)])
+def test_score_checks_y_and_sample_weight(model):
+    """score refuses what fit refuses in y and sample_weight, and a y of another length."""
+    regression = not hasattr(model, "predict_proba")
+    target = X[:, 0] if regression else Y
+    model.fit(X, target)
+    n = X.shape[0]
+    for weights, match in [(np.zeros(n), "zero everywhere"), (-np.ones(n), "Negative"),
+                           (np.ones(n - 1), "shape"), (np.ones((n, 2)), "shape"),
+                           (np.full(n, np.nan), "NaN")]:
+        with pytest.raises(ValueError, match=match):
+            model.score(X, target, sample_weight=weights)
+    with pytest.raises(ValueError, match="y has shape"):
+        model.score(X, target[:-1])
+    if regression:
+        with pytest.raises(ValueError, match="NaN"):
+            model.score(X, np.where(np.arange(n) == 0, np.nan, target))
+        with pytest.raises(ValueError, match="infinity"):
+            model.score(X, np.where(np.arange(n) == 0, np.inf, target))
+    # a column vector is one output's y, and unit weights are no weights
+    assert model.score(X, target[:, None]) == model.score(X, target, np.ones(n))
+
+
+def test_exports_refuse_scikit_learn_models_by_name():
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    for theirs in (sklearn_tree.DecisionTreeClassifier(max_depth=2).fit(X, Y),
+                   sklearn_tree.DecisionTreeRegressor(max_depth=2).fit(X, X[:, 0])):
+        for export in (jitree.export_text, jitree.rules, jitree.export_graphviz):
+            with pytest.raises(TypeError, match="jitree.from_sklearn"):
+                export(theirs)
+        # converted, it exports
+        assert jitree.export_text(jitree.from_sklearn(theirs))
+
+
+def test_format_rules_checks_its_arguments():
+    found = jitree.rules(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, Y))
+    with pytest.raises(ValueError, match="decimals must be a non-negative int"):
+        jitree.format_rules(found, decimals=-1)
+    with pytest.raises(TypeError, match="rules of jitree.rules"):
+        jitree.format_rules([1, 2])
+    assert jitree.format_rules(iter(found)) == jitree.format_rules(found)
+
+
 @pytest.mark.parametrize("params, error, match", [
     (dict(criterion="squared_error"), ValueError, "criterion"),
     (dict(criterion="nope"), ValueError, "criterion"),
@@ -442,15 +505,26 @@ def test_feature_name_with_lone_surrogate(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("model", [DecisionTreeClassifier(),
+                                   jitree.RandomForestClassifier(n_estimators=2)])
+def test_repeated_column_names_are_refused_at_fit(model):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.column_stack([X, X[:, :1]]), columns=["a", "b", "c", "a"])
+    with pytest.raises(ValueError, match="several columns named 'a'"):
+        model.fit(frame, Y)
+
+
 # -- rules on a DataFrame ------------------------------------------------------------------
 def test_rule_matches_a_dataframe_or_says_what_it_needs():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": X[:, 0], "c": np.where(X[:, 1] > 0, "u", "v")})
+    labels = (X[:, 1] > 0) ^ (X[:, 0] > 1)  # c and x tested
     model = DecisionTreeClassifier(max_depth=2, categorical_features=["c"],
-                                   random_state=0).fit(frame, Y)
+                                   random_state=0).fit(frame, labels)
     found = jitree.rules(model)
+    tests_c = next(rule for rule in found if any(c.name == "c" for c in rule.conditions))
     with pytest.raises(TypeError, match="column 'c' of X has dtype .* codes"):
-        found[0].matches(frame)
+        tests_c.matches(frame)
     encoded = frame.assign(c=(frame["c"] == "v").astype(float))  # the codes: u -> 0, v -> 1
     masks = np.array([rule.matches(encoded) for rule in found])
     assert (masks.sum(axis=0) == 1).all()
@@ -466,6 +540,20 @@ def test_rule_matches_a_dataframe_or_says_what_it_needs():
         np.testing.assert_array_equal(rule.matches(nullable), rule.matches(with_nan))
     with pytest.raises(TypeError, match="not numeric"):
         found[0].matches(frame.to_numpy())
+
+
+def test_rule_matches_takes_a_dataframes_columns_by_name():
+    """A DataFrame's tested columns are taken by name, as predict takes them, whatever their
+    order."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.random.default_rng(1).normal(size=(200, 3)), columns=["a", "b", "c"])
+    labels = (frame["a"] + frame["c"] > 0).astype(int)
+    model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(frame, labels)
+    found = jitree.rules(model)
+    leaves = model.apply(frame)
+    for rule in found:
+        np.testing.assert_array_equal(rule.matches(frame[["c", "b", "a"]]), leaves == rule.leaf)
+        np.testing.assert_array_equal(rule.matches(frame), leaves == rule.leaf)
 
 
 # -- forest parameters ---------------------------------------------------------------

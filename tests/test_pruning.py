@@ -288,6 +288,35 @@ def test_pessimistic_pruning_hand_worked_example():
     assert model.prune_pessimistic(0.25).tree_.node_count == 1
 
 
+def test_pessimistic_pruning_does_not_depend_on_the_weights_units():
+    """The counts are taken in the root's number of samples: weights scaled by any factor, or
+    class weights equal for every class, prune as unit weights do (and whole weights as
+    their scaled copies)."""
+    X, y = _data()
+    whole = np.random.default_rng(3).integers(1, 4, X.shape[0]).astype(float)
+    for confidence in (0.25, 0.05):
+        unit = jitree.DecisionTreeClassifier(random_state=0).fit(X, y)
+        unit.prune_pessimistic(confidence)
+        for kwargs in ({"sample_weight": np.full(X.shape[0], 1.0 / X.shape[0])},
+                       {"sample_weight": np.full(X.shape[0], 1e6)}):
+            scaled = jitree.DecisionTreeClassifier(random_state=0).fit(X, y, **kwargs)
+            scaled.prune_pessimistic(confidence)
+            np.testing.assert_array_equal(scaled.apply(X), unit.apply(X))
+        equal = jitree.DecisionTreeClassifier(random_state=0,
+                                              class_weight={0: 1e-3, 1: 1e-3, 2: 1e-3})
+        equal.fit(X, y).prune_pessimistic(confidence)
+        np.testing.assert_array_equal(equal.apply(X), unit.apply(X))
+        counted = jitree.DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=whole)
+        counted.prune_pessimistic(confidence)
+        shrunk = jitree.DecisionTreeClassifier(random_state=0).fit(X, y,
+                                                                   sample_weight=whole / 64)
+        shrunk.prune_pessimistic(confidence)
+        np.testing.assert_array_equal(shrunk.apply(X), counted.apply(X))
+    # a confidence too small for 1 - CF to differ from 1 still prunes (to the root, here)
+    tiny = jitree.DecisionTreeClassifier(random_state=0).fit(X, y).prune_pessimistic(1e-300)
+    assert tiny.tree_.node_count <= unit.tree_.node_count
+
+
 def test_pessimistic_prunes_more_with_smaller_confidence():
     X, y = _data()
     sizes = []

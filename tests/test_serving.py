@@ -131,6 +131,12 @@ def test_refusals(monkeypatch):
         jitree.to_onnx(categorical.fit(X, X[:, 3] + y))
     with pytest.raises(TypeError, match="fitted jitree tree or forest"):
         jitree.to_onnx("model")
+    # one class: onnxruntime's TreeEnsembleClassifier has no form for it (it predicted
+    # another label, or aborted on string labels)
+    for labels in (np.full(300, 7), np.full(300, "yes")):
+        one_class = jitree.DecisionTreeClassifier(max_depth=2).fit(X, labels)
+        with pytest.raises(ValueError, match="fitted on one class"):
+            jitree.to_onnx(one_class)
     with pytest.raises(jitree.NotFittedError):
         jitree.to_onnx(jitree.DecisionTreeRegressor())
     monkeypatch.setitem(sys.modules, "onnx", None)

@@ -25,6 +25,7 @@ from .validation import (
     check_is_fitted,
     check_sample_weight,
     check_sparse_X,
+    check_weight_total,
     check_X,
     feature_names_of,
     has_nonfinite,
@@ -410,6 +411,7 @@ class BaseDecisionTree(ParamsMixin):
 
     # -- fitting -----------------------------------------------------------------------------
     def _fit_tree(self, X, target, sample_weight, n_stats, n_classes):
+        check_weight_total(sample_weight)  # class weights may have scaled them
         honest, honest_fraction = _check_honest(getattr(self, "honest", False),
                                                 getattr(self, "honest_fraction", 0.5))
         store = _check_store_leaf_samples(self)

@@ -95,7 +95,7 @@ def encode_outputs(y, class_weight, sample_weight, counts=None):
                                             None if counts is None else counts[j])[index]
     if class_weight is not None:
         sample_weight = sample_weight * factor
-        if not sample_weight.sum() > 0:
+        if not sample_weight.any():  # (non-negative weights)
             raise ValueError("class_weight leaves every sample with weight 0")
     return classes, y_index, sample_weight
 
@@ -145,16 +145,18 @@ def subset_accuracy(y_pred, y, sample_weight):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1 and y_pred.ndim == 1:
         y = y[:, 0]
+    if y.shape != y_pred.shape:
+        outputs = "one output" if y_pred.ndim == 1 else f"{y_pred.shape[1]} outputs"
+        raise ValueError(f"y has shape {y.shape}; the model predicts {outputs} for "
+                         f"{y_pred.shape[0]} rows")
     if y_pred.ndim == 2:
-        if y.shape != y_pred.shape:
-            raise ValueError(f"y has shape {y.shape}; the model predicts {y_pred.shape[1]} "
-                             f"outputs for {y_pred.shape[0]} rows")
         correct = np.all(y_pred == y, axis=1).astype(np.float64)
     else:
         correct = (y_pred == y).astype(np.float64)
     if sample_weight is None:
         return float(correct.mean())
-    return float(np.average(correct, weights=np.asarray(sample_weight, dtype=np.float64)))
+    return float(np.average(correct, weights=check_sample_weight(sample_weight,
+                                                                 y_pred.shape[0])))
 
 
 def _plain_label(label):
@@ -354,7 +356,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         factors = _class_weight_factors(self.class_weight, classes, y_index, sample_weight)
         if self.class_weight is not None:
             sample_weight = sample_weight * factors[y_index]
-            if not sample_weight.sum() > 0:
+            if not sample_weight.any():  # (non-negative weights)
                 raise ValueError("class_weight leaves every sample with weight 0")
         self.classes_ = classes
         self.n_classes_ = classes.shape[0]

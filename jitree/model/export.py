@@ -77,6 +77,11 @@ def _fitted_tree(model):
     tree = getattr(model, "tree_", None)
     if tree is None:
         check_is_fitted(model)
+    if not isinstance(tree, Tree):
+        kind = type(model)
+        raise TypeError(f"the exports and rules take a fitted jitree tree (or its Tree), got "
+                        f"{kind.__module__}.{kind.__qualname__}; convert scikit-learn models "
+                        "with jitree.from_sklearn")
     return tree
 
 

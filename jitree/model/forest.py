@@ -101,6 +101,7 @@ from .validation import (
     check_is_fitted,
     check_poisson_target,
     check_sample_weight,
+    check_weight_total,
     check_y,
     is_sparse,
     match_feature_names,
@@ -238,7 +239,8 @@ def _class_weighted(weight, target, factors, n_classes):
     if isinstance(factors, str):  # balanced_subsample: 'balanced' on this tree's bag
         drawn = np.bincount(index, weights=weight, minlength=n_classes)
         factors = weight.sum() / (n_classes * np.where(drawn > 0, drawn, 1.0))
-    return weight * factors[index]
+    with np.errstate(over="ignore"):  # an infinite total is refused (check_weight_total)
+        return weight * factors[index]
 
 
 def _carries_labels(max_features, n_features):
@@ -337,6 +339,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         seed = plan.seeds[t]
         weight, estimation_weight = _tree_parts(plan, seed, sample_weight, target,
                                                 probability)
+        check_weight_total(weight)  # bootstrap counts and class weights scale them
         total = float(weight.sum())
         if not total > 0:  # only a class_weight of 0 can: drawn rows weigh > 0
             if not plan.bootstrap:

@@ -164,7 +164,9 @@ def pessimistic_extra_errors(n, errors, confidence):
         return none + errors * (pessimistic_extra_errors(n, 1.0, confidence) - none)
     if errors + 0.5 >= n:
         return 0.67 * (n - errors)
-    z2 = NormalDist().inv_cdf(1.0 - confidence) ** 2
+    # Phi^-1(1 - CF) = -Phi^-1(CF), the latter where 1 - CF rounds to 1
+    z2 = (NormalDist().inv_cdf(1.0 - confidence) if 1.0 - confidence < 1.0
+          else NormalDist().inv_cdf(confidence)) ** 2
     shifted = errors + 0.5
     upper = (shifted + z2 / 2.0 + math.sqrt(z2 * (shifted * (1.0 - shifted / n) + z2 / 4.0))) \
         / (n + z2)
@@ -179,9 +181,14 @@ def pessimistic(tree, confidence):
     """C4.5's pessimistic pruning by subtree replacement: bottom-up, a node becomes a leaf
     when its estimated errors as a leaf, e + extra(n, e), are at most the sum of its pruned
     children's estimates plus ``PESSIMISTIC_SLACK``. Training counts come from the tree
-    (``value`` holds the weighted class counts, n = their sum, e = n - the largest)."""
+    (``value`` holds the weighted class counts, n = their sum, e = n - the largest), scaled
+    so that the root's n is its number of samples: C4.5 counts cases, and the weights'
+    units must not change the tree (unit weights are not scaled)."""
     n = tree.value.sum(axis=1)
     errors = n - tree.value.max(axis=1)
+    if n[0] > 0.0 and n[0] != tree.n_node_samples[0]:
+        scale = tree.n_node_samples[0] / n[0]
+        n, errors = n * scale, errors * scale
     estimate = np.array([e + pessimistic_extra_errors(w, e, confidence)
                          for w, e in zip(n, errors, strict=True)])
     make_leaf = np.zeros(tree.node_count, dtype=np.uint8)

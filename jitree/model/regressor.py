@@ -19,19 +19,31 @@ from .validation import check_one_output, check_poisson_target, check_sample_wei
 def r2_score_of(y_pred, y, sample_weight):
     """:meth:`score` of a regressor's predictions ``y_pred``: R^2, or the mean of each
     output's R^2 for a 2-D ``y_pred`` (scikit-learn's ``uniform_average``)."""
+    weight = check_sample_weight(sample_weight, y_pred.shape[0])
     if y_pred.ndim == 2:
         y = np.asarray(y, dtype=np.float64)
         if y.shape != y_pred.shape:
             raise ValueError(f"y has shape {y.shape}; the model predicts {y_pred.shape[1]} "
                              f"outputs for {y_pred.shape[0]} rows")
-        weight = np.ones(y.shape[0]) if sample_weight is None else \
-            np.asarray(sample_weight, dtype=np.float64)
+        _check_finite_target(y)
         return float(np.mean([r2(y[:, j], y_pred[:, j], weight)
                               for j in range(y.shape[1])]))
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    weight = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight,
-                                                                      dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.shape != y_pred.shape:
+        raise ValueError(f"y has shape {y.shape}; the model predicts one output for "
+                         f"{y_pred.shape[0]} rows")
+    _check_finite_target(y)
     return r2(y, y_pred, weight)
+
+
+def _check_finite_target(y):
+    """ValueError for a y (scored against predictions) holding NaN or infinity."""
+    if np.isnan(y).any():
+        raise ValueError("Input y contains NaN")
+    if not np.isfinite(y).all():
+        raise ValueError("Input y contains infinity")
 
 
 def r2(y, y_pred, weight):

@@ -28,6 +28,7 @@ from .export import (
     ALL_VALUES,
     MISSING_MARK,
     _category_labels,
+    _check_precision,
     _class_labels,
     _codes_in_set,
     _feature_names,
@@ -166,11 +167,20 @@ class Rule:
     def matches(self, X):
         """Boolean mask of the rows of X satisfying every condition.
 
-        X is the matrix the tree sees: 2-D, columns in the order the model was fitted on,
-        categorical and ordinal features as their codes (k for ``categories_[f][k]``), NaN
-        for a missing value. Each row matches exactly one rule of a model, the rule of the
-        leaf ``predict`` sends it to, missing values and unseen categories (a value that is
-        not a code) included."""
+        X is the matrix the tree sees: 2-D, columns in the order the model was fitted on
+        (a DataFrame holding a column of each tested feature's name: those columns, by
+        name, as ``predict`` takes them), categorical and ordinal features as their codes (k
+        for ``categories_[f][k]``), NaN for a missing value (an estimator's ``predict``
+        makes a value of X that is no category or level of the feature missing before its
+        tree sees it; an ordinal code is compared as a number). Each row matches exactly
+        one rule of a model, the rule of the leaf its tree sends it to, missing values and
+        unseen categories (a category code that is not one) included."""
+        if _is_dataframe(X) and self.conditions \
+                and {c.name for c in self.conditions} <= set(X.columns):
+            tested = np.full((X.shape[0], max(c.feature for c in self.conditions) + 1), np.nan)
+            for condition in self.conditions:
+                tested[:, condition.feature] = _numeric_matrix(X[[condition.name]])[:, 0]
+            X = tested
         X = _numeric_matrix(X)
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
@@ -373,6 +383,12 @@ def _leaf_prediction(tree, node, columns, labels):
 
 def format_rules(rule_list, decimals=4):
     """The rules as text, one line each."""
+    decimals = _check_precision(decimals, "decimals")
+    rule_list = list(rule_list)
+    for rule in rule_list:
+        if not isinstance(rule, Rule):
+            raise TypeError(f"format_rules takes the rules of jitree.rules(model), got an item "
+                            f"of type {type(rule).__name__}")
     return "".join(rule.to_text(decimals) + "\n" for rule in rule_list)
 
 

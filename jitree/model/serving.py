@@ -145,8 +145,8 @@ def to_onnx(model, name="jitree"):
     ImportError
         The ``onnx`` package is missing (extra ``jitree[onnx]``).
     ValueError
-        A tree tests categories, or a classifier's labels are neither integers (of any dtype;
-        exported as int64) nor strings.
+        A tree tests categories, a classifier was fitted on one class, or its labels are
+        neither integers (of any dtype; exported as int64) nor strings.
     """
     onnx, helper = _onnx()
     estimators, classifier = fitted_trees(model, "to_onnx")
@@ -154,6 +154,12 @@ def to_onnx(model, name="jitree"):
     n_trees = len(estimators)
     n_features = estimators[0].tree_.n_features
     leaf_trees, leaf_nodes, output_ids, weights = [], [], [], []
+    if classifier and len(model.classes_) < 2:
+        label = np.asarray(model.classes_)[0].tolist()
+        raise ValueError(f"to_onnx exports classifiers of two or more classes; this "
+                         f"{type(model).__name__} was fitted on one class ({label!r}): "
+                         "onnxruntime's TreeEnsembleClassifier has no form for one class "
+                         "(its prediction is that class for every row)")
     binary = classifier and len(model.classes_) == 2
     for t, estimator in enumerate(estimators):
         tree = estimator.tree_

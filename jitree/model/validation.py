@@ -37,7 +37,16 @@ def feature_names_of(X):
 
 def check_encodable_names(names):
     """ValueError for a column name that is not valid Unicode text (a lone surrogate such as
-    "\\ud800"): it could be neither saved nor matched reliably."""
+    "\\ud800"): it could be neither saved nor matched reliably; or for a name given to
+    several columns: a DataFrame at predict could not be matched to them by name."""
+    seen, repeated = set(), []
+    for name in names:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    if repeated:
+        raise ValueError(f"X has several columns named {', '.join(map(repr, repeated))}: "
+                         "feature names must be unique (predict matches columns by name)")
     for name in names:
         try:
             name.encode("utf-8")
@@ -568,10 +577,21 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains infinity")
     if (weight < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
-    if not weight.sum() > 0:
+    if not weight.any():
         raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
                          "(their sum is 0)")
+    check_weight_total(weight)
     return weight
+
+
+def check_weight_total(weight):
+    """ValueError when the sum of the (finite) weights overflows float64: the criteria's sums
+    would be infinite, and only the weights' ratios matter."""
+    with np.errstate(over="ignore"):
+        total = weight.sum()
+    if not np.isfinite(total):
+        raise ValueError("the sum of the weights overflows float64 (inf): scale sample_weight "
+                         "(and class_weight) down; a tree depends on their ratios only")
 
 
 def check_one_output(model, purpose):
