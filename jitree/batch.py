@@ -84,13 +84,14 @@ def _predict_block(model, X, method, by_position=True, quantiles=None):
     return model._predict_validated(X)
 
 
-def predict_chunks(model, chunks, method="predict"):
+def predict_chunks(model, chunks, method="predict", quantiles=None):
     """Predictions for each chunk of an iterable of 2-D arrays or DataFrames, one at a time
-    (a generator: only one chunk's input and output are alive at once)."""
+    (a generator: only one chunk's input and output are alive at once); ``quantiles`` for
+    ``method="predict_quantiles"`` (as :func:`predict_file`)."""
     _check_fitted(model, "predict_chunks")
-    _check_method(model, method)
+    quantiles = _check_method(model, method, quantiles)
     for chunk in chunks:
-        yield _predict_block(model, chunk, method, by_position=False)
+        yield _predict_block(model, chunk, method, by_position=False, quantiles=quantiles)
 
 
 # -- how each feature is read ------------------------------------------------------------------
@@ -278,7 +279,7 @@ class _CsvRows:
 
     def __init__(self, path, names, value_kinds=None):
         self.path = path
-        with open(path) as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is no name
             header = handle.readline().rstrip("\r\n")
             self.n_rows = sum(1 for line in handle if line.strip())
         if not header:
@@ -290,7 +291,7 @@ class _CsvRows:
         self.value_kinds = value_kinds
 
     def blocks(self, chunk_rows):
-        with open(self.path) as handle:
+        with open(self.path, encoding="utf-8-sig") as handle:
             handle.readline()
             lines = (line for line in handle if line.strip())
             line_number = 2
@@ -307,7 +308,8 @@ class _CsvRows:
     def _numbers(self, block, line_number):
         """The block as float64 (the numeric models' path)."""
         try:
-            values = np.loadtxt(block, delimiter=",", ndmin=2, dtype=np.float64)
+            values = np.loadtxt(block, delimiter=",", ndmin=2, dtype=np.float64,
+                                comments=None)
         except ValueError as error:
             # empty fields (missing values) or quoted ones: parse the fields, slower
             fields = self._fields(block, line_number)
@@ -350,6 +352,10 @@ class _CsvRows:
     def _fields(self, block, line_number):
         """The fields of a block of lines, column by column (tuples of str)."""
         rows = list(csv.reader(block))
+        if len(rows) != len(block):
+            raise ValueError(f"{self.path}: a quoted field spans several lines near line "
+                             f"{line_number}; batch prediction reads one row per line (write "
+                             "the file with line breaks in fields replaced, or use .parquet)")
         for offset, row in enumerate(rows):
             if len(row) != len(self.header):
                 raise ValueError(f"{self.path}: line {line_number + offset} has {len(row)} "
@@ -444,6 +450,10 @@ def _columns_by_name(path, header, names):
     if missing:
         raise ValueError(f"{path}: columns {missing} the model was fitted on are missing "
                          f"(file has {header})")
+    repeated = [name for name in names if header.count(name) > 1]
+    if repeated:
+        raise ValueError(f"{path}: several columns are named {repeated[0]!r}; the model's "
+                         "features are matched by name")
     return [header.index(name) for name in names]
 
 
@@ -528,14 +538,17 @@ class _BackgroundWriter:
 
 
 class _CsvWriter:
+    """Predictions as CSV, fields quoted where they hold a comma, a quote or a line break
+    (labels are any text)."""
+
     def __init__(self, path, header):
-        self.file = open(path, "w")  # noqa: SIM115 - closed by close()
-        self.file.write(",".join(header) + "\n")
+        self.file = open(path, "w", newline="")  # noqa: SIM115 - closed by close()
+        self.writer = csv.writer(self.file, lineterminator="\n")
+        self.writer.writerow(header)
 
     def write(self, block):
         block = block.reshape(block.shape[0], -1)
-        for row in block:
-            self.file.write(",".join(map(str, row.tolist())) + "\n")
+        self.writer.writerows(row.tolist() for row in block)
 
     def close(self):
         self.file.close()
@@ -551,9 +564,10 @@ def _output_layout(model, method, quantiles=None):
     if method == "predict_quantiles":
         values, scalar = quantiles
         if scalar:
-            return (), np.dtype(np.float64), [f"quantile_{values[0]:g}"]
+            return (), np.dtype(np.float64), [f"quantile_{float(values[0])!r}"]
+        # each quantile's shortest repr: distinct quantiles get distinct names
         return ((values.shape[0],), np.dtype(np.float64),
-                [f"quantile_{value:g}" for value in values])
+                [f"quantile_{float(value)!r}" for value in values])
     from .model.classifier import prediction_dtype
 
     n_outputs = getattr(model, "n_outputs_", 1)

@@ -69,6 +69,12 @@ def _csv_target(values, name, path):
         raise ValueError(f"{path}: the target column {name!r} has {blank} empty fields; drop "
                          "those rows")
     numbers = _text_as_numbers(values)
+    if numbers is not None and np.abs(numbers).max(initial=0.0) >= 2.0 ** 53:
+        # integers that float64 cannot all tell apart: kept exact (class labels)
+        try:
+            return np.array([int(v) for v in values])
+        except ValueError:  # not all integer literals (1e20, 2.5): numbers
+            pass
     return numbers if numbers is not None else np.array([str(v) for v in values])
 
 
@@ -138,7 +144,7 @@ def _read_table(path, target, categorical=(), ordinal=()):
     if extension == ".npy":
         return _read_npy(path, target, categorical, ordinal)
     if extension == ".csv":
-        with open(path, newline="") as handle:
+        with open(path, newline="", encoding="utf-8-sig") as handle:  # (a byte-order mark)
             rows = [row for row in csv.reader(handle) if row]
         if not rows:
             raise ValueError(f"{path}: empty file")
@@ -160,6 +166,10 @@ def _read_table(path, target, categorical=(), ordinal=()):
     else:
         raise ValueError(f"{path}: unknown data format {extension!r} (use .npy, .csv or "
                          ".parquet)")
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{path}: several columns are named {repeated[0]!r}; column names "
+                         "must be unique (features are matched by name)")
     if target not in columns:
         raise ValueError(f"{path}: no column {target!r} (columns: {header})")
     _declared_columns(path, header, target, categorical, ordinal)
@@ -361,8 +371,9 @@ def _demo(args):
 
 def _positive_int(text):
     value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    if not 1 <= value <= np.iinfo(np.int64).max:
+        raise argparse.ArgumentTypeError(f"expected a positive integer (below 2**63), got "
+                                         f"{text}")
     return value
 
 

@@ -445,6 +445,9 @@ def _partitioned_plan(estimator, settings, template, summaries):
     if settings["n_kept"]:
         estimator._check_warm_data(template, n_features, classes)
     total_weight = sum(summary.total_weight for summary in filled)
+    if not total_weight > 0:
+        raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
+                         "(their sum is 0)")
     rows = _Rows(n_samples=n_samples, n_bootstrap=estimator._n_bootstrap(n_samples, total_weight),
                  total_weight=total_weight,
                  weighted_draw=min(s.min_weight for s in filled) < max(s.max_weight
@@ -579,8 +582,10 @@ def _prepare_dataframe(model, X):
     if _has_categories(model):
         _check_categorical_meta(model, X)
     else:
-        # The estimator's column dtype rules (and messages), on Dask's one-row stand-in.
-        check_X(X._meta_nonempty)
+        # The estimator's column dtype rules (and messages), on Dask's stand-in rows, whose
+        # values stand for nothing (a nullable column's stand-in holds a missing value, which
+        # predict accepts)
+        check_X(X._meta_nonempty, allow_nan=True)
     return X
 
 
@@ -778,12 +783,13 @@ def _concatenated(parts):
 def _read_part(template, estimator, X_parts, y_parts, weight_parts):
     """The rows of some partitions concatenated and validated as ``fit`` validates X, y and
     sample_weight: ``(X, target, sample_weight, classes)``, target indexing ``classes`` (the
-    partitions' own labels, sorted) for a classifier, the values for a regressor."""
+    partitions' own labels, sorted) for a classifier, the values for a regressor. Their
+    weights may all be 0 (others' are not: :func:`_partitioned_plan` checks the total)."""
     X = copy.copy(template)._validate_fit_X(_concatenated(X_parts))
     n_rows = X.shape[0]
     target, _, _, classes = estimator._encode_target(_concatenated(y_parts), n_rows)
     weight = None if weight_parts[0] is None else _concatenated(weight_parts)
-    return X, target, check_sample_weight(weight, n_rows), classes
+    return X, target, check_sample_weight(weight, n_rows, part=True), classes
 
 
 def _summarise_part(X, y, weight, template, estimator):

@@ -503,3 +503,36 @@ def test_csv_output_that_is_the_input_is_refused(tmp_path, fitted, monkeypatch):
     out = predict_file(classifier, "X.csv", "P.csv")
     assert out == "P.csv" and len(path.read_bytes()) == len(before)
     assert len((tmp_path / "P.csv").read_text().splitlines()) == X.shape[0] + 1
+
+
+def test_csv_output_quotes_labels_and_input_reads_exact_lines(tmp_path):
+    """Labels holding commas and quotes come back from the written CSV as they are; a '#' in
+    an input field is text, not a comment; a quoted field spanning lines is refused by name;
+    a repeated column the model reads is refused."""
+    pd = pytest.importorskip("pandas")
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    np.save(tmp_path / "X.npy", X)
+    labels = np.where(X[:, 0] > 0, "yes, sure", 'say "no"')
+    model = jitree.DecisionTreeClassifier(max_depth=2).fit(X, labels)
+    predict_file(model, tmp_path / "X.npy", tmp_path / "p.csv")
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "p.csv").iloc[:, 0].to_numpy(),
+                                  model.predict(X))
+    predict_file(model, tmp_path / "X.npy", tmp_path / "q.csv", method="predict_proba")
+    written = pd.read_csv(tmp_path / "q.csv")
+    assert list(written.columns) == [f"proba_{c}" for c in model.classes_]
+    np.testing.assert_allclose(written.to_numpy(), model.predict_proba(X))
+
+    frame = pd.DataFrame({"x": np.arange(40.0) % 4, "note": ["#a", "b"] * 20})
+    numeric = jitree.DecisionTreeClassifier().fit(frame[["x"]], np.arange(40) % 2)
+    frame.to_csv(tmp_path / "notes.csv", index=False)
+    np.testing.assert_array_equal(predict_file(numeric, tmp_path / "notes.csv"),
+                                  numeric.predict(frame[["x"]]))
+    spread = pd.DataFrame({"x": np.arange(40.0) % 4,
+                           "c": pd.Categorical(["a", "b\nc"] * 20)})
+    categorical = jitree.DecisionTreeClassifier().fit(spread, np.arange(40) % 2)
+    spread.to_csv(tmp_path / "spread.csv", index=False)
+    with pytest.raises(ValueError, match="quoted field spans several lines"):
+        predict_file(categorical, tmp_path / "spread.csv")
+    (tmp_path / "twice.csv").write_text("x,x\n1,2\n3,4\n")
+    with pytest.raises(ValueError, match="several columns are named 'x'"):
+        predict_file(numeric, tmp_path / "twice.csv")

@@ -356,3 +356,28 @@ def test_predict_command_predicts_forests(tmp_path, monkeypatch, capsys):
     assert written[0] == "proba_high,proba_low"
     np.testing.assert_array_equal(np.array([line.split(",") for line in written[1:]],
                                            dtype=float), classifier.predict_proba(X))
+
+
+def test_csv_headers_and_labels_are_read_exactly(tmp_path):
+    """A repeated column name is refused (fit would train on one column and predict read the
+    other); a byte-order mark is not part of the first name; integer labels that float64
+    cannot tell apart stay distinct classes."""
+    import jitree
+
+    (tmp_path / "twice.csv").write_text("a,a,y\n1,10,0\n2,20,0\n3,5,1\n4,6,1\n")
+    twice = _run("fit", tmp_path / "twice.csv", "--target", "y", "-o", tmp_path / "m.jitree")
+    assert twice.returncode == 1 and "several columns are named 'a'" in twice.stderr
+    (tmp_path / "bom.csv").write_bytes("\ufeffa,b,y\n1,2,0\n2,3,1\n3,1,0\n4,0,1\n"
+                                       .encode("utf-8"))
+    big = ("x,y\n" + "".join(f"{i},{label}\n" for i, label in enumerate(
+        ["10000000000000000000"] * 2 + ["20000000000000000000"] * 2
+        + ["12345678901234567", "12345678901234568"])))
+    (tmp_path / "big.csv").write_text(big)
+    for name in ("bom", "big"):
+        fitted = _run("fit", tmp_path / f"{name}.csv", "--target", "y", "-o",
+                      tmp_path / f"{name}.jitree")
+        assert fitted.returncode == 0, fitted.stderr
+    assert list(jitree.load(tmp_path / "bom.jitree").feature_names_in_) == ["a", "b"]
+    classes = jitree.load(tmp_path / "big.jitree").classes_
+    assert [int(c) for c in classes] == [12345678901234567, 12345678901234568,
+                                         10000000000000000000, 20000000000000000000]

@@ -422,6 +422,28 @@ def test_fit_forest_bad_input(client, data):
                                client)
 
 
+def test_nullable_columns_and_weightless_partitions(client, data):
+    """A nullable integer column predicts as in memory (Dask's stand-in rows hold a missing
+    value); a partition whose rows all weigh 0 is part of a fit whose total is positive,
+    and weights of 0 everywhere are refused as fit refuses them."""
+    frame = pd.DataFrame({"a": np.arange(100) % 4})
+    model = jitree.DecisionTreeClassifier().fit(frame, np.arange(100) % 4 >= 2)
+    predicted = jitree.dask.predict(model, dd.from_pandas(frame.astype("Int64"),
+                                                          npartitions=2)).compute()
+    np.testing.assert_array_equal(np.asarray(predicted), model.predict(frame))
+    X, labels, _ = data
+    weight = np.ones(X.shape[0])
+    weight[:ROW_CHUNK] = 0.0
+    forest = jitree.RandomForestClassifier(n_estimators=2, random_state=0)
+    jitree.dask.fit_forest(forest, dask_array(X), da.from_array(labels, chunks=ROW_CHUNK),
+                           client, sample_weight=da.from_array(weight, chunks=ROW_CHUNK))
+    assert len(forest.estimators_) == 2 and forest.score(X, labels) > 0.7  # 3 classes
+    with pytest.raises(ValueError, match="zero everywhere"):
+        jitree.dask.fit_forest(jitree.RandomForestClassifier(n_estimators=2), dask_array(X),
+                               da.from_array(labels, chunks=ROW_CHUNK), client,
+                               sample_weight=da.zeros(X.shape[0], chunks=ROW_CHUNK))
+
+
 def test_fit_forest_refuses_a_scikit_learn_forest(data):
     ensemble = pytest.importorskip("sklearn.ensemble")
     X, labels, _ = data

@@ -439,3 +439,22 @@ def test_sort_by_rank_is_numpy_sort(rank_bits, draws):
     expected = np.sort(keys.view(np.uint64))
     sort_by_rank(keys, np.empty_like(keys), rank_bits)
     np.testing.assert_array_equal(keys.view(np.uint64), expected)
+
+
+def test_chunks_and_files_of_close_quantiles(tmp_path):
+    """predict_chunks takes quantiles as predict_file does, and quantiles that print alike
+    with few digits get columns of their own names."""
+    from jitree.batch import predict_chunks, predict_file
+
+    X, y = _data()
+    model = jitree.DecisionTreeRegressor(max_depth=3, store_leaf_samples=True).fit(X, y)
+    close = [0.1, 0.1000001, 0.9]
+    chunks = list(predict_chunks(model, [X[:20], X[20:50]], "predict_quantiles", close))
+    np.testing.assert_array_equal(np.vstack(chunks), model.predict_quantiles(X[:50], close))
+    with pytest.raises(ValueError, match="needs quantiles"):
+        next(predict_chunks(model, [X[:20]], "predict_quantiles"))
+    np.save(tmp_path / "rows.npy", X[:50])
+    predict_file(model, tmp_path / "rows.npy", tmp_path / "q.csv",
+                 method="predict_quantiles", quantiles=close)
+    header = (tmp_path / "q.csv").read_text().splitlines()[0].split(",")
+    assert header == ["quantile_0.1", "quantile_0.1000001", "quantile_0.9"]

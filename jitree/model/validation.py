@@ -558,9 +558,10 @@ def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
     return y
 
 
-def check_sample_weight(sample_weight, n_samples):
+def check_sample_weight(sample_weight, n_samples, part=False):
     """Validate sample_weight: None (all ones) or n_samples finite, non-negative numbers with
-    a positive sum. Returns a float64 array."""
+    a positive sum (``part``: of some of the rows, which may all weigh 0; the caller checks
+    the whole). Returns a float64 array."""
     if sample_weight is None:
         return np.ones(n_samples)
     if isinstance(sample_weight, numbers.Number):
@@ -577,7 +578,7 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains infinity")
     if (weight < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
-    if not weight.any():
+    if not part and not weight.any():
         raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
                          "(their sum is 0)")
     check_weight_total(weight)
