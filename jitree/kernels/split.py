@@ -373,7 +373,6 @@ def scan_regression(settings, data, rows, node, base, n_right0):
     return best_score, best_pos
 
 
-
 @jit(inline="always")
 def _leaf_weights_allowed(weight_left, weight_right, min_weight_leaf):
     """Whether a candidate of these side weights may split: both positive and at least
@@ -399,6 +398,7 @@ def _whole_class_score(code, left, right, left_sq, right_sq, weight_left, weight
                  + criteria.table_entropy_sum(right, weight_right, xlogx))
     return criteria.builtin_score(code, left, right, weight_left, weight_right,
                                   parent_entropy)
+
 
 @borrowing(inline="always")
 def scan_two_valued(settings, data, node, samples, start, key, low, parent_entropy, left,
