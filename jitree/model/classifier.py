@@ -222,7 +222,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         at most this many categories; beyond, the best of the per-class orderings.
     max_subset_size : int or None, default=None
         Subset search: only partitions with a side of at most this many categories (the
-        tested set; LightGBM's ``max_cat_threshold``).
+        tested set; LightGBM's ``max_cat_threshold``). As LightGBM's, the sets tried under
+        the bound are the ends of the categories' sorted order (and single categories when
+        ``subset_penalty`` is positive): the best of those, not of every set that small.
     max_one_vs_rest_categories : int, default=0
         Subset search: a node where at most this many categories (after pooling) are
         present tests one category against the rest, ``x == c`` (LightGBM's
