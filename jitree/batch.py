@@ -450,7 +450,9 @@ def _columns_by_name(path, header, names):
     if missing:
         raise ValueError(f"{path}: columns {missing} the model was fitted on are missing "
                          f"(file has {header})")
-    repeated = [name for name in names if header.count(name) > 1]
+    from .model.validation import repeated_names
+
+    repeated = [name for name in repeated_names(header) if name in names]
     if repeated:
         raise ValueError(f"{path}: several columns are named {repeated[0]!r}; the model's "
                          "features are matched by name")

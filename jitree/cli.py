@@ -166,7 +166,9 @@ def _read_table(path, target, categorical=(), ordinal=()):
     else:
         raise ValueError(f"{path}: unknown data format {extension!r} (use .npy, .csv or "
                          ".parquet)")
-    repeated = sorted({name for name in header if header.count(name) > 1})
+    from .model.validation import repeated_names
+
+    repeated = repeated_names(header)
     if repeated:
         raise ValueError(f"{path}: several columns are named {repeated[0]!r}; column names "
                          "must be unique (features are matched by name)")

@@ -73,6 +73,7 @@ from .model._params import clone
 from .model.classifier import output_bounds, prediction_dtype, side_by_side
 from .model.forest import BaseForest, _grow_trees, _Rows
 from .model.validation import (
+    NO_WEIGHT,
     check_is_fitted,
     check_sample_weight,
     check_X,
@@ -446,8 +447,7 @@ def _partitioned_plan(estimator, settings, template, summaries):
         estimator._check_warm_data(template, n_features, classes)
     total_weight = sum(summary.total_weight for summary in filled)
     if not total_weight > 0:
-        raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
-                         "(their sum is 0)")
+        raise ValueError(NO_WEIGHT)
     rows = _Rows(n_samples=n_samples, n_bootstrap=estimator._n_bootstrap(n_samples, total_weight),
                  total_weight=total_weight,
                  weighted_draw=min(s.min_weight for s in filled) < max(s.max_weight

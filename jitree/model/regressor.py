@@ -25,7 +25,7 @@ def r2_score_of(y_pred, y, sample_weight):
         if y.shape != y_pred.shape:
             raise ValueError(f"y has shape {y.shape}; the model predicts {y_pred.shape[1]} "
                              f"outputs for {y_pred.shape[0]} rows")
-        _check_finite_target(y)
+        y = check_y(y, y_pred.shape[0], regression=True, multi_output=True)
         return float(np.mean([r2(y[:, j], y_pred[:, j], weight)
                               for j in range(y.shape[1])]))
     y = np.asarray(y, dtype=np.float64)
@@ -34,16 +34,7 @@ def r2_score_of(y_pred, y, sample_weight):
     if y.shape != y_pred.shape:
         raise ValueError(f"y has shape {y.shape}; the model predicts one output for "
                          f"{y_pred.shape[0]} rows")
-    _check_finite_target(y)
-    return r2(y, y_pred, weight)
-
-
-def _check_finite_target(y):
-    """ValueError for a y (scored against predictions) holding NaN or infinity."""
-    if np.isnan(y).any():
-        raise ValueError("Input y contains NaN")
-    if not np.isfinite(y).all():
-        raise ValueError("Input y contains infinity")
+    return r2(check_y(y, y_pred.shape[0], regression=True), y_pred, weight)
 
 
 def r2(y, y_pred, weight):

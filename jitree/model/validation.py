@@ -35,15 +35,22 @@ def feature_names_of(X):
     return None
 
 
-def check_encodable_names(names):
-    """ValueError for a column name that is not valid Unicode text (a lone surrogate such as
-    "\\ud800"): it could be neither saved nor matched reliably; or for a name given to
-    several columns: a DataFrame at predict could not be matched to them by name."""
+def repeated_names(names):
+    """The names given to several columns of ``names``, in order of first appearance: such
+    columns cannot be matched by name (X's at fit and at predict, a file's header)."""
     seen, repeated = set(), []
     for name in names:
         if name in seen and name not in repeated:
             repeated.append(name)
         seen.add(name)
+    return repeated
+
+
+def check_encodable_names(names):
+    """ValueError for a column name that is not valid Unicode text (a lone surrogate such as
+    "\\ud800"): it could be neither saved nor matched reliably; or for a name given to
+    several columns: a DataFrame at predict could not be matched to them by name."""
+    repeated = repeated_names(names)
     if repeated:
         raise ValueError(f"X has several columns named {', '.join(map(repr, repeated))}: "
                          "feature names must be unique (predict matches columns by name)")
@@ -558,6 +565,12 @@ def check_y(y, n_samples, regression, multi_output=False, column_warns=True):
     return y
 
 
+# the refusal of weights that are all 0 (of a fit in memory, or of all the partitions of a
+# cluster's)
+NO_WEIGHT = ("sample_weight is zero everywhere: at least one weight must be positive "
+             "(their sum is 0)")
+
+
 def check_sample_weight(sample_weight, n_samples, part=False):
     """Validate sample_weight: None (all ones) or n_samples finite, non-negative numbers with
     a positive sum (``part``: of some of the rows, which may all weigh 0; the caller checks
@@ -579,8 +592,7 @@ def check_sample_weight(sample_weight, n_samples, part=False):
     if (weight < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
     if not part and not weight.any():
-        raise ValueError("sample_weight is zero everywhere: at least one weight must be positive "
-                         "(their sum is 0)")
+        raise ValueError(NO_WEIGHT)
     check_weight_total(weight)
     return weight
 
