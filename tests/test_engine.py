@@ -76,7 +76,8 @@ def _search_root(X, y, w, regression, params):
                       np.empty(d, dtype=np.int64))
     measure = params.measure()
     search_numeric(tree_data, params.settings(4, measure), nodes, np.zeros(d, dtype=np.int64),
-                   np.arange(d, dtype=np.int64), out, None)
+                   np.arange(d, dtype=np.int64), out, None,
+                   True if params.random_splitter else None)
     return out
 
 
@@ -324,7 +325,8 @@ def read_only_f(array):
 
 
 # The specialisations of the compiled growth loop (see jitree.kernels.grower): one per
-# (X's float type, class label type, whether some feature is categorical), and one per (X's
+# (X's float type, class label type, whether some feature is categorical), one more per such
+# triple for the random splitter's presorted growth (not fitted here), and one per (X's
 # float type, class label type) for the random splitter's sample-order growth. The other
 # record fields have one type each.
 _SPECIALISATIONS = 12
@@ -767,3 +769,43 @@ def test_forest_trees_of_the_twins_are_those_of_the_parallel_kernels(monkeypatch
         for a, b in zip(ours, parallel, strict=True):
             for x, z in zip(a, b, strict=True):
                 np.testing.assert_array_equal(x, z)
+
+
+def test_random_search_is_compiled_only_where_a_growth_runs_it(monkeypatch):
+    # the random splitter's threshold search (find_random_splits) is compiled into the
+    # presorted growth of the random splitter without an order criterion alone: every other
+    # growth is called with random_search None, which leaves it out of the compiled code
+    from jitree.model import builder
+
+    seen = []
+    grow = builder.grow_tree
+
+    def spy(*args):
+        seen.append(args[-1])
+        return grow(*args)
+
+    monkeypatch.setattr(builder, "grow_tree", spy)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    codes = np.column_stack([rng.integers(0, 4, 200).astype(float), X[:, 1]])
+    cases = [
+        (jitree.DecisionTreeClassifier(max_depth=3), X, y, None),
+        (jitree.DecisionTreeRegressor(max_depth=3, criterion="absolute_error"), X, X[:, 0],
+         None),
+        # the random splitter on numeric features grows in sample order
+        (jitree.DecisionTreeClassifier(splitter="random", random_state=0), X, y, None),
+        (jitree.DecisionTreeRegressor(splitter="random", random_state=0,
+                                      criterion="absolute_error"), X, X[:, 0], None),
+        (jitree.DecisionTreeClassifier(splitter="random", random_state=0,
+                                       categorical_features=[0]), codes, y, True),
+        (jitree.DecisionTreeRegressor(splitter="random", random_state=0),
+         X, np.column_stack([X[:, 0], X[:, 1]]), True),  # two outputs: presorted
+    ]
+    for model, data, target, expected in cases:
+        seen.clear()
+        model.fit(data, target)
+        assert seen == [expected], (model, seen)
+    for signature in grow.signatures:
+        if isinstance(signature[-1], numba.types.Boolean):
+            assert isinstance(signature[4], numba.types.NoneType), signature  # presorted

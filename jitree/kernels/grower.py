@@ -50,12 +50,16 @@ empty cache, then loads from numba's cache): one per
   numeric features only (and the best splitter of such a classifier on wide X), in sample
   order (a :class:`~jitree.kernels.records.SampleOrder`; see
   :mod:`jitree.kernels.sample_order`);
+- the random splitter's threshold search: compiled into the presorted growth of the random
+  splitter without an order criterion only (``random_search`` True; categorical features,
+  multi-output trees, constraints), left out of every other (None);
 
-at most 12 in all (8 presorted, 4 in sample order). Every other field of the records has
-one type (int32 sorted indices, float64 targets and weights, C-contiguous arrays, int64 and
-float64 settings), which ``tests/test_engine.py`` holds. The loop is written with explicit
-loops over a few two-dimensional tables rather than fancy indexing and slice assignments,
-which numba compiles into much larger code (compile time is start-up time for a new user).
+at most 20 in all (16 presorted, 4 in sample order); a fit compiles one. Every other field
+of the records has one type (int32 sorted indices, float64 targets and weights, C-contiguous
+arrays, int64 and float64 settings), which ``tests/test_engine.py`` holds. The loop is
+written with explicit loops over a few two-dimensional tables rather than fancy indexing and
+slice assignments, which numba compiles into much larger code (compile time is start-up time
+for a new user).
 """
 
 from collections import namedtuple
@@ -327,8 +331,8 @@ def splittable(nodes, node, settings, is_regression):
 
 
 @jit(inline="always")
-def search_group(data, settings, categories, ranks, order, nodes, open_nodes, first, last,
-                 out_best, out_children):
+def search_group(data, settings, categories, ranks, order, random_search, nodes, open_nodes,
+                 first, last, out_best, out_children):
     """Best split of each open node ``first:last`` (rows of ``open_nodes``: id, start, end):
     ``out_best[:, j]`` = (feature or -1, pos, missing) and threshold via the returned array;
     ``out_children[j]`` (unless empty: the sample-order growth's classifiers and best splitter)
@@ -402,13 +406,17 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
     if ranks is not None:
         rank_targets(data, ranks, start, end)
     if categories is None:
-        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
+        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks,
+                       random_search)
     elif n_categorical == 0:
-        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks)
+        search_numeric(data, settings, batch, pair_node, pair_feature, out, ranks,
+                       random_search)
     else:
         if n_pairs > n_categorical:
-            search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0)
-        search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 1)
+            search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 0,
+                        random_search)
+        search_kind(data, settings, categories, batch, pair_node, pair_feature, out, 1,
+                    random_search)
     best = np.empty(m, dtype=np.int64)
     best_pair_per_node(pair_node, out.score, out.pos, best)
     threshold = np.zeros(m)
@@ -422,10 +430,11 @@ def search_group(data, settings, categories, ranks, order, nodes, open_nodes, fi
 
 
 @jit
-def search_kind(data, settings, categories, batch, pair_node, pair_feature, out, categorical):
+def search_kind(data, settings, categories, batch, pair_node, pair_feature, out, categorical,
+                random_search):
     """The pairs on numeric features (``categorical`` 0: :func:`search_numeric`) or on
     categorical ones (1: :func:`find_category_splits`) of a mixed search, results into
-    ``out``."""
+    ``out``; ``random_search``: see :func:`grow_tree`."""
     n_pairs = pair_node.shape[0]
     m = 0
     for p in range(n_pairs):
@@ -447,7 +456,8 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
                              batch, nodes_of, features_of, part)
     else:
         # the order criteria have no category splits: no ranks here
-        search_numeric(data, settings, batch, nodes_of, features_of, part, None)
+        search_numeric(data, settings, batch, nodes_of, features_of, part, None,
+                       random_search)
     for t in range(m):
         p = index[t]
         out.score[p] = part.score[t]
@@ -457,8 +467,8 @@ def search_kind(data, settings, categories, batch, pair_node, pair_feature, out,
 
 
 @jit(inline="always")
-def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes, total_weight,
-                    table, n_candidates, work):
+def find_candidates(data, settings, categories, ranks, order, random_search, nodes,
+                    open_nodes, total_weight, table, n_candidates, work):
     """Search the open nodes (columns of ``open_nodes``: id, start, end; all splittable) and
     append the ones with a split to the candidate ``table`` (which holds ``n_candidates``),
     their samples marked in ``work`` (goes_left, its bits, child slot) and their children
@@ -477,8 +487,8 @@ def find_candidates(data, settings, categories, ranks, order, nodes, open_nodes,
     group = max(1, PAIRS_PER_CALL // n_features)  # nodes per search: bounds the pair arrays
     for first in range(0, m, group):
         last = min(m, first + group)
-        found = search_group(data, settings, categories, ranks, order, nodes, open_nodes, first,
-                             last, best, children_of)
+        found = search_group(data, settings, categories, ranks, order, random_search, nodes,
+                             open_nodes, first, last, best, children_of)
         for j in range(last - first):
             threshold[first + j] = found[j]
     # each found split's children (multiway: pos holds their number) and category runs
@@ -983,7 +993,8 @@ def n_rows_of(data, order):
 
 
 @jit
-def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight):
+def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight,
+              random_search):
     """Grow one tree on ``data`` (a :class:`TreeData` whose sorted arrays it overwrites: it
     partitions them in place, or partitions each level from them into a second copy and
     back when they hold at most ``settings.second_copy_bytes``, see
@@ -997,6 +1008,11 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
     then hold no rows), else None (the presorted growth).
     ``root_stats``, ``root_weight``: the statistics and total weight of all the samples (the
     weight is also the denominator of every weighted impurity decrease).
+    ``random_search``: True for the random splitter's presorted growth without an order
+    criterion (the one growth that draws thresholds with
+    :func:`~jitree.kernels.split.find_random_splits`), else None: that search is then left
+    out of the compiled code (12.3 s of a first fit's 76.0 s from an empty cache, iris
+    classifier and regressor).
 
     Returns ``(nodes, count, category_bits, multiway_slot)``: the :class:`NodeTable` (rows
     ``:count``) and the category pools.
@@ -1062,9 +1078,9 @@ def grow_tree(data, settings, categories, ranks, order, root_stats, root_weight)
         if open_nodes.shape[1]:
             first = n_candidates if best_first else 0
             table, n_candidates = find_candidates(tree_data, bounded(settings, max_children),
-                                                  categories, ranks, tree_order, nodes,
-                                                  open_nodes, root_weight, table, first,
-                                                  work)
+                                                  categories, ranks, tree_order,
+                                                  random_search, nodes, open_nodes,
+                                                  root_weight, table, first, work)
             rows = accepted(table, first, n_candidates, settings)
             if max_children > 0 and rows.shape[0] == 1 and (
                     table.ints[C_CHILD_END, rows[0]] - table.ints[C_CHILD_FIRST, rows[0]]

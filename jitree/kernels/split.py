@@ -1431,11 +1431,15 @@ find_random_splits_serial = serial_twin(find_random_splits)
 
 
 @jit(inline="always")
-def search_numeric(data, settings, nodes, pair_node, pair_feature, out, ranks):
+def search_numeric(data, settings, nodes, pair_node, pair_feature, out, ranks,
+                   random_search):
     """The threshold search of pairs on numeric and ordinal features:
     :func:`find_random_splits` for the random splitter without order criteria (``ranks``
-    None), else :func:`find_splits`."""
-    if settings.random_splitter and ranks is None:
+    None), else :func:`find_splits`. ``random_search``: None where the growth never draws
+    random thresholds here (the best splitter, and every order criterion), so that
+    :func:`find_random_splits` is left out of the compiled growth (see
+    :func:`jitree.kernels.grower.grow_tree`); True otherwise."""
+    if random_search is not None and settings.random_splitter and ranks is None:
         if one_block(settings.n_blocks):
             find_random_splits_serial(data, plain_settings(settings), settings.criterion,
                                       nodes, pair_node, pair_feature, out)

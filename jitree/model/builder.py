@@ -1044,9 +1044,13 @@ class TreeBuilder:
                                              n_stats, params, order, outputs, output_columns)
         categories = params.categories(
             n_features, root_weight / max(1, np.count_nonzero(sample_weight)))
+        # the random splitter's threshold search is compiled into the one growth that runs
+        # it: the presorted growth of the random splitter without an order criterion
+        random_search = True if params.random_splitter and samples is None and not order \
+            else None
         nodes, count, category_bits, multiway_slot = grow_tree(
             data, params.settings(n_blocks, measure), categories, ranks, samples, root_stats,
-            root_weight)
+            root_weight, random_search)
         return self._wrap(nodes, count, category_bits, multiway_slot, params, scaling,
                           n_features, n_classes, order, measure)
 
