@@ -339,8 +339,7 @@ def _grow_trees(plan, X, target, sample_weight, tree_indices, n_jobs=None):
         seed = plan.seeds[t]
         weight, estimation_weight = _tree_parts(plan, seed, sample_weight, target,
                                                 probability)
-        check_weight_total(weight)  # bootstrap counts and class weights scale them
-        total = float(weight.sum())
+        total = check_weight_total(weight)  # bootstrap counts and class weights scale them
         if not total > 0:  # only a class_weight of 0 can: drawn rows weigh > 0
             if not plan.bootstrap:
                 raise ValueError("class_weight leaves every sample with weight 0")

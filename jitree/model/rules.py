@@ -178,8 +178,8 @@ class Rule:
         if _is_dataframe(X) and self.conditions \
                 and {c.name for c in self.conditions} <= set(X.columns):
             tested = np.full((X.shape[0], max(c.feature for c in self.conditions) + 1), np.nan)
-            for condition in self.conditions:
-                tested[:, condition.feature] = _numeric_matrix(X[[condition.name]])[:, 0]
+            for name, feature in {c.name: c.feature for c in self.conditions}.items():
+                tested[:, feature] = _numeric_matrix(X[[name]])[:, 0]
             X = tested
         X = _numeric_matrix(X)
         if X.ndim != 2:

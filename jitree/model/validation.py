@@ -598,13 +598,14 @@ def check_sample_weight(sample_weight, n_samples, part=False):
 
 
 def check_weight_total(weight):
-    """ValueError when the sum of the (finite) weights overflows float64: the criteria's sums
-    would be infinite, and only the weights' ratios matter."""
+    """The sum of the (finite) weights, as a float; ValueError when it overflows float64: the
+    criteria's sums would be infinite, and only the weights' ratios matter."""
     with np.errstate(over="ignore"):
-        total = weight.sum()
+        total = float(weight.sum())
     if not np.isfinite(total):
         raise ValueError("the sum of the weights overflows float64 (inf): scale sample_weight "
                          "(and class_weight) down; a tree depends on their ratios only")
+    return total
 
 
 def check_one_output(model, purpose):
